@@ -1,0 +1,6 @@
+//! Verdicts of every (variant, plan) under shuttle's random and PCT schedulers, replayed
+//! regression counterexamples, and deterministic reproductions of the seeds' staged values.
+#![cfg(not(any(loom, ohc_threads)))]
+
+mod hdds_16092;
+mod support;

@@ -1,0 +1,337 @@
+//! The engine-independent driver: run one (scenario, variant, plan) under one engine and
+//! return a [`Report`].
+
+use crate::recorder::{Outcome, Recorder};
+use crate::scenario::{check_name, Case, Expected, Scenario};
+use crate::sync::drive::{self, DriveError, Exploration, Flow, Schedule, Strategy};
+use crate::sync::ghost::Ghost;
+use crate::sync::Arc;
+use crate::trace::Event;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Instant;
+
+/// The outcome of an exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No watched invariant broke, and every required probe fired.
+    Held,
+    /// A watched invariant broke.
+    Violated,
+    /// No invariant broke, but a required probe never fired: the race window was not reached.
+    Vacuous,
+}
+
+impl Verdict {
+    /// The lower-case word.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Held => "held",
+            Verdict::Violated => "violated",
+            Verdict::Vacuous => "vacuous",
+        }
+    }
+}
+
+/// Everything one exploration found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Scenario name.
+    pub scenario: String,
+    /// Variant name.
+    pub variant: String,
+    /// Plan name.
+    pub plan: String,
+    /// Engine name.
+    pub engine: String,
+    /// `"holds"` or `"violates"`.
+    pub expected: String,
+    /// The invariants the expectation names.
+    pub expected_invariants: Vec<String>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The broken invariant.
+    pub invariant: Option<String>,
+    /// One line: the state that breaks it.
+    pub detail: Option<String>,
+    /// The trace step at which it broke.
+    pub violation_step: Option<usize>,
+    /// Executions run.
+    pub executions: usize,
+    /// The number (from 1) of the first violating execution.
+    pub first_violation: Option<usize>,
+    /// Violating executions seen (the engine stops at the first, except real threads).
+    pub violations: usize,
+    /// Whether an exhaustive engine ran out of interleavings.
+    pub exhausted: bool,
+    /// Wall-clock time of the exploration.
+    pub elapsed_ms: u128,
+    /// The seed of a randomized engine.
+    pub seed: Option<u64>,
+    /// The engine's settings in words (depth, bound, runs).
+    pub settings: String,
+    /// The failing execution's schedule, for `replay` (shuttle engines only).
+    pub schedule: Option<String>,
+    /// The failing execution's context switches.
+    pub context_switches: Option<usize>,
+    /// The failing execution's domain trace.
+    pub trace: Vec<Event>,
+    /// Hits of every probe, summed over all executions.
+    pub probes: BTreeMap<String, u64>,
+    /// The invariant watched alone, if the exploration was restricted to one.
+    pub watched: Option<String>,
+}
+
+impl Report {
+    /// Whether the verdict is the expected one (and, for a violation, of an expected
+    /// invariant).
+    pub fn as_expected(&self) -> bool {
+        match self.verdict {
+            Verdict::Held | Verdict::Vacuous if self.unwitnessed() => true,
+            Verdict::Held => self.expected == "holds",
+            Verdict::Vacuous => false,
+            Verdict::Violated => {
+                self.expected == "violates"
+                    && self
+                        .invariant
+                        .as_ref()
+                        .is_some_and(|i| self.expected_invariants.contains(i))
+            }
+        }
+    }
+}
+
+impl Report {
+    /// Real threads can only witness a violation, never rule one out: a violating variant
+    /// that did not show in the runs is "not witnessed", not a mismatch.
+    pub fn unwitnessed(&self) -> bool {
+        self.engine == "threads" && self.expected == "violates" && self.verdict != Verdict::Violated
+    }
+}
+
+/// Why an exploration could not run.
+#[derive(Debug)]
+pub enum ExploreError {
+    /// A name on the command line is unknown.
+    Usage(String),
+    /// The engine failed.
+    Drive(DriveError),
+}
+
+impl fmt::Display for ExploreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExploreError::Usage(m) => f.write_str(m),
+            ExploreError::Drive(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ExploreError {}
+
+/// What to explore and how.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The variant.
+    pub variant: &'a str,
+    /// The plan.
+    pub plan: &'a str,
+    /// The engine and its settings.
+    pub strategy: Strategy,
+    /// Watch only this invariant (the others are still evaluated but do not count).
+    pub watch: Option<&'a str>,
+    /// Stop at the first violation (real threads default to counting every one).
+    pub stop_at_first: bool,
+}
+
+#[derive(Default)]
+struct Tally {
+    executions: usize,
+    violations: usize,
+    probes: BTreeMap<&'static str, u64>,
+    first: Option<(usize, Outcome, Option<Schedule>)>,
+}
+
+struct Run {
+    case: Box<dyn Case>,
+    recorder: Arc<Recorder>,
+    stop_at_first: bool,
+    tally: Ghost<Tally>,
+}
+
+impl Exploration for Run {
+    fn begin(&self) {
+        self.recorder.reset();
+    }
+
+    fn body(&self) {
+        self.case.run(&self.recorder);
+    }
+
+    fn end(&self, schedule: Option<Schedule>) -> Flow {
+        let outcome = self.recorder.take();
+        self.tally.with(|t| {
+            t.executions += 1;
+            for (name, hits) in &outcome.probes {
+                *t.probes.entry(name).or_default() += hits;
+            }
+            if outcome.violation.is_none() {
+                return Flow::Continue;
+            }
+            t.violations += 1;
+            if t.first.is_none() {
+                t.first = Some((t.executions, outcome, schedule));
+            }
+            if self.stop_at_first {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            }
+        })
+    }
+
+    fn settled(&self) -> bool {
+        self.recorder.violated()
+    }
+}
+
+fn settings_words(strategy: &Strategy) -> (Option<u64>, String) {
+    match strategy {
+        Strategy::Random { seed, executions } => (Some(*seed), format!("{executions} executions")),
+        Strategy::Pct {
+            seed,
+            depth,
+            executions,
+        } => (
+            Some(*seed),
+            format!("depth {depth}, {executions} executions"),
+        ),
+        Strategy::Dfs { executions } => (None, format!("at most {executions} executions")),
+        Strategy::Replay { .. } => (None, "one recorded schedule".into()),
+        Strategy::Loom { preemption_bound } => (
+            None,
+            match preemption_bound {
+                Some(b) => format!("preemption bound {b}"),
+                None => "no preemption bound".into(),
+            },
+        ),
+        Strategy::Threads { runs } => (None, format!("{runs} runs")),
+    }
+}
+
+/// Explore one (variant, plan) of `scenario`.
+///
+/// ```
+/// use ozone_ha_check::explore::{explore, Request, Verdict};
+/// use ozone_ha_check::scenario::find;
+/// use ozone_ha_check::sync::drive::Strategy;
+///
+/// # if (Strategy::Pct { seed: 1, depth: 3, executions: 1 }).available() {
+/// let scenario = find("hdds-16092").unwrap();
+/// let report = explore(scenario, &Request {
+///     variant: "buggy",
+///     plan: "steady",
+///     strategy: Strategy::Pct { seed: 1, depth: 3, executions: 500 },
+///     watch: None,
+///     stop_at_first: true,
+/// }).unwrap();
+/// assert_eq!(report.verdict, Verdict::Violated);
+/// assert_eq!(report.invariant.as_deref(), Some("TxIndexMonotone"));
+/// # }
+/// ```
+pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report, ExploreError> {
+    let info = scenario.info();
+    let variant =
+        check_name("variant", request.variant, info.variants).map_err(ExploreError::Usage)?;
+    let plan = check_name("plan", request.plan, info.plans).map_err(ExploreError::Usage)?;
+    let watch = match request.watch {
+        None => None,
+        Some(w) => Some(info.invariant(w).ok_or_else(|| {
+            let names: Vec<&str> = info.invariants.iter().map(|i| i.name).collect();
+            ExploreError::Usage(format!(
+                "unknown invariant `{w}` for {}; known: {}",
+                info.name,
+                names.join(", ")
+            ))
+        })?),
+    };
+    let case = scenario
+        .prepare(variant, plan)
+        .map_err(ExploreError::Usage)?;
+    let run = Arc::new(Run {
+        case,
+        recorder: Arc::new(Recorder::new(watch)),
+        stop_at_first: request.stop_at_first,
+        tally: Ghost::default(),
+    });
+    let started = Instant::now();
+    let driven = drive::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+        .map_err(ExploreError::Drive)?;
+    let elapsed_ms = started.elapsed().as_millis();
+    let tally = run.tally.with(std::mem::take);
+    let expected: Expected = (info.expected)(variant, plan);
+    // Watching one invariant, the expectation is about that invariant alone.
+    let expected_invariants: Vec<String> = expected
+        .invariants()
+        .iter()
+        .filter(|i| watch.is_none_or(|w| w == **i))
+        .map(|i| i.to_string())
+        .collect();
+    let expected_word = if expected_invariants.is_empty() {
+        "holds"
+    } else {
+        "violates"
+    };
+    let verdict = if tally.first.is_some() {
+        Verdict::Violated
+    } else if info
+        .required_probes
+        .iter()
+        .all(|p| tally.probes.get(p).copied().unwrap_or(0) > 0)
+    {
+        Verdict::Held
+    } else {
+        Verdict::Vacuous
+    };
+    let (seed, settings) = settings_words(&request.strategy);
+    let (first_violation, outcome, schedule) = match tally.first {
+        Some((n, o, s)) => (Some(n), o, s),
+        None => (None, Outcome::default(), None),
+    };
+    let violation = outcome.violation;
+    Ok(Report {
+        scenario: info.name.to_string(),
+        variant: variant.to_string(),
+        plan: plan.to_string(),
+        engine: request.strategy.engine_name().to_string(),
+        expected: expected_word.to_string(),
+        expected_invariants,
+        verdict,
+        invariant: violation.as_ref().map(|v| v.invariant.to_string()),
+        detail: violation.as_ref().map(|v| v.detail.clone()),
+        violation_step: violation.as_ref().map(|v| v.step),
+        executions: driven.executions.max(tally.executions),
+        first_violation,
+        violations: tally.violations,
+        exhausted: driven.exhausted,
+        elapsed_ms,
+        seed,
+        settings,
+        context_switches: schedule.as_ref().map(Schedule::context_switches),
+        schedule: schedule.map(|s| s.to_string()),
+        trace: outcome.trace,
+        probes: info
+            .probes
+            .iter()
+            .map(|p| {
+                (
+                    p.name.to_string(),
+                    tally.probes.get(p.name).copied().unwrap_or(0),
+                )
+            })
+            .collect(),
+        watched: watch.map(str::to_string),
+    })
+}

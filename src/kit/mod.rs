@@ -1,0 +1,7 @@
+//! Reusable pieces the component models share: a RocksDB-like [`store`] and a Raft-like
+//! replicated [`raft_log`].
+//!
+//! Both are deterministic: ordered maps only, no clock, no randomness.
+
+pub mod raft_log;
+pub mod store;

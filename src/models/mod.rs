@@ -1,0 +1,3 @@
+//! Models of Ozone components, one module per component, each citing the Java it stands for.
+
+pub mod om;

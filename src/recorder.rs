@@ -1,0 +1,150 @@
+//! Per-execution bookkeeping: the trace, the first violation, and probe hits.
+//!
+//! It lives in [`crate::sync::ghost`] cells, so recording is never a scheduling point and
+//! cannot change the interleavings an engine explores.
+
+use crate::sync::ghost::Ghost;
+use crate::sync::Arc;
+use crate::trace::Event;
+use std::collections::BTreeMap;
+
+/// A broken invariant, as first seen in one execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The invariant's name.
+    pub invariant: &'static str,
+    /// One line saying what state breaks it.
+    pub detail: String,
+    /// The trace step at which it broke (the step just recorded).
+    pub step: usize,
+}
+
+#[derive(Debug, Default)]
+struct Execution {
+    trace: Vec<Event>,
+    violation: Option<Violation>,
+    probes: BTreeMap<&'static str, u64>,
+}
+
+/// What one execution left behind.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The trace.
+    pub trace: Vec<Event>,
+    /// The first violation of a watched invariant, if any.
+    pub violation: Option<Violation>,
+    /// Hits per probe name.
+    pub probes: BTreeMap<&'static str, u64>,
+}
+
+/// Collects one execution's trace, violation and probe hits.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    watch: Option<&'static str>,
+    state: Ghost<Execution>,
+}
+
+impl Recorder {
+    /// A recorder that counts every invariant, or only `watch` when it is given.
+    pub fn new(watch: Option<&'static str>) -> Self {
+        Self {
+            watch,
+            state: Ghost::default(),
+        }
+    }
+
+    /// Forget the previous execution.
+    pub fn reset(&self) {
+        self.state.with(|s| *s = Execution::default());
+    }
+
+    /// Append a step to the trace.
+    pub fn record(&self, actor: &str, java: &str, action: String) {
+        self.state.with(|s| {
+            let step = s.trace.len();
+            s.trace.push(Event {
+                step,
+                actor: actor.to_string(),
+                java: java.to_string(),
+                action,
+            });
+        });
+    }
+
+    /// Count a hit of a reachability probe.
+    pub fn probe(&self, name: &'static str) {
+        self.state.with(|s| *s.probes.entry(name).or_default() += 1);
+    }
+
+    /// Report that `invariant` is broken. Only the first watched violation is kept.
+    pub fn violate(&self, invariant: &'static str, detail: String) {
+        if self.watch.is_some_and(|w| w != invariant) {
+            return;
+        }
+        self.state.with(|s| {
+            if s.violation.is_none() {
+                let step = s.trace.len().saturating_sub(1);
+                s.violation = Some(Violation {
+                    invariant,
+                    detail,
+                    step,
+                });
+            }
+        });
+    }
+
+    /// Whether a watched invariant has broken in this execution.
+    pub fn violated(&self) -> bool {
+        self.state.with(|s| s.violation.is_some())
+    }
+
+    /// Take what this execution recorded.
+    pub fn take(&self) -> Outcome {
+        self.state.with(|s| {
+            let e = std::mem::take(s);
+            Outcome {
+                trace: e.trace,
+                violation: e.violation,
+                probes: e.probes,
+            }
+        })
+    }
+}
+
+/// A named participant of an execution (a thread, or a replica's startup code) that records
+/// the steps it takes.
+#[derive(Clone, Debug)]
+pub struct Actor {
+    name: Arc<str>,
+    recorder: Arc<Recorder>,
+}
+
+impl Actor {
+    /// An actor that records into `recorder`.
+    pub fn new(name: &str, recorder: &Arc<Recorder>) -> Self {
+        Self {
+            name: name.into(),
+            recorder: Arc::clone(recorder),
+        }
+    }
+
+    /// The actor's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Record a step: `java` names the method it stands for.
+    pub fn step(&self, java: &str, action: impl Into<String>) {
+        self.recorder.record(&self.name, java, action.into());
+    }
+
+    /// Count a hit of a reachability probe.
+    pub fn probe(&self, name: &'static str) {
+        self.recorder.probe(name);
+    }
+
+    /// The recorder this actor writes to.
+    pub fn recorder(&self) -> &Arc<Recorder> {
+        &self.recorder
+    }
+}

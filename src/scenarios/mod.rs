@@ -1,0 +1,3 @@
+//! One module per modelled bug.
+
+pub mod hdds_16092;

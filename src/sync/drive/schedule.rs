@@ -1,0 +1,129 @@
+//! A recorded schedule: the engine's choices in one execution, as text that survives a
+//! copy and paste.
+//!
+//! Format `v1:` followed by comma-separated steps: `T` is "run task T", `TxN` is "run task T
+//! N times in a row", `rV` is "random value V". Task 0 is the main thread, spawned threads
+//! count up from 1 in spawn order.
+
+use std::fmt;
+
+/// One engine decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Run this task next.
+    Task(usize),
+    /// Return this value to a request for random data.
+    Random(u64),
+}
+
+/// The decisions of one execution.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// The decisions in order.
+    pub steps: Vec<Step>,
+}
+
+/// Why a text is not a schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError(pub String);
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a schedule: {}", self.0)
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+impl Schedule {
+    /// The number of task switches: consecutive scheduling decisions that pick different tasks.
+    pub fn context_switches(&self) -> usize {
+        let tasks: Vec<usize> = self
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Task(t) => Some(*t),
+                Step::Random(_) => None,
+            })
+            .collect();
+        tasks.windows(2).filter(|w| w[0] != w[1]).count()
+    }
+
+    /// Parse the text form.
+    ///
+    /// ```
+    /// use ozone_ha_check::sync::drive::Schedule;
+    /// let s: Schedule = "v1:0x3,1,2x2".parse().unwrap();
+    /// assert_eq!(s.steps.len(), 6);
+    /// assert_eq!(s.to_string(), "v1:0x3,1,2x2");
+    /// assert!("v9:0".parse::<Schedule>().is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, ScheduleError> {
+        let body = text
+            .trim()
+            .strip_prefix("v1:")
+            .ok_or_else(|| ScheduleError("expected it to start with `v1:`".into()))?;
+        let mut steps = Vec::new();
+        for token in body.split(',').filter(|t| !t.is_empty()) {
+            if let Some(v) = token.strip_prefix('r') {
+                let v = v
+                    .parse()
+                    .map_err(|_| ScheduleError(format!("bad random value `{token}`")))?;
+                steps.push(Step::Random(v));
+                continue;
+            }
+            let (task, count) = match token.split_once('x') {
+                Some((t, n)) => (t, n),
+                None => (token, "1"),
+            };
+            let task: usize = task
+                .parse()
+                .map_err(|_| ScheduleError(format!("bad task `{token}`")))?;
+            let count: usize = count
+                .parse()
+                .map_err(|_| ScheduleError(format!("bad repeat count `{token}`")))?;
+            steps.extend(std::iter::repeat_n(Step::Task(task), count));
+        }
+        Ok(Self { steps })
+    }
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = ScheduleError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("v1:")?;
+        let mut first = true;
+        let mut i = 0;
+        while i < self.steps.len() {
+            if !first {
+                f.write_str(",")?;
+            }
+            first = false;
+            match self.steps[i] {
+                Step::Random(v) => {
+                    write!(f, "r{v}")?;
+                    i += 1;
+                }
+                Step::Task(t) => {
+                    let run = self.steps[i..]
+                        .iter()
+                        .take_while(|s| **s == Step::Task(t))
+                        .count();
+                    if run == 1 {
+                        write!(f, "{t}")?;
+                    } else {
+                        write!(f, "{t}x{run}")?;
+                    }
+                    i += run;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,292 @@
+//! Driving shuttle: a recording wrapper around its schedulers, and a strict replayer.
+//!
+//! The failing schedule is taken from [`Recording`], which sees every decision the wrapped
+//! scheduler makes, rather than from shuttle's panic output (shuttle installs its panic hook
+//! once per process, and a violation here is not a panic at all).
+
+use super::schedule::{Schedule, Step};
+use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
+use shuttle::scheduler::{
+    DfsScheduler, PctScheduler, Schedule as ShuttleSchedule, Scheduler, Task, TaskId,
+};
+
+/// Uniformly random choices from a SplitMix64 stream. shuttle's `RandomScheduler` reads
+/// `SHUTTLE_RANDOM_SEED` from the environment and prints its seed to stderr whenever an
+/// exploration stops early; this one does neither, so a seed means the same run everywhere.
+struct Uniform {
+    state: u64,
+    left: usize,
+}
+
+impl Uniform {
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl Scheduler for Uniform {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(ShuttleSchedule::new(self.state))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        _current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        let len = u64::try_from(runnable.len()).unwrap_or(u64::MAX);
+        let pick = usize::try_from(self.next() % len).unwrap_or(0);
+        Some(runnable[pick].id())
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.next()
+    }
+}
+use shuttle::{Config, FailurePersistence, Runner};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub(super) const ENGINES: &[&str] = &["random", "pct", "dfs", "replay"];
+
+/// State shared between the driver and the scheduler it hands to shuttle's `Runner`.
+#[derive(Default)]
+struct Tape {
+    current: Vec<Step>,
+    in_execution: bool,
+    stopped: bool,
+    executions: usize,
+    mismatch: Option<String>,
+}
+
+/// Records every decision of `inner` and reports finished executions to the exploration.
+struct Recording<S> {
+    inner: S,
+    tape: Rc<RefCell<Tape>>,
+    exploration: Arc<dyn Exploration>,
+}
+
+fn close_execution(tape: &RefCell<Tape>, exploration: &dyn Exploration) {
+    let mut t = tape.borrow_mut();
+    if !t.in_execution {
+        return;
+    }
+    t.in_execution = false;
+    let schedule = Schedule {
+        steps: std::mem::take(&mut t.current),
+    };
+    drop(t);
+    if exploration.end(Some(schedule)) == Flow::Stop {
+        tape.borrow_mut().stopped = true;
+    }
+}
+
+impl<S: Scheduler> Scheduler for Recording<S> {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        close_execution(&self.tape, self.exploration.as_ref());
+        if self.tape.borrow().stopped {
+            return None;
+        }
+        let next = self.inner.new_execution()?;
+        let mut t = self.tape.borrow_mut();
+        t.in_execution = true;
+        t.executions += 1;
+        Some(next)
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        is_yielding: bool,
+    ) -> Option<TaskId> {
+        if self.exploration.settled() {
+            return None;
+        }
+        let task = self.inner.next_task(runnable, current, is_yielding)?;
+        self.tape
+            .borrow_mut()
+            .current
+            .push(Step::Task(usize::from(task)));
+        Some(task)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let v = self.inner.next_u64();
+        self.tape.borrow_mut().current.push(Step::Random(v));
+        v
+    }
+}
+
+/// Replays one schedule, and stops with a clear message where it no longer fits.
+struct Replayer {
+    steps: Vec<Step>,
+    at: usize,
+    started: bool,
+    tape: Rc<RefCell<Tape>>,
+}
+
+impl Scheduler for Replayer {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        if self.started {
+            return None;
+        }
+        self.started = true;
+        Some(ShuttleSchedule::new(0))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        _current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
+        // Past the recorded decisions the execution finishes deterministically.
+        let Some(step) = self.steps.get(self.at).copied() else {
+            return Some(TaskId::from(ids[0]));
+        };
+        self.at += 1;
+        match step {
+            Step::Task(t) if ids.contains(&t) => Some(TaskId::from(t)),
+            Step::Task(t) => {
+                self.tape.borrow_mut().mismatch = Some(format!(
+                    "decision {} runs task {t}, but only tasks {ids:?} can run there",
+                    self.at
+                ));
+                None
+            }
+            Step::Random(_) => {
+                self.tape.borrow_mut().mismatch = Some(format!(
+                    "decision {} is a random value, but the model asks which task runs",
+                    self.at
+                ));
+                None
+            }
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        match self.steps.get(self.at).copied() {
+            Some(Step::Random(v)) => {
+                self.at += 1;
+                v
+            }
+            _ => 0,
+        }
+    }
+}
+
+fn config() -> Config {
+    let mut config = Config::new();
+    config.failure_persistence = FailurePersistence::None;
+    config.silence_warnings = true;
+    config
+}
+
+fn body(exploration: &Arc<dyn Exploration>) -> impl Fn() + Send + Sync + 'static {
+    let x = Arc::clone(exploration);
+    move || {
+        x.begin();
+        x.body();
+    }
+}
+
+fn run_recorded<S: Scheduler + 'static>(
+    inner: S,
+    exploration: Arc<dyn Exploration>,
+    limit: usize,
+) -> Result<Driven, DriveError> {
+    let tape = Rc::new(RefCell::new(Tape::default()));
+    let scheduler = Recording {
+        inner,
+        tape: Rc::clone(&tape),
+        exploration: Arc::clone(&exploration),
+    };
+    let f = body(&exploration);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Runner::new(scheduler, config()).run(f)
+    }));
+    if let Err(payload) = outcome {
+        return Err(DriveError::ModelFailure(panic_message(payload.as_ref())));
+    }
+    close_execution(&tape, exploration.as_ref());
+    let t = tape.borrow();
+    Ok(Driven {
+        executions: t.executions,
+        exhausted: !t.stopped && t.executions < limit,
+    })
+}
+
+pub(super) fn drive(
+    strategy: &Strategy,
+    exploration: Arc<dyn Exploration>,
+) -> Result<Driven, DriveError> {
+    match strategy {
+        Strategy::Random { seed, executions } => run_recorded(
+            Uniform {
+                state: *seed,
+                left: *executions,
+            },
+            exploration,
+            usize::MAX,
+        ),
+        Strategy::Pct {
+            seed,
+            depth,
+            executions,
+        } => run_recorded(
+            PctScheduler::new_from_seed(*seed, (*depth).max(1), *executions),
+            exploration,
+            usize::MAX,
+        ),
+        Strategy::Dfs { executions } => run_recorded(
+            DfsScheduler::new(Some(*executions), false),
+            exploration,
+            *executions,
+        ),
+        Strategy::Replay { schedule } => replay(schedule, exploration),
+        Strategy::Loom { .. } | Strategy::Threads { .. } => {
+            Err(DriveError::EngineMissing(strategy.engine_name()))
+        }
+    }
+}
+
+fn replay(schedule: &Schedule, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
+    let tape = Rc::new(RefCell::new(Tape::default()));
+    let replayer = Replayer {
+        steps: schedule.steps.clone(),
+        at: 0,
+        started: false,
+        tape: Rc::clone(&tape),
+    };
+    let f = body(&exploration);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Runner::new(replayer, config()).run(f)
+    }));
+    if let Some(m) = tape.borrow_mut().mismatch.take() {
+        return Err(DriveError::ScheduleMismatch(m));
+    }
+    if let Err(payload) = outcome {
+        return Err(DriveError::ModelFailure(panic_message(payload.as_ref())));
+    }
+    exploration.end(Some(schedule.clone()));
+    Ok(Driven {
+        executions: 1,
+        exhausted: false,
+    })
+}
+
+pub(super) fn run_once(f: impl Fn() + Send + Sync + 'static) {
+    Runner::new(Uniform { state: 0, left: 1 }, config()).run(f);
+}

@@ -1,0 +1,115 @@
+//! The sync facade: the only module that names a concurrency backend.
+//!
+//! Model code imports its locks, atomics, channels and threads from here and never from
+//! `std::sync`, `shuttle`, `loom` or `parking_lot` directly. One API shape serves all three
+//! backends (parking_lot's: `lock()` hands back the guard, there is no poisoning):
+//!
+//! | build | backend | what it is for |
+//! |---|---|---|
+//! | default | [shuttle](https://docs.rs/shuttle) | random, PCT and DFS schedule exploration, replay |
+//! | `RUSTFLAGS="--cfg loom"` | [loom](https://docs.rs/loom) | exhaustive exploration with DPOR under a preemption bound |
+//! | `RUSTFLAGS="--cfg ohc_threads"` | OS threads, parking_lot, crossbeam | stress runs as production runs them |
+//!
+//! Backends are picked by `cfg`, not by Cargo features, so that `--all-features` can never
+//! switch two of them on at once.
+//!
+//! Java's `volatile` fields and `Atomic*` classes are sequentially consistent. loom models
+//! `SeqCst` as `AcqRel`, so a counterexample that relied on a weaker read would be a false
+//! alarm; [`Volatile`] is therefore built on a mutex, which every backend orders totally.
+//!
+//! Bookkeeping that the engines must not see (the trace, probe counters, ghost state used
+//! only by reachability probes) goes through [`ghost`], which is never a scheduling point
+//! under shuttle or loom.
+//!
+//! ```
+//! use ozone_ha_check::sync::{thread, Arc, Mutex};
+//!
+//! # ozone_ha_check::sync::drive::run_once(|| {
+//! let counter = Arc::new(Mutex::new(0u64));
+//! let c = Arc::clone(&counter);
+//! let t = thread::spawn("incrementer", move || *c.lock() += 1);
+//! t.join();
+//! assert_eq!(*counter.lock(), 1);
+//! # });
+//! ```
+
+#[cfg(all(loom, ohc_threads))]
+compile_error!("`--cfg loom` and `--cfg ohc_threads` select two backends; pass only one of them");
+
+#[cfg(not(any(loom, ohc_threads)))]
+use shuttle as engine;
+
+#[cfg(loom)]
+use loom as engine;
+
+#[cfg(not(ohc_threads))]
+mod std_like;
+#[cfg(not(ohc_threads))]
+pub use std_like::*;
+
+#[cfg(ohc_threads)]
+mod os_threads;
+#[cfg(ohc_threads)]
+pub use os_threads::*;
+
+pub mod drive;
+pub mod ghost;
+
+/// `std::sync::Arc` on every backend: loom's own `Arc` cannot hold unsized trait objects, and
+/// reference counting is not where these models race.
+pub use std::sync::Arc;
+
+/// The backend compiled into this build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// shuttle: randomized, PCT and DFS exploration (the default build).
+    Shuttle,
+    /// loom: exhaustive exploration with DPOR (`--cfg loom`).
+    Loom,
+    /// Real OS threads with parking_lot and crossbeam (`--cfg ohc_threads`).
+    Threads,
+}
+
+/// The backend of this build.
+#[cfg(not(any(loom, ohc_threads)))]
+pub const BACKEND: Backend = Backend::Shuttle;
+/// The backend of this build.
+#[cfg(loom)]
+pub const BACKEND: Backend = Backend::Loom;
+/// The backend of this build.
+#[cfg(ohc_threads)]
+pub const BACKEND: Backend = Backend::Threads;
+
+/// A field that Java declares `volatile` (or holds in an `Atomic*`): every access is one
+/// sequentially consistent step on every backend.
+#[derive(Debug)]
+pub struct Volatile<T: Copy> {
+    cell: Mutex<T>,
+}
+
+impl<T: Copy> Volatile<T> {
+    /// A new cell holding `value`.
+    pub fn new(value: T) -> Self {
+        Self {
+            cell: Mutex::new(value),
+        }
+    }
+
+    /// Read the value.
+    pub fn get(&self) -> T {
+        *self.cell.lock()
+    }
+
+    /// Write the value.
+    pub fn set(&self, value: T) {
+        *self.cell.lock() = value;
+    }
+
+    /// Atomically replace the value with `f(old)` and return the old value.
+    pub fn update(&self, f: impl FnOnce(T) -> T) -> T {
+        let mut guard = self.cell.lock();
+        let old = *guard;
+        *guard = f(old);
+        old
+    }
+}
