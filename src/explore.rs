@@ -82,6 +82,26 @@ pub struct Report {
     pub probes: BTreeMap<String, u64>,
     /// The invariant watched alone, if the exploration was restricted to one.
     pub watched: Option<String>,
+    /// How the counterexample was shortened, when it was.
+    pub minimized: Option<Minimized>,
+    /// For a replayed or guided run: where it left the non-preemptive default.
+    #[serde(skip)]
+    pub switches: Option<Vec<(usize, usize)>>,
+}
+
+/// The lengths of a counterexample before and after minimization.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Minimized {
+    /// Domain steps of the failing execution as found.
+    pub found_steps: usize,
+    /// Its context switches.
+    pub found_context_switches: usize,
+    /// Domain steps of the minimized counterexample.
+    pub steps: usize,
+    /// Its context switches.
+    pub context_switches: usize,
+    /// Replays the minimization ran.
+    pub replays: usize,
 }
 
 impl Report {
@@ -210,6 +230,7 @@ fn settings_words(strategy: &Strategy) -> (Option<u64>, String) {
         ),
         Strategy::Dfs { executions } => (None, format!("at most {executions} executions")),
         Strategy::Replay { .. } => (None, "one recorded schedule".into()),
+        Strategy::Guided { switches } => (None, format!("{} forced switches", switches.len())),
         Strategy::Loom { preemption_bound } => (
             None,
             match preemption_bound {
@@ -333,5 +354,76 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
             })
             .collect(),
         watched: watch.map(str::to_string),
+        minimized: None,
+        switches: driven.switches,
     })
+}
+
+/// The most replays one minimization may run.
+const MINIMIZE_BUDGET: usize = 400;
+
+/// Shorten a violation found by a shuttle engine: replay its schedule, then drop the
+/// schedule's task switches one at a time (keeping a drop whenever the same invariant still
+/// breaks with fewer context switches, or as many and fewer steps) until no single drop
+/// helps. Returns the report with the shorter counterexample and both lengths; a report
+/// without a replayable schedule comes back unchanged.
+pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, ExploreError> {
+    let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
+        return Ok(report.clone());
+    };
+    let schedule = Schedule::parse(text).map_err(|e| ExploreError::Usage(e.to_string()))?;
+    let run = |strategy: Strategy| {
+        explore(
+            scenario,
+            &Request {
+                variant: &report.variant,
+                plan: &report.plan,
+                strategy,
+                watch: Some(invariant),
+                stop_at_first: true,
+            },
+        )
+    };
+    let breaks = |r: &Report| r.invariant.as_deref() == Some(invariant.as_str());
+    let size = |r: &Report| (r.context_switches.unwrap_or(usize::MAX), r.trace.len());
+    let mut best = run(Strategy::Replay { schedule })?;
+    if !breaks(&best) {
+        return Ok(report.clone());
+    }
+    let found = (
+        report.context_switches.unwrap_or(usize::MAX),
+        report.trace.len(),
+    );
+    let mut replays = 1;
+    'improve: while replays < MINIMIZE_BUDGET {
+        let switches = best.switches.clone().unwrap_or_default();
+        for drop in (0..switches.len()).rev() {
+            if replays >= MINIMIZE_BUDGET {
+                break 'improve;
+            }
+            let mut fewer = switches.clone();
+            fewer.remove(drop);
+            let candidate = run(Strategy::Guided { switches: fewer })?;
+            replays += 1;
+            if breaks(&candidate) && size(&candidate) < size(&best) {
+                best = candidate;
+                continue 'improve;
+            }
+        }
+        break;
+    }
+    let mut out = report.clone();
+    out.minimized = Some(Minimized {
+        found_steps: found.1,
+        found_context_switches: found.0,
+        steps: best.trace.len(),
+        context_switches: size(&best).0,
+        replays,
+    });
+    out.detail = best.detail;
+    out.violation_step = best.violation_step;
+    out.schedule = best.schedule;
+    out.context_switches = best.context_switches;
+    out.trace = best.trace;
+    Ok(out)
 }

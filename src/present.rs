@@ -2,7 +2,7 @@
 
 use crate::explore::Report;
 use crate::scenario::Scenario;
-use crate::trace::render_text;
+use crate::trace::{render_mermaid, render_timeline, Broke};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -109,12 +109,32 @@ pub fn counterexample(r: &Report) -> String {
         );
     }
     let _ = writeln!(out, "  trace ({} steps):", r.trace.len());
-    out.push_str(&render_text(
-        &r.trace,
-        r.violation_step
-            .map(|s| (s, invariant.as_str(), detail.as_str())),
-    ));
+    out.push_str(&render_timeline(&r.trace, broke(r), 100));
     out
+}
+
+/// Where the report's invariant broke, for the renderers.
+pub fn broke(r: &Report) -> Option<Broke<'_>> {
+    Some(Broke {
+        step: r.violation_step?,
+        invariant: r.invariant.as_deref()?,
+        detail: r.detail.as_deref()?,
+    })
+}
+
+/// A violation's counterexample as a Mermaid sequence diagram in a Markdown code block.
+pub fn counterexample_mermaid(r: &Report) -> String {
+    let Some(invariant) = &r.invariant else {
+        return String::new();
+    };
+    format!(
+        "{} / {} / {} under {}: {invariant} broken\n\n```mermaid\n{}```\n",
+        r.scenario,
+        r.variant,
+        r.plan,
+        r.engine,
+        render_mermaid(&r.trace, broke(r))
+    )
 }
 
 /// The scenarios, their variants, plans, invariants and expected verdicts, as text.

@@ -1,5 +1,6 @@
 //! The domain-level trace of one execution: who did what, naming the Java method it stands
-//! for and the values read and written.
+//! for and the values read and written; rendered as a timeline, a Mermaid sequence diagram
+//! or JSON.
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -17,42 +18,166 @@ pub struct Event {
     pub action: String,
 }
 
-/// Render a trace as text, one step per line, with the violated invariant marked at the step
-/// where it broke.
+/// Where and how an invariant broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Broke<'a> {
+    /// The step at which it broke.
+    pub step: usize,
+    /// The invariant's name.
+    pub invariant: &'a str,
+    /// The state that breaks it.
+    pub detail: &'a str,
+}
+
+/// The actors of a trace, in order of first appearance.
+pub fn actors(trace: &[Event]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for e in trace {
+        if !names.contains(&e.actor.as_str()) {
+            names.push(&e.actor);
+        }
+    }
+    names
+}
+
+/// Split `text` into lines of at most `width` characters, breaking at spaces where it can.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word = word.to_string();
+        while word.chars().count() > width {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+        }
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if needed > width && !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Render a trace as a timeline `width` columns wide: one lane per actor, one row per step.
+/// A step's text starts in its actor's lane and names the Java method it stands for; the
+/// row after the step where an invariant broke says which one and why.
 ///
 /// ```
-/// use ozone_ha_check::trace::{render_text, Event};
-/// let trace = vec![Event { step: 0, actor: "F".into(), java: "Db.commit".into(), action: "commit TX=3".into() }];
-/// let text = render_text(&trace, Some((0, "TxIndexMonotone", "TX went 3 -> 1")));
-/// assert!(text.contains("TxIndexMonotone"));
+/// use ozone_ha_check::trace::{render_timeline, Broke, Event};
+/// let trace = vec![
+///     Event { step: 0, actor: "flush".into(), java: "Db.commit".into(), action: "commit TX=3".into() },
+///     Event { step: 1, actor: "ratis".into(), java: "Sm.snapshot".into(), action: "put TX=1".into() },
+/// ];
+/// let text = render_timeline(&trace, Some(Broke { step: 1, invariant: "TxIndexMonotone", detail: "TX 3 -> 1" }), 100);
+/// assert!(text.lines().all(|l| l.chars().count() <= 100));
+/// assert!(text.contains("TxIndexMonotone broken: TX 3 -> 1"));
 /// ```
-pub fn render_text(trace: &[Event], broke: Option<(usize, &str, &str)>) -> String {
-    let width = trace
-        .iter()
-        .map(|e| e.actor.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
+pub fn render_timeline(trace: &[Event], broke: Option<Broke<'_>>, width: usize) -> String {
+    let lanes = actors(trace);
+    let n = lanes.len().max(1);
+    let gutter = 5;
+    // Lanes as narrow as the names allow, so that the text keeps most of the width.
+    let longest = lanes.iter().map(|a| a.chars().count()).max().unwrap_or(5);
+    let lane = (longest + 3)
+        .clamp(6, 16)
+        .min(width.saturating_sub(gutter + 40) / n)
+        .max(3);
     let mut out = String::new();
+    let mut header = format!("{:>4} ", "step");
+    for name in &lanes {
+        let short: String = name.chars().take(lane - 1).collect();
+        let _ = write!(header, "{short:<lane$}");
+    }
+    let _ = writeln!(out, "{}", header.trim_end());
+    let prefix = |column: usize| -> String {
+        let mut p = String::new();
+        for _ in 0..column {
+            let _ = write!(p, "{:<lane$}", "│");
+        }
+        p
+    };
     for e in trace {
-        let _ = writeln!(
-            out,
-            "  {:>3}  {:<width$}  {}  [{}]",
-            e.step, e.actor, e.action, e.java
-        );
-        if let Some((step, name, detail)) = broke {
-            if step == e.step {
-                let _ = writeln!(
-                    out,
-                    "  {:>3}  {:<width$}  ^^^ {name} broken: {detail}",
-                    "", ""
-                );
+        let column = lanes.iter().position(|a| *a == e.actor).unwrap_or(0);
+        let room = width.saturating_sub(gutter + column * lane + 2);
+        let text = format!("{}  ‹{}›", e.action, e.java);
+        for (i, line) in wrap(&text, room).into_iter().enumerate() {
+            let step = if i == 0 {
+                e.step.to_string()
+            } else {
+                String::new()
+            };
+            let mark = if i == 0 { "● " } else { "  " };
+            let row = format!("{step:>4} {}{mark}{line}", prefix(column));
+            let _ = writeln!(out, "{}", row.trim_end());
+        }
+        if let Some(b) = broke.filter(|b| b.step == e.step) {
+            let note = format!("✗ {} broken: {}", b.invariant, b.detail);
+            for (i, line) in wrap(&note, room).into_iter().enumerate() {
+                let indent = if i == 0 { "" } else { "  " };
+                let _ = writeln!(out, "{:>4} {}{indent}{line}", "", prefix(column));
             }
         }
     }
-    if let Some((step, name, detail)) = broke {
-        if step >= trace.len() {
-            let _ = writeln!(out, "       at the end: {name} broken: {detail}");
+    if let Some(b) = broke.filter(|b| b.step >= trace.len()) {
+        let _ = writeln!(
+            out,
+            "     ✗ at the end: {} broken: {}",
+            b.invariant, b.detail
+        );
+    }
+    out
+}
+
+/// Escape text for a Mermaid message: `#` and `;` end a message, so they become entities.
+fn mermaid_text(text: &str) -> String {
+    text.replace('#', "#35;").replace(';', "#59;")
+}
+
+/// Render a trace as a Mermaid sequence diagram (renders in GitHub and most Markdown
+/// viewers): one participant per actor, each step a note over its actor, the break a
+/// highlighted note.
+///
+/// ```
+/// use ozone_ha_check::trace::{render_mermaid, Event};
+/// let trace = vec![Event { step: 0, actor: "flush".into(), java: "Db.commit".into(), action: "commit TX=3".into() }];
+/// let diagram = render_mermaid(&trace, None);
+/// assert!(diagram.starts_with("sequenceDiagram"));
+/// assert!(diagram.contains("participant flush"));
+/// ```
+pub fn render_mermaid(trace: &[Event], broke: Option<Broke<'_>>) -> String {
+    let mut out = String::from("sequenceDiagram\n");
+    for name in actors(trace) {
+        let _ = writeln!(out, "    participant {name}");
+    }
+    for e in trace {
+        let _ = writeln!(
+            out,
+            "    Note over {}: {}. {}<br/>‹{}›",
+            e.actor,
+            e.step,
+            mermaid_text(&e.action),
+            mermaid_text(&e.java)
+        );
+        if let Some(b) = broke.filter(|b| b.step == e.step) {
+            let _ = writeln!(
+                out,
+                "    rect rgb(255, 220, 220)\n    Note over {}: ✗ {} broken: {}\n    end",
+                e.actor,
+                b.invariant,
+                mermaid_text(b.detail)
+            );
         }
     }
     out

@@ -47,6 +47,7 @@ pub(super) fn drive(
     Ok(Driven {
         executions: executions.load(Ordering::SeqCst),
         exhausted: !stopped,
+        switches: None,
     })
 }
 

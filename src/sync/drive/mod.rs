@@ -53,6 +53,13 @@ pub enum Strategy {
         /// The recorded schedule.
         schedule: Schedule,
     },
+    /// Re-run under shuttle with a non-preemptive default (keep the running task while it can
+    /// run, else the lowest-numbered runnable one) and switch tasks only at these
+    /// `(decision, task)` points. Minimization drops switches one at a time.
+    Guided {
+        /// The forced switches, by decision number from 0.
+        switches: Vec<(usize, usize)>,
+    },
     /// loom's exhaustive DPOR exploration.
     Loom {
         /// `LOOM_MAX_PREEMPTIONS`; `None` explores without a bound.
@@ -72,7 +79,7 @@ impl Strategy {
             Strategy::Random { .. } => "random",
             Strategy::Pct { .. } => "pct",
             Strategy::Dfs { .. } => "dfs",
-            Strategy::Replay { .. } => "replay",
+            Strategy::Replay { .. } | Strategy::Guided { .. } => "replay",
             Strategy::Loom { .. } => "loom",
             Strategy::Threads { .. } => "threads",
         }
@@ -130,6 +137,9 @@ pub struct Driven {
     pub executions: usize,
     /// Whether the engine ran out of interleavings (exhaustive engines only).
     pub exhausted: bool,
+    /// For a replayed or guided execution: the decisions at which it left the
+    /// non-preemptive default, as `(decision, task)`.
+    pub switches: Option<Vec<(usize, usize)>>,
 }
 
 /// Why a drive failed.

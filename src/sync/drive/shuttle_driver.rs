@@ -67,6 +67,7 @@ struct Tape {
     stopped: bool,
     executions: usize,
     mismatch: Option<String>,
+    derived: Vec<(usize, usize)>,
 }
 
 /// Records every decision of `inner` and reports finished executions to the exploration.
@@ -128,6 +129,57 @@ impl<S: Scheduler> Scheduler for Recording<S> {
     }
 }
 
+/// The choice of a non-preemptive scheduler: the running task while it can run, else the
+/// lowest-numbered runnable task.
+fn default_choice(ids: &[usize], current: Option<TaskId>) -> usize {
+    match current.map(usize::from) {
+        Some(c) if ids.contains(&c) => c,
+        _ => ids.iter().copied().min().unwrap_or(0),
+    }
+}
+
+/// Follows the non-preemptive default except at forced switches; records where the run left
+/// the default.
+struct Guided {
+    switches: std::collections::BTreeMap<usize, usize>,
+    decision: usize,
+    started: bool,
+    tape: Rc<RefCell<Tape>>,
+}
+
+impl Scheduler for Guided {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        if self.started {
+            return None;
+        }
+        self.started = true;
+        Some(ShuttleSchedule::new(0))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
+        let default = default_choice(&ids, current);
+        let chosen = match self.switches.get(&self.decision) {
+            Some(t) if ids.contains(t) => *t,
+            _ => default,
+        };
+        if chosen != default {
+            self.tape.borrow_mut().derived.push((self.decision, chosen));
+        }
+        self.decision += 1;
+        Some(TaskId::from(chosen))
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        0
+    }
+}
+
 /// Replays one schedule, and stops with a clear message where it no longer fits.
 struct Replayer {
     steps: Vec<Step>,
@@ -148,17 +200,23 @@ impl Scheduler for Replayer {
     fn next_task(
         &mut self,
         runnable: &[&Task],
-        _current: Option<TaskId>,
+        current: Option<TaskId>,
         _is_yielding: bool,
     ) -> Option<TaskId> {
         let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
+        let default = default_choice(&ids, current);
         // Past the recorded decisions the execution finishes deterministically.
         let Some(step) = self.steps.get(self.at).copied() else {
-            return Some(TaskId::from(ids[0]));
+            return Some(TaskId::from(default));
         };
         self.at += 1;
         match step {
-            Step::Task(t) if ids.contains(&t) => Some(TaskId::from(t)),
+            Step::Task(t) if ids.contains(&t) => {
+                if t != default {
+                    self.tape.borrow_mut().derived.push((self.at - 1, t));
+                }
+                Some(TaskId::from(t))
+            }
             Step::Task(t) => {
                 self.tape.borrow_mut().mismatch = Some(format!(
                     "decision {} runs task {t}, but only tasks {ids:?} can run there",
@@ -207,7 +265,20 @@ fn run_recorded<S: Scheduler + 'static>(
     exploration: Arc<dyn Exploration>,
     limit: usize,
 ) -> Result<Driven, DriveError> {
-    let tape = Rc::new(RefCell::new(Tape::default()));
+    run_recorded_on(
+        inner,
+        exploration,
+        limit,
+        Rc::new(RefCell::new(Tape::default())),
+    )
+}
+
+fn run_recorded_on<S: Scheduler + 'static>(
+    inner: S,
+    exploration: Arc<dyn Exploration>,
+    limit: usize,
+    tape: Rc<RefCell<Tape>>,
+) -> Result<Driven, DriveError> {
     let scheduler = Recording {
         inner,
         tape: Rc::clone(&tape),
@@ -225,6 +296,7 @@ fn run_recorded<S: Scheduler + 'static>(
     Ok(Driven {
         executions: t.executions,
         exhausted: !t.stopped && t.executions < limit,
+        switches: None,
     })
 }
 
@@ -256,6 +328,18 @@ pub(super) fn drive(
             *executions,
         ),
         Strategy::Replay { schedule } => replay(schedule, exploration),
+        Strategy::Guided { switches } => {
+            let tape = Rc::new(RefCell::new(Tape::default()));
+            let guided = Guided {
+                switches: switches.iter().copied().collect(),
+                decision: 0,
+                started: false,
+                tape: Rc::clone(&tape),
+            };
+            let mut driven = run_recorded_on(guided, exploration, 1, Rc::clone(&tape))?;
+            driven.switches = Some(std::mem::take(&mut tape.borrow_mut().derived));
+            Ok(driven)
+        }
         Strategy::Loom { .. } | Strategy::Threads { .. } => {
             Err(DriveError::EngineMissing(strategy.engine_name()))
         }
@@ -270,21 +354,13 @@ fn replay(schedule: &Schedule, exploration: Arc<dyn Exploration>) -> Result<Driv
         started: false,
         tape: Rc::clone(&tape),
     };
-    let f = body(&exploration);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        Runner::new(replayer, config()).run(f)
-    }));
+    let outcome = run_recorded_on(replayer, exploration, 1, Rc::clone(&tape));
     if let Some(m) = tape.borrow_mut().mismatch.take() {
         return Err(DriveError::ScheduleMismatch(m));
     }
-    if let Err(payload) = outcome {
-        return Err(DriveError::ModelFailure(panic_message(payload.as_ref())));
-    }
-    exploration.end(Some(schedule.clone()));
-    Ok(Driven {
-        executions: 1,
-        exhausted: false,
-    })
+    let mut driven = outcome?;
+    driven.switches = Some(std::mem::take(&mut tape.borrow_mut().derived));
+    Ok(driven)
 }
 
 pub(super) fn run_once(f: impl Fn() + Send + Sync + 'static) {

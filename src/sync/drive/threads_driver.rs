@@ -27,6 +27,7 @@ pub(super) fn drive(
     Ok(Driven {
         executions,
         exhausted: false,
+        switches: None,
     })
 }
 
