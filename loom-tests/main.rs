@@ -60,3 +60,19 @@ mod hdds_16092 {
         assert_eq!(r.verdict, Verdict::Violated);
     }
 }
+
+mod hdds_16452 {
+    // Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
+    use super::*;
+
+    #[test]
+    fn matrix_at_bound_2() {
+        assert_matrix("hdds-16452", 2);
+    }
+
+    #[test]
+    fn buggy_breaks_at_bound_1() {
+        let r = run("hdds-16452", "buggy", "base", 1, None);
+        assert_eq!(r.verdict, Verdict::Violated);
+    }
+}
