@@ -16,3 +16,6 @@ echo "== main job: every scenario, every case, every engine of each build"
 cargo run --release --quiet -- check --quiet
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo run --release --quiet -- check --quiet
 RUSTFLAGS="--cfg ohc_threads" CARGO_TARGET_DIR=target/threads cargo run --release --quiet -- check --quiet
+
+echo "== the HTML report in headless Chromium"
+bash ci/html-check.sh

@@ -144,3 +144,87 @@ fn a_schedule_that_no_longer_fits_is_a_clear_error() {
     assert!(stderr.contains("does not fit the model"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn trace_formats_and_saved_fixtures() {
+    let mermaid = cli(&[
+        "check",
+        "hdds-16092",
+        "--variant",
+        "buggy",
+        "--plan",
+        "steady",
+        "--engine",
+        "pct",
+        "--trace",
+        "mermaid",
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&mermaid.stdout);
+    assert!(text.contains("```mermaid\nsequenceDiagram"), "{text}");
+
+    let dir = std::env::temp_dir().join(format!("ohc-save-{}", std::process::id()));
+    let saved = cli(&[
+        "check",
+        "hdds-16092",
+        "--variant",
+        "lock-only",
+        "--plan",
+        "steady",
+        "--engine",
+        "pct",
+        "--save",
+        dir.to_str().unwrap(),
+        "--trace",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(saved.status.code(), Some(0));
+    let file = dir.join("hdds-16092__lock-only__steady__TxIndexMonotone__pct.json");
+    let json = std::fs::read_to_string(&file).expect("saved fixture");
+    let again = cli(&[
+        "replay",
+        "hdds-16092",
+        "--variant",
+        "lock-only",
+        "--plan",
+        "steady",
+        "--schedule",
+        file.to_str().unwrap(),
+        "--trace",
+        "json",
+    ]);
+    let replayed: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(replayed["trace"], original["trace"]);
+    assert_eq!(replayed["format"], "ozone-ha-check/counterexample/v1");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn report_formats_cover_the_matrix() {
+    let html = cli(&[
+        "report",
+        "hdds-16452",
+        "--engine",
+        "pct",
+        "--format",
+        "html",
+        "--quiet",
+    ]);
+    assert_eq!(html.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<table id=\"matrix\">"));
+    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 6, "{page}");
+    let md = cli(&[
+        "report",
+        "hdds-16452",
+        "--engine",
+        "pct",
+        "--format",
+        "md",
+        "--quiet",
+    ]);
+    assert!(String::from_utf8_lossy(&md.stdout)
+        .contains("| hdds-16452 | fixed | base | pct | holds | held |"));
+}

@@ -49,11 +49,25 @@ fn pct_finds_the_buggy_violation_quickly() {
     assert!(r.first_violation.unwrap() <= 50);
 }
 
-const DRIFT: &str = include_str!("fixtures/hdds-16092_buggy_restart_ReplicasAgree.schedule");
+const DRIFT_FIXTURE: &str =
+    include_str!("fixtures/hdds-16092__buggy__restart__ReplicasAgree__pct.json");
+
+fn drift_schedule() -> String {
+    ozone_ha_check::counterexample::Counterexample::parse(DRIFT_FIXTURE)
+        .unwrap()
+        .schedule
+        .unwrap()
+}
 
 #[test]
 fn committed_drift_counterexample_replays() {
-    let r = replay(S, "buggy", "restart", DRIFT, Some("ReplicasAgree"));
+    let r = replay(
+        S,
+        "buggy",
+        "restart",
+        &drift_schedule(),
+        Some("ReplicasAgree"),
+    );
     assert_eq!(r.verdict, Verdict::Violated);
     assert_eq!(r.invariant.as_deref(), Some("ReplicasAgree"));
     let detail = r.detail.unwrap();
@@ -65,8 +79,8 @@ fn committed_drift_counterexample_replays() {
 
 #[test]
 fn replaying_twice_gives_identical_traces() {
-    let a = replay(S, "buggy", "restart", DRIFT, None);
-    let b = replay(S, "buggy", "restart", DRIFT, None);
+    let a = replay(S, "buggy", "restart", &drift_schedule(), None);
+    let b = replay(S, "buggy", "restart", &drift_schedule(), None);
     assert_eq!(a.trace, b.trace);
     assert_eq!(a.invariant.as_deref(), Some("TxIndexMonotone"));
 }

@@ -2,6 +2,7 @@
 //! regression counterexamples, and deterministic reproductions of the seeds' staged values.
 #![cfg(not(any(loom, ohc_threads)))]
 
+mod fixtures;
 mod hdds_16092;
 mod hdds_16452;
 mod support;

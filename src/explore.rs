@@ -96,8 +96,13 @@ pub struct Minimized {
     pub found_steps: usize,
     /// Its context switches.
     pub found_context_switches: usize,
+    /// Its preemptions: decisions that left a non-preemptive default (run the current task
+    /// while it can run, else the lowest-numbered runnable one).
+    pub found_preemptions: usize,
     /// Domain steps of the minimized counterexample.
     pub steps: usize,
+    /// Its preemptions.
+    pub preemptions: usize,
     /// Its context switches.
     pub context_switches: usize,
     /// Replays the minimization ran.
@@ -362,10 +367,10 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
 /// The most replays one minimization may run.
 const MINIMIZE_BUDGET: usize = 400;
 
-/// Shorten a violation found by a shuttle engine: replay its schedule, then drop the
-/// schedule's task switches one at a time (keeping a drop whenever the same invariant still
-/// breaks with fewer context switches, or as many and fewer steps) until no single drop
-/// helps. Returns the report with the shorter counterexample and both lengths; a report
+/// Shorten a violation found by a shuttle engine: replay its schedule, then drop its
+/// preemptions one (or, when that no longer helps, two) at a time, keeping a drop whenever
+/// the same invariant still breaks with fewer preemptions (then fewer context switches, then
+/// fewer steps), until no drop helps or the budget of replays is spent. Returns the report with the shorter counterexample and both lengths; a report
 /// without a replayable schedule comes back unchanged.
 pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, ExploreError> {
     let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
@@ -385,24 +390,43 @@ pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, Expl
         )
     };
     let breaks = |r: &Report| r.invariant.as_deref() == Some(invariant.as_str());
-    let size = |r: &Report| (r.context_switches.unwrap_or(usize::MAX), r.trace.len());
+    // Fewest preemptions first (each is a choice a reader must follow), then context
+    // switches, then steps.
+    let size = |r: &Report| {
+        (
+            r.switches.as_ref().map_or(usize::MAX, Vec::len),
+            r.context_switches.unwrap_or(usize::MAX),
+            r.trace.len(),
+        )
+    };
     let mut best = run(Strategy::Replay { schedule })?;
     if !breaks(&best) {
         return Ok(report.clone());
     }
     let found = (
-        report.context_switches.unwrap_or(usize::MAX),
+        best.switches.as_ref().map_or(0, Vec::len),
+        report.context_switches.unwrap_or(0),
         report.trace.len(),
     );
     let mut replays = 1;
+    // Drop one preemption at a time; when no single drop helps, try dropping two.
     'improve: while replays < MINIMIZE_BUDGET {
         let switches = best.switches.clone().unwrap_or_default();
-        for drop in (0..switches.len()).rev() {
+        let n = switches.len();
+        let singles = (0..n).rev().map(|i| vec![i]);
+        let pairs = (0..n)
+            .rev()
+            .flat_map(|i| (0..i).rev().map(move |j| vec![i, j]));
+        for drops in singles.chain(pairs) {
             if replays >= MINIMIZE_BUDGET {
                 break 'improve;
             }
-            let mut fewer = switches.clone();
-            fewer.remove(drop);
+            let fewer: Vec<(usize, usize)> = switches
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !drops.contains(k))
+                .map(|(_, s)| *s)
+                .collect();
             let candidate = run(Strategy::Guided { switches: fewer })?;
             replays += 1;
             if breaks(&candidate) && size(&candidate) < size(&best) {
@@ -413,11 +437,14 @@ pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, Expl
         break;
     }
     let mut out = report.clone();
+    let small = size(&best);
     out.minimized = Some(Minimized {
-        found_steps: found.1,
-        found_context_switches: found.0,
-        steps: best.trace.len(),
-        context_switches: size(&best).0,
+        found_steps: found.2,
+        found_context_switches: found.1,
+        found_preemptions: found.0,
+        steps: small.2,
+        context_switches: small.1,
+        preemptions: small.0,
         replays,
     });
     out.detail = best.detail;

@@ -1,13 +1,16 @@
 //! The `ozone-ha-check` command line.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ozone_ha_check::explore::{explore, ExploreError, Report, Request};
+use ozone_ha_check::counterexample::Counterexample;
+use ozone_ha_check::explore::{explore, minimize, ExploreError, Report, Request};
 use ozone_ha_check::present;
 use ozone_ha_check::scenario::{self, Scenario};
 use ozone_ha_check::sync::drive::{available_engines, build_hint, Schedule, Strategy};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Schedule-exploration checks of Apache Ozone's OM/SCM persistence races.
 #[derive(Parser)]
@@ -29,10 +32,23 @@ enum Command {
     Check(CheckArgs),
     /// Re-run one recorded schedule and print its trace.
     Replay(ReplayArgs),
+    /// Explore like `check` and print the whole matrix as Markdown, JSON or HTML.
+    Report(ReportArgs),
+}
+
+/// How to print counterexamples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TraceFormat {
+    /// A timeline, one lane per actor, 100 columns wide.
+    Text,
+    /// A Mermaid sequence diagram in a Markdown code block.
+    Mermaid,
+    /// The counterexample JSON schema (`ozone-ha-check/counterexample/v1`).
+    Json,
 }
 
 #[derive(Args)]
-struct CheckArgs {
+struct ExploreArgs {
     /// Scenarios to check (default: all).
     scenarios: Vec<String>,
     /// Only this variant.
@@ -42,10 +58,10 @@ struct CheckArgs {
     #[arg(long)]
     plan: Option<String>,
     /// Engine: random, pct or dfs (default build), loom (--cfg loom), threads (--cfg
-    /// ohc_threads). Default: every engine of this build.
+    /// ohc_threads). Default: random and pct, loom, or threads, by build.
     #[arg(long)]
     engine: Option<String>,
-    /// Executions per (variant, plan) for random, pct and dfs; runs for threads.
+    /// Executions per case for random, pct and dfs; runs for threads.
     #[arg(long)]
     executions: Option<usize>,
     /// Seed of the random and PCT schedulers.
@@ -60,12 +76,47 @@ struct CheckArgs {
     /// Watch only this invariant: explore until it breaks.
     #[arg(long)]
     invariant: Option<String>,
-    /// Print one JSON array instead of the table and traces.
+    /// Keep counterexamples as found instead of minimizing their context switches.
     #[arg(long)]
-    json: bool,
+    no_minimize: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    explore: ExploreArgs,
+    /// Print one JSON array of reports instead of the table and traces.
+    #[arg(long)]
+    json: bool,
+    /// Format of the counterexamples printed after the table.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Text)]
+    trace: TraceFormat,
+    /// Write every replayable counterexample to this directory as a regression fixture.
+    #[arg(long, value_name = "DIR")]
+    save: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    #[command(flatten)]
+    explore: ExploreArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
+    format: ReportFormat,
+}
+
+/// Formats of the whole-matrix report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// Markdown, with Mermaid counterexamples.
+    Md,
+    /// One JSON array of reports.
+    Json,
+    /// A self-contained HTML page.
+    Html,
 }
 
 #[derive(Args)]
@@ -78,42 +129,51 @@ struct ReplayArgs {
     /// The plan.
     #[arg(long)]
     plan: String,
-    /// The schedule, or a file holding it.
+    /// The schedule, or a file holding it (a schedule, or a saved counterexample).
     #[arg(long)]
     schedule: String,
     /// Report only this invariant.
     #[arg(long)]
     invariant: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
+    /// Format of the trace.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Text)]
+    trace: TraceFormat,
 }
 
 /// A usage error: exit 2 with a message.
 struct Usage(String);
 
+/// Print to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List { json } => {
-            list(json);
+            if json {
+                emit(&format!("{:#}\n", present::listing_json(scenario::all())));
+            } else {
+                emit(&present::listing(scenario::all()));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Check(args) => check(&args),
         Command::Replay(args) => replay(&args),
+        Command::Report(args) => report(&args),
     };
     result.unwrap_or_else(|Usage(message)| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     })
-}
-
-fn list(json: bool) {
-    if json {
-        println!("{:#}", present::listing_json(scenario::all()));
-    } else {
-        print!("{}", present::listing(scenario::all()));
-    }
 }
 
 fn selected_scenarios(names: &[String]) -> Result<Vec<&'static dyn Scenario>, Usage> {
@@ -136,7 +196,7 @@ fn selected_scenarios(names: &[String]) -> Result<Vec<&'static dyn Scenario>, Us
 
 const ALL_ENGINES: &[&str] = &["random", "pct", "dfs", "loom", "threads"];
 
-fn strategies(args: &CheckArgs) -> Result<Vec<Strategy>, Usage> {
+fn strategies(args: &ExploreArgs) -> Result<Vec<Strategy>, Usage> {
     let engines: Vec<&str> = match &args.engine {
         Some(e) if !ALL_ENGINES.contains(&e.as_str()) => {
             return Err(Usage(format!(
@@ -182,21 +242,26 @@ fn strategies(args: &CheckArgs) -> Result<Vec<Strategy>, Usage> {
         .collect())
 }
 
-fn check(args: &CheckArgs) -> Result<ExitCode, Usage> {
+/// Run every selected case; `Err` is a usage error, `Ok(None)` an engine failure already
+/// reported on stderr.
+fn explore_all(args: &ExploreArgs) -> Result<Option<Vec<Report>>, Usage> {
     let scenarios = selected_scenarios(&args.scenarios)?;
     let strategies = strategies(args)?;
+    known_name(&scenarios, "variant", args.variant.as_deref(), |i| {
+        i.variants.iter().map(|d| d.name).collect()
+    })?;
+    known_name(&scenarios, "plan", args.plan.as_deref(), |i| {
+        i.plans.iter().map(|d| d.name).collect()
+    })?;
+    known_name(&scenarios, "invariant", args.invariant.as_deref(), |i| {
+        i.invariants.iter().map(|d| d.name).collect()
+    })?;
     let mut jobs = Vec::new();
     for s in &scenarios {
         let info = s.info();
-        if let Some(v) = &args.variant {
-            scenario::check_name("variant", v, info.variants).map_err(Usage)?;
-        }
-        if let Some(p) = &args.plan {
-            scenario::check_name("plan", p, info.plans).map_err(Usage)?;
-        }
         if let Some(i) = &args.invariant {
             if info.invariant(i).is_none() {
-                return Err(Usage(format!("unknown invariant `{i}` for {}", info.name)));
+                continue;
             }
         }
         for (v, p) in info.cases() {
@@ -210,63 +275,200 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Usage> {
             }
         }
     }
-    let bar = progress(jobs.len() as u64, args.quiet);
-    let mut reports: Vec<Report> = Vec::new();
+    if jobs.is_empty() {
+        return Err(Usage(
+            "no case matches the scenario, variant, plan and invariant given; see `ozone-ha-check list`".into(),
+        ));
+    }
+    let bar = Progress::new(jobs.len() as u64, args.quiet);
+    let mut reports = Vec::new();
     for (s, v, p, strategy) in jobs {
-        bar.set_message(format!(
+        bar.show(format!(
             "{} {v} {p} {}",
             s.info().name,
             strategy.engine_name()
         ));
-        let stop_at_first = !matches!(strategy, Strategy::Threads { .. });
         let request = Request {
             variant: v,
             plan: p,
+            stop_at_first: !matches!(strategy, Strategy::Threads { .. }),
             strategy,
             watch: args.invariant.as_deref(),
-            stop_at_first,
         };
-        match explore(s, &request) {
-            Ok(r) => reports.push(r),
+        let found = explore(s, &request).and_then(|r| {
+            if args.no_minimize {
+                Ok(r)
+            } else {
+                minimize(s, &r)
+            }
+        });
+        match found {
+            Ok(r) => {
+                reports.push(r);
+                bar.advance();
+            }
             Err(e) => {
-                bar.finish_and_clear();
+                bar.done();
                 eprintln!("error: {} {v} {p}: {e}", s.info().name);
-                return Ok(ExitCode::from(1));
+                return Ok(None);
             }
         }
-        bar.inc(1);
     }
-    bar.finish_and_clear();
-    if args.json {
-        println!("{:#}", present::reports_json(&reports));
-    } else {
-        print!("{}", present::table(&reports));
-        for r in reports.iter().filter(|r| r.invariant.is_some()) {
-            println!();
-            print!("{}", present::counterexample(r));
-        }
-    }
-    let all_match = reports.iter().all(Report::as_expected);
-    if !all_match && !args.json {
-        let n = reports.iter().filter(|r| !r.as_expected()).count();
-        eprintln!("{n} verdict(s) differ from their expectation");
-    }
-    Ok(if all_match {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    bar.done();
+    Ok(Some(reports))
 }
 
-fn progress(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+/// Check that `given` names something of at least one selected scenario.
+fn known_name(
+    scenarios: &[&'static dyn Scenario],
+    kind: &str,
+    given: Option<&str>,
+    names: impl Fn(&scenario::Info) -> Vec<&'static str>,
+) -> Result<(), Usage> {
+    let Some(given) = given else {
+        return Ok(());
+    };
+    let mut known: Vec<&str> = scenarios.iter().flat_map(|s| names(s.info())).collect();
+    known.sort_unstable();
+    known.dedup();
+    if known.contains(&given) {
+        Ok(())
+    } else {
+        Err(Usage(format!(
+            "unknown {kind} `{given}`; known: {}",
+            known.join(", ")
+        )))
     }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}") {
-        bar.set_style(style);
+}
+
+/// A progress bar on stderr that appears once a run has taken a second, and never when
+/// stderr is not a terminal or `--quiet` is given.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(len: u64, quiet: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:30} {pos}/{len} cases {elapsed} {msg}")
+        {
+            bar.set_style(style);
+        }
+        Self {
+            bar,
+            started: Instant::now(),
+            enabled: !quiet && std::io::stderr().is_terminal(),
+        }
     }
-    bar
+
+    fn show(&self, message: String) {
+        self.bar.set_message(message);
+        if self.enabled && self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+        }
+    }
+
+    fn advance(&self) {
+        self.bar.inc(1);
+    }
+
+    fn done(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn exit_for(reports: &[Report]) -> ExitCode {
+    let mismatches = reports.iter().filter(|r| !r.as_expected()).count();
+    if mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{mismatches} verdict(s) differ from their expectation");
+        ExitCode::from(1)
+    }
+}
+
+fn print_counterexample(r: &Report, format: TraceFormat) {
+    match format {
+        TraceFormat::Text => emit(&format!("\n{}", present::counterexample(r))),
+        TraceFormat::Mermaid => emit(&format!("\n{}", present::counterexample_mermaid(r))),
+        TraceFormat::Json => {
+            if let Some(c) = Counterexample::from_report(r) {
+                emit(&c.to_json());
+            }
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<ExitCode, Usage> {
+    let Some(reports) = explore_all(&args.explore)? else {
+        return Ok(ExitCode::from(1));
+    };
+    if let Some(dir) = &args.save {
+        save(dir, &reports)?;
+    }
+    if args.json {
+        emit(&format!("{:#}\n", present::reports_json(&reports)));
+    } else {
+        emit(&present::table(&reports));
+        for r in reports.iter().filter(|r| r.invariant.is_some()) {
+            print_counterexample(r, args.trace);
+        }
+    }
+    Ok(exit_for(&reports))
+}
+
+fn save(dir: &Path, reports: &[Report]) -> Result<(), Usage> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Usage(format!("cannot create `{}`: {e}", dir.display())))?;
+    for c in reports.iter().filter_map(Counterexample::from_report) {
+        if c.schedule.is_none() {
+            eprintln!(
+                "not saved (no replayable schedule under {}): {}",
+                c.engine,
+                c.file_name()
+            );
+            continue;
+        }
+        let path = dir.join(c.file_name());
+        std::fs::write(&path, c.to_json())
+            .map_err(|e| Usage(format!("cannot write `{}`: {e}", path.display())))?;
+        eprintln!("saved {}", path.display());
+    }
+    Ok(())
+}
+
+fn report(args: &ReportArgs) -> Result<ExitCode, Usage> {
+    let Some(reports) = explore_all(&args.explore)? else {
+        return Ok(ExitCode::from(1));
+    };
+    emit(&match args.format {
+        ReportFormat::Md => present::markdown_report(&reports),
+        ReportFormat::Json => format!("{:#}\n", present::reports_json(&reports)),
+        ReportFormat::Html => present::html_report(&reports),
+    });
+    Ok(exit_for(&reports))
+}
+
+/// The schedule of `--schedule`: a literal, a schedule file, or a saved counterexample.
+fn read_schedule(arg: &str) -> Result<Schedule, Usage> {
+    let text = if arg.trim_start().starts_with("v1:") {
+        arg.to_string()
+    } else {
+        let contents = std::fs::read_to_string(arg)
+            .map_err(|e| Usage(format!("cannot read schedule file `{arg}`: {e}")))?;
+        if contents.trim_start().starts_with('{') {
+            let c = Counterexample::parse(&contents).map_err(Usage)?;
+            c.schedule
+                .ok_or_else(|| Usage(format!("`{arg}` holds no replayable schedule")))?
+        } else {
+            contents
+        }
+    };
+    Schedule::parse(&text).map_err(|e| Usage(e.to_string()))
 }
 
 fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
@@ -277,17 +479,7 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
             build_hint("replay")
         )));
     }
-    let text = match std::fs::read_to_string(&args.schedule) {
-        Ok(contents) => contents,
-        Err(_) if args.schedule.trim_start().starts_with("v1:") => args.schedule.clone(),
-        Err(e) => {
-            return Err(Usage(format!(
-                "cannot read schedule file `{}`: {e}",
-                args.schedule
-            )))
-        }
-    };
-    let schedule = Schedule::parse(&text).map_err(|e| Usage(e.to_string()))?;
+    let schedule = read_schedule(&args.schedule)?;
     let request = Request {
         variant: &args.variant,
         plan: &args.plan,
@@ -303,15 +495,13 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
             return Ok(ExitCode::from(1));
         }
     };
-    if args.json {
-        println!("{:#}", present::report_json(&report));
-    } else if report.invariant.is_some() {
-        print!("{}", present::counterexample(&report));
+    if report.invariant.is_some() {
+        print_counterexample(&report, args.trace);
     } else {
-        println!(
-            "the schedule ran to the end with every invariant holding ({})",
+        emit(&format!(
+            "the schedule ran to the end with every invariant holding ({})\n",
             report.verdict.word()
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

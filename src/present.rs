@@ -108,6 +108,19 @@ pub fn counterexample(r: &Report) -> String {
             r.scenario, r.variant, r.plan
         );
     }
+    if let Some(m) = &r.minimized {
+        let _ = writeln!(
+            out,
+            "  minimized from {} steps, {} context switches ({} preemptions) to {} steps, {} ({}) in {} replays",
+            m.found_steps,
+            m.found_context_switches,
+            m.found_preemptions,
+            m.steps,
+            m.context_switches,
+            m.preemptions,
+            m.replays
+        );
+    }
     let _ = writeln!(out, "  trace ({} steps):", r.trace.len());
     out.push_str(&render_timeline(&r.trace, broke(r), 100));
     out
@@ -207,4 +220,102 @@ pub fn listing_json(scenarios: &[&dyn Scenario]) -> Value {
             })
             .collect(),
     )
+}
+
+/// The matrix as a Markdown table, with each counterexample as a Mermaid diagram.
+pub fn markdown_report(reports: &[Report]) -> String {
+    let mut out = String::from("# ozone-ha-check report\n\n");
+    out.push_str("| scenario | variant | plan | engine | expected | verdict | invariant | first violation | executions | time (ms) | probe hits |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} |",
+            r.scenario,
+            r.variant,
+            r.plan,
+            r.engine,
+            r.expected,
+            r.verdict.word(),
+            if r.as_expected() { "" } else { " **MISMATCH**" },
+            r.invariant.as_deref().unwrap_or("-"),
+            r.first_violation
+                .map_or_else(|| "-".into(), |n| n.to_string()),
+            r.executions,
+            r.elapsed_ms,
+            probes_text(r)
+        );
+    }
+    for r in reports.iter().filter(|r| r.invariant.is_some()) {
+        out.push_str("\n## ");
+        out.push_str(&counterexample_mermaid(r));
+    }
+    out
+}
+
+fn probes_text(r: &Report) -> String {
+    r.probes
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The matrix as one self-contained HTML page (no scripts, no external files), with each
+/// counterexample's timeline.
+pub fn html_report(reports: &[Report]) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ozone-ha-check report</title>\n<style>\nbody{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left}\ntr.mismatch{background:#fdd}td.violated{color:#a00}td.held{color:#070}pre{background:#f6f6f6;padding:1em;overflow-x:auto}\n</style></head><body>\n<h1>ozone-ha-check report</h1>\n<table id=\"matrix\">\n<thead><tr><th>scenario</th><th>variant</th><th>plan</th><th>engine</th><th>expected</th><th>verdict</th><th>invariant</th><th>first violation</th><th>executions</th><th>time (ms)</th><th>probe hits</th></tr></thead>\n<tbody>\n",
+    );
+    for (i, r) in reports.iter().enumerate() {
+        let class = if r.as_expected() {
+            ""
+        } else {
+            " class=\"mismatch\""
+        };
+        let invariant = match &r.invariant {
+            Some(name) => format!("<a href=\"#cx{i}\">{}</a>", html_escape(name)),
+            None => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{invariant}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            html_escape(&r.scenario),
+            html_escape(&r.variant),
+            html_escape(&r.plan),
+            html_escape(&r.engine),
+            html_escape(&r.expected),
+            r.verdict.word(),
+            r.verdict.word(),
+            r.first_violation.map_or_else(|| "-".into(), |n| n.to_string()),
+            r.executions,
+            r.elapsed_ms,
+            html_escape(&probes_text(r))
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    for (i, r) in reports
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.invariant.is_some())
+    {
+        let _ = writeln!(
+            out,
+            "<section id=\"cx{i}\"><h2>{} / {} / {} ({})</h2>\n<pre>{}</pre></section>",
+            html_escape(&r.scenario),
+            html_escape(&r.variant),
+            html_escape(&r.plan),
+            html_escape(&r.engine),
+            html_escape(&counterexample(r))
+        );
+    }
+    out.push_str("</body></html>\n");
+    out
 }

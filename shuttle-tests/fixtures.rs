@@ -1,0 +1,102 @@
+//! Committed counterexamples (`shuttle-tests/fixtures/*.json`, written by `check --save`)
+//! still replay to the same invariant and the same domain trace; and for every scenario, a
+//! found counterexample replays twice to identical traces.
+
+use crate::support::{pct, replay, run};
+use ozone_ha_check::counterexample::{diff_traces, Counterexample};
+use ozone_ha_check::explore::{minimize, Verdict};
+use ozone_ha_check::scenario::{all, find, Expected};
+use std::path::Path;
+
+#[test]
+fn committed_counterexamples_replay_to_the_same_trace() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/fixtures");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &files {
+        let saved = Counterexample::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let schedule = saved
+            .schedule
+            .as_deref()
+            .expect("fixtures carry a schedule");
+        let r = replay(
+            &saved.scenario,
+            &saved.variant,
+            &saved.plan,
+            schedule,
+            Some(&saved.invariant),
+        );
+        let name = path.file_name().unwrap().to_string_lossy();
+        if r.invariant.as_deref() != Some(saved.invariant.as_str()) {
+            failures.push(format!(
+                "{name}: {} no longer breaks (got {:?})",
+                saved.invariant, r.invariant
+            ));
+        } else if let Some(diff) = diff_traces(&saved.trace, &r.trace) {
+            failures.push(format!("{name}: {diff}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_scenario_replays_a_counterexample_identically_twice() {
+    for scenario in all() {
+        let info = scenario.info();
+        let (variant, plan) = info
+            .cases()
+            .find(|(v, p)| (info.expected)(v, p) != Expected::Holds)
+            .expect("every scenario has a violating case");
+        let found = run(info.name, variant, plan, pct(0, 10_000), None);
+        assert_eq!(found.verdict, Verdict::Violated, "{}", info.name);
+        let schedule = found.schedule.clone().unwrap();
+        let a = replay(info.name, variant, plan, &schedule, None);
+        let b = replay(info.name, variant, plan, &schedule, None);
+        assert_eq!(a.trace, b.trace, "{}", info.name);
+        assert_eq!(
+            a.trace, found.trace,
+            "{}: replay differs from the exploration",
+            info.name
+        );
+        assert_eq!(a.invariant, found.invariant);
+    }
+}
+
+#[test]
+fn minimization_keeps_the_invariant_and_never_lengthens() {
+    for scenario in all() {
+        let info = scenario.info();
+        for (variant, plan) in info
+            .cases()
+            .filter(|(v, p)| (info.expected)(v, p) != Expected::Holds)
+        {
+            let found = run(info.name, variant, plan, pct(3, 10_000), None);
+            let small = minimize(find(info.name).unwrap(), &found).unwrap();
+            let m = small
+                .minimized
+                .clone()
+                .expect("a shuttle counterexample is minimized");
+            assert_eq!(small.invariant, found.invariant);
+            assert!(
+                m.context_switches <= m.found_context_switches,
+                "{variant}/{plan}: {m:?}"
+            );
+            assert_eq!(m.steps, small.trace.len());
+            // The minimized schedule replays to the minimized trace.
+            let again = replay(
+                info.name,
+                variant,
+                plan,
+                small.schedule.as_deref().unwrap(),
+                found.invariant.as_deref(),
+            );
+            assert_eq!(again.trace, small.trace, "{variant}/{plan}");
+        }
+    }
+}
