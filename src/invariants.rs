@@ -5,7 +5,9 @@
 //! it counts how often an execution reached a race window. A variant that holds every
 //! invariant but never fired its required probes proves nothing, and is reported as vacuous.
 
+use crate::kit::store::{Observer, Tables};
 use crate::recorder::Recorder;
+use crate::sync::Arc;
 
 /// A named predicate over a state `S`.
 pub struct Invariant<S: ?Sized> {
@@ -53,4 +55,18 @@ impl<S: ?Sized> From<&Invariant<S>> for Described {
             doc: i.doc,
         }
     }
+}
+
+/// A store observer that checks `set` at every durable write, on the state that `view`
+/// builds from the durable tables before and after the write.
+pub fn durable_observer<V, S>(
+    recorder: &Arc<Recorder>,
+    set: &'static [Invariant<S>],
+    view: impl Fn(&Tables<V>, &Tables<V>) -> S + Send + Sync + 'static,
+) -> Observer<V>
+where
+    S: 'static,
+{
+    let recorder = Arc::clone(recorder);
+    Box::new(move |before, after| check_all(set, &view(before, after), &recorder))
 }

@@ -60,9 +60,9 @@
 //! create+commit pair would let them lower the index across a `CreateKey`; it is left out
 //! to keep loom's exhaustive runs small.
 
-use crate::invariants::{check_all, Described, Invariant};
+use crate::invariants::{check_all, durable_observer, Described, Invariant};
 use crate::kit::raft_log::{Payload, RaftLog};
-use crate::kit::store::{Observer, Store, Tables, WriteBatch};
+use crate::kit::store::{Store, Tables, WriteBatch};
 use crate::models::om::double_buffer::{flush_thread, Response};
 use crate::models::om::node::OmNode;
 use crate::models::om::requests::OmRequest;
@@ -290,26 +290,18 @@ struct Prepared {
     reference: Arc<Vec<Tables<OmRow>>>,
 }
 
-fn durable_observer(
-    recorder: &Arc<Recorder>,
-    reference: &Arc<Vec<Tables<OmRow>>>,
-) -> Observer<OmRow> {
-    let (recorder, reference) = (Arc::clone(recorder), Arc::clone(reference));
-    Box::new(move |before, after| {
-        let step = DurableStep {
-            before: before.clone(),
-            after: after.clone(),
-            reference: Arc::clone(&reference),
-        };
-        check_all(DURABLE, &step, &recorder);
-    })
-}
-
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let store = Arc::new(Store::with_state(
             initial_tables(),
-            Some(durable_observer(recorder, &self.reference)),
+            Some(durable_observer(recorder, DURABLE, {
+                let reference = Arc::clone(&self.reference);
+                move |before, after| DurableStep {
+                    before: before.clone(),
+                    after: after.clone(),
+                    reference: Arc::clone(&reference),
+                }
+            })),
         ));
         let node = Arc::new(OmNode::new(Arc::clone(&store), self.write, 0, 0));
         let (submit, submitted) = channel::unbounded::<(u64, u64, OmRequest)>();

@@ -49,9 +49,9 @@
 //! commits mid-apply while the download defers and then serves that state (grounding,
 //! modelling note 5).
 
-use crate::invariants::{check_all, Described, Invariant};
+use crate::invariants::{check_all, durable_observer, Described, Invariant};
 use crate::kit::raft_log::RaftLog;
-use crate::kit::store::{Checkpoint, Observer, Store, Tables};
+use crate::kit::store::{Checkpoint, Store, Tables};
 use crate::models::scm::deleted_blocks::ScmRequest;
 use crate::models::scm::inter_scm::download;
 use crate::models::scm::state_machine::{
@@ -280,25 +280,17 @@ struct Prepared {
     reference: Arc<Vec<Tables<ScmRow>>>,
 }
 
-fn durable_observer(
-    recorder: &Arc<Recorder>,
-    reference: &Arc<Vec<Tables<ScmRow>>>,
-) -> Observer<ScmRow> {
-    let (recorder, reference) = (Arc::clone(recorder), Arc::clone(reference));
-    Box::new(move |_before, after| {
-        let step = DurableStep {
-            after: after.clone(),
-            reference: Arc::clone(&reference),
-        };
-        check_all(DURABLE, &step, &recorder);
-    })
-}
-
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let store = Arc::new(Store::with_state(
             initial_tables(),
-            Some(durable_observer(recorder, &self.reference)),
+            Some(durable_observer(recorder, DURABLE, {
+                let reference = Arc::clone(&self.reference);
+                move |_before, after| DurableStep {
+                    after: after.clone(),
+                    reference: Arc::clone(&reference),
+                }
+            })),
         ));
         let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
 

@@ -138,16 +138,40 @@ fn default_choice(ids: &[usize], current: Option<TaskId>) -> usize {
     }
 }
 
-/// Follows the non-preemptive default except at forced switches; records where the run left
-/// the default.
-struct Guided {
-    switches: std::collections::BTreeMap<usize, usize>,
+/// What a single steered execution follows.
+enum Steer {
+    /// Exactly these recorded decisions; past their end, the non-preemptive default.
+    Exact(Vec<Step>),
+    /// The non-preemptive default, except at these `decision -> task` switches.
+    Switches(std::collections::BTreeMap<usize, usize>),
+}
+
+/// Runs one execution as [`Steer`] says, records where it left the non-preemptive default,
+/// and stops with a clear message where a recorded schedule no longer fits.
+struct Steered {
+    steer: Steer,
     decision: usize,
     started: bool,
     tape: Rc<RefCell<Tape>>,
 }
 
-impl Scheduler for Guided {
+impl Steered {
+    fn new(steer: Steer, tape: &Rc<RefCell<Tape>>) -> Self {
+        Self {
+            steer,
+            decision: 0,
+            started: false,
+            tape: Rc::clone(tape),
+        }
+    }
+
+    fn mismatch(&self, message: String) -> Option<TaskId> {
+        self.tape.borrow_mut().mismatch = Some(message);
+        None
+    }
+}
+
+impl Scheduler for Steered {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
         if self.started {
             return None;
@@ -164,9 +188,26 @@ impl Scheduler for Guided {
     ) -> Option<TaskId> {
         let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
         let default = default_choice(&ids, current);
-        let chosen = match self.switches.get(&self.decision) {
-            Some(t) if ids.contains(t) => *t,
-            _ => default,
+        let n = self.decision + 1;
+        let chosen = match &self.steer {
+            Steer::Switches(switches) => match switches.get(&self.decision) {
+                Some(t) if ids.contains(t) => *t,
+                _ => default,
+            },
+            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+                None => default,
+                Some(Step::Task(t)) if ids.contains(&t) => t,
+                Some(Step::Task(t)) => {
+                    return self.mismatch(format!(
+                        "decision {n} runs task {t}, but only tasks {ids:?} can run there"
+                    ))
+                }
+                Some(Step::Random(_)) => {
+                    return self.mismatch(format!(
+                        "decision {n} is a random value, but the model asks which task runs"
+                    ))
+                }
+            },
         };
         if chosen != default {
             self.tape.borrow_mut().derived.push((self.decision, chosen));
@@ -176,71 +217,15 @@ impl Scheduler for Guided {
     }
 
     fn next_u64(&mut self) -> u64 {
-        0
-    }
-}
-
-/// Replays one schedule, and stops with a clear message where it no longer fits.
-struct Replayer {
-    steps: Vec<Step>,
-    at: usize,
-    started: bool,
-    tape: Rc<RefCell<Tape>>,
-}
-
-impl Scheduler for Replayer {
-    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
-        if self.started {
-            return None;
-        }
-        self.started = true;
-        Some(ShuttleSchedule::new(0))
-    }
-
-    fn next_task(
-        &mut self,
-        runnable: &[&Task],
-        current: Option<TaskId>,
-        _is_yielding: bool,
-    ) -> Option<TaskId> {
-        let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
-        let default = default_choice(&ids, current);
-        // Past the recorded decisions the execution finishes deterministically.
-        let Some(step) = self.steps.get(self.at).copied() else {
-            return Some(TaskId::from(default));
-        };
-        self.at += 1;
-        match step {
-            Step::Task(t) if ids.contains(&t) => {
-                if t != default {
-                    self.tape.borrow_mut().derived.push((self.at - 1, t));
+        match &self.steer {
+            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+                Some(Step::Random(v)) => {
+                    self.decision += 1;
+                    v
                 }
-                Some(TaskId::from(t))
-            }
-            Step::Task(t) => {
-                self.tape.borrow_mut().mismatch = Some(format!(
-                    "decision {} runs task {t}, but only tasks {ids:?} can run there",
-                    self.at
-                ));
-                None
-            }
-            Step::Random(_) => {
-                self.tape.borrow_mut().mismatch = Some(format!(
-                    "decision {} is a random value, but the model asks which task runs",
-                    self.at
-                ));
-                None
-            }
-        }
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        match self.steps.get(self.at).copied() {
-            Some(Step::Random(v)) => {
-                self.at += 1;
-                v
-            }
-            _ => 0,
+                _ => 0,
+            },
+            Steer::Switches(_) => 0,
         }
     }
 }
@@ -327,34 +312,20 @@ pub(super) fn drive(
             exploration,
             *executions,
         ),
-        Strategy::Replay { schedule } => replay(schedule, exploration),
-        Strategy::Guided { switches } => {
-            let tape = Rc::new(RefCell::new(Tape::default()));
-            let guided = Guided {
-                switches: switches.iter().copied().collect(),
-                decision: 0,
-                started: false,
-                tape: Rc::clone(&tape),
-            };
-            let mut driven = run_recorded_on(guided, exploration, 1, Rc::clone(&tape))?;
-            driven.switches = Some(std::mem::take(&mut tape.borrow_mut().derived));
-            Ok(driven)
-        }
+        Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
+        Strategy::Guided { switches } => steer(
+            Steer::Switches(switches.iter().copied().collect()),
+            exploration,
+        ),
         Strategy::Loom { .. } | Strategy::Threads { .. } => {
             Err(DriveError::EngineMissing(strategy.engine_name()))
         }
     }
 }
 
-fn replay(schedule: &Schedule, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
+fn steer(steer: Steer, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
     let tape = Rc::new(RefCell::new(Tape::default()));
-    let replayer = Replayer {
-        steps: schedule.steps.clone(),
-        at: 0,
-        started: false,
-        tape: Rc::clone(&tape),
-    };
-    let outcome = run_recorded_on(replayer, exploration, 1, Rc::clone(&tape));
+    let outcome = run_recorded_on(Steered::new(steer, &tape), exploration, 1, Rc::clone(&tape));
     if let Some(m) = tape.borrow_mut().mismatch.take() {
         return Err(DriveError::ScheduleMismatch(m));
     }
