@@ -14,13 +14,7 @@ use ozone_ha_check::scenario::{all, Expected, Scenario};
 use ozone_ha_check::sync::drive::Strategy;
 
 fn run(s: &dyn Scenario, v: &str, p: &str, strategy: Strategy, stop: bool) -> Option<Report> {
-    let request = Request {
-        variant: v,
-        plan: p,
-        strategy,
-        watch: None,
-        stop_at_first: stop,
-    };
+    let request = Request::new(v, p, strategy).stop_at_first(stop);
     match explore(s, &request) {
         Ok(r) => Some(r),
         Err(e) => {

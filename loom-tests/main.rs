@@ -9,15 +9,14 @@ use ozone_ha_check::sync::drive::Strategy;
 fn run(scenario: &str, variant: &str, plan: &str, bound: usize, watch: Option<&str>) -> Report {
     explore(
         find(scenario).unwrap(),
-        &Request {
+        &Request::new(
             variant,
             plan,
-            strategy: Strategy::Loom {
+            Strategy::Loom {
                 preemption_bound: Some(bound),
             },
-            watch,
-            stop_at_first: true,
-        },
+        )
+        .watch(watch),
     )
     .unwrap()
 }

@@ -228,3 +228,110 @@ fn report_formats_cover_the_matrix() {
     assert!(String::from_utf8_lossy(&md.stdout)
         .contains("| hdds-16452 | fixed | base | pct | holds | held |"));
 }
+
+#[test]
+fn shards_are_disjoint_and_their_merge_is_the_whole_run() {
+    let run = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "check",
+            "hdds-16452",
+            "--engine",
+            "pct",
+            "--seeds",
+            "3",
+            "--json",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = cli(&args);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let key = |r: &serde_json::Value| format!("{} {} {}", r["variant"], r["plan"], r["seed"]);
+    let whole: Vec<String> = run(&[]).iter().map(key).collect();
+    let dir = std::env::temp_dir().join(format!("ohc-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut parts: Vec<String> = Vec::new();
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let part = run(&["--shard", &shard]);
+        parts.extend(part.iter().map(key));
+        let file = dir.join(format!("part{i}.json"));
+        std::fs::write(&file, serde_json::to_string(&part).unwrap()).unwrap();
+        files.push(file);
+    }
+    let (mut a, mut b) = (whole.clone(), parts.clone());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "the shards' union is the whole run, each item once");
+    let mut args = vec!["report", "--format", "json", "--merge"];
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
+    args.extend(names.iter().map(String::as_str));
+    let merged = cli(&args);
+    assert_eq!(merged.status.code(), Some(0));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(merged.as_array().unwrap().len(), whole.len());
+    let _ = std::fs::remove_dir_all(dir);
+    assert_usage_error(&["check", "--shard", "3/2"], "need 0 <= I < N");
+}
+
+#[test]
+fn a_time_budget_stops_and_says_how_far_it_got() {
+    let out = cli(&[
+        "check",
+        "hdds-16092",
+        "--variant",
+        "fixed",
+        "--plan",
+        "steady",
+        "--engine",
+        "pct",
+        "--executions",
+        "100000000",
+        "--time-budget",
+        "0.5",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v[0];
+    assert_eq!(r["out_of_time"], true);
+    let executions = r["executions"].as_u64().unwrap();
+    assert!(executions > 0 && executions < 100_000_000);
+    assert_usage_error(
+        &["check", "--time-budget", "0"],
+        "positive number of seconds",
+    );
+}
+
+#[test]
+fn other_sizes_are_reported_not_judged() {
+    let out = cli(&[
+        "check",
+        "hdds-16092",
+        "--size",
+        "2",
+        "--engine",
+        "pct",
+        "--executions",
+        "300",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["expected"] == "-" && r["size"] == 2));
+    assert_usage_error(&["check", "hdds-16092", "--size", "0"], "at least 1");
+}

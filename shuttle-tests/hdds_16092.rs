@@ -95,15 +95,13 @@ fn find_error(schedule: &str) -> String {
     let scenario = ozone_ha_check::scenario::find(S).unwrap();
     let err = ozone_ha_check::explore::explore(
         scenario,
-        &ozone_ha_check::explore::Request {
-            variant: "buggy",
-            plan: "steady",
-            strategy: Strategy::Replay {
+        &ozone_ha_check::explore::Request::new(
+            "buggy",
+            "steady",
+            Strategy::Replay {
                 schedule: schedule.parse().unwrap(),
             },
-            watch: None,
-            stop_at_first: true,
-        },
+        ),
     )
     .unwrap_err();
     err.to_string()

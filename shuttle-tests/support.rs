@@ -13,17 +13,8 @@ pub fn run(
     watch: Option<&str>,
 ) -> Report {
     let s = find(scenario).expect("registered scenario");
-    explore(
-        s,
-        &Request {
-            variant,
-            plan,
-            strategy,
-            watch,
-            stop_at_first: true,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{scenario} {variant} {plan}: {e}"))
+    explore(s, &Request::new(variant, plan, strategy).watch(watch))
+        .unwrap_or_else(|e| panic!("{scenario} {variant} {plan}: {e}"))
 }
 
 /// PCT at depth 3.

@@ -7,13 +7,13 @@ use crate::sync::drive::{self, DriveError, Exploration, Flow, Schedule, Strategy
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use crate::trace::Event;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Instant;
 
 /// The outcome of an exploration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No watched invariant broke, and every required probe fired.
@@ -36,7 +36,7 @@ impl Verdict {
 }
 
 /// Everything one exploration found.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// Scenario name.
     pub scenario: String,
@@ -46,7 +46,8 @@ pub struct Report {
     pub plan: String,
     /// Engine name.
     pub engine: String,
-    /// `"holds"` or `"violates"`.
+    /// `"holds"` or `"violates"`; `"-"` at a size other than the scenario's default, where
+    /// no expectation is stated.
     pub expected: String,
     /// The invariants the expectation names.
     pub expected_invariants: Vec<String>,
@@ -84,13 +85,19 @@ pub struct Report {
     pub watched: Option<String>,
     /// How the counterexample was shortened, when it was.
     pub minimized: Option<Minimized>,
+    /// The size knob's value, when not the default.
+    pub size: Option<usize>,
+    /// Whether `--time-budget` ended the exploration before the engine did.
+    pub out_of_time: bool,
+    /// Scheduling decisions per execution, on average (shuttle engines only).
+    pub decisions_per_execution: Option<f64>,
     /// For a replayed or guided run: where it left the non-preemptive default.
     #[serde(skip)]
     pub switches: Option<Vec<(usize, usize)>>,
 }
 
 /// The lengths of a counterexample before and after minimization.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Minimized {
     /// Domain steps of the failing execution as found.
     pub found_steps: usize,
@@ -113,6 +120,9 @@ impl Report {
     /// Whether the verdict is the expected one (and, for a violation, of an expected
     /// invariant).
     pub fn as_expected(&self) -> bool {
+        if self.expected == "-" {
+            return true;
+        }
         match self.verdict {
             Verdict::Held | Verdict::Vacuous if self.unwitnessed() => true,
             Verdict::Held => self.expected == "holds",
@@ -133,6 +143,46 @@ impl Report {
     /// that did not show in the runs is "not witnessed", not a mismatch.
     pub fn unwitnessed(&self) -> bool {
         self.engine == "threads" && self.expected == "violates" && self.verdict != Verdict::Violated
+    }
+}
+
+impl<'a> Request<'a> {
+    /// Explore `variant` x `plan` under `strategy`, watching every invariant, stopping at the
+    /// first violation, at the default size, with no deadline.
+    pub fn new(variant: &'a str, plan: &'a str, strategy: Strategy) -> Self {
+        Self {
+            variant,
+            plan,
+            strategy,
+            watch: None,
+            stop_at_first: true,
+            size: None,
+            deadline: None,
+        }
+    }
+
+    /// Watch only this invariant (or every one, with `None`).
+    pub fn watch(mut self, invariant: Option<&'a str>) -> Self {
+        self.watch = invariant;
+        self
+    }
+
+    /// Whether to stop at the first violation.
+    pub fn stop_at_first(mut self, stop: bool) -> Self {
+        self.stop_at_first = stop;
+        self
+    }
+
+    /// The size knob's value.
+    pub fn size(mut self, size: Option<usize>) -> Self {
+        self.size = size;
+        self
+    }
+
+    /// Stop at this instant.
+    pub fn deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 }
 
@@ -169,6 +219,10 @@ pub struct Request<'a> {
     pub watch: Option<&'a str>,
     /// Stop at the first violation (real threads default to counting every one).
     pub stop_at_first: bool,
+    /// The scenario's size knob; `None` is its default size.
+    pub size: Option<usize>,
+    /// Stop exploring at this instant and report how far the exploration got.
+    pub deadline: Option<Instant>,
 }
 
 #[derive(Default)]
@@ -177,12 +231,15 @@ struct Tally {
     violations: usize,
     probes: BTreeMap<&'static str, u64>,
     first: Option<(usize, Outcome, Option<Schedule>)>,
+    out_of_time: bool,
+    decisions: usize,
 }
 
 struct Run {
     case: Box<dyn Case>,
     recorder: Arc<Recorder>,
     stop_at_first: bool,
+    deadline: Option<Instant>,
     tally: Ghost<Tally>,
 }
 
@@ -197,19 +254,28 @@ impl Exploration for Run {
 
     fn end(&self, schedule: Option<Schedule>) -> Flow {
         let outcome = self.recorder.take();
+        let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
         self.tally.with(|t| {
             t.executions += 1;
+            t.decisions += schedule.as_ref().map_or(0, |s| s.steps.len());
+            if out_of_time {
+                t.out_of_time = true;
+            }
             for (name, hits) in &outcome.probes {
                 *t.probes.entry(name).or_default() += hits;
             }
             if outcome.violation.is_none() {
-                return Flow::Continue;
+                return if out_of_time {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                };
             }
             t.violations += 1;
             if t.first.is_none() {
                 t.first = Some((t.executions, outcome, schedule));
             }
-            if self.stop_at_first {
+            if self.stop_at_first || out_of_time {
                 Flow::Stop
             } else {
                 Flow::Continue
@@ -256,13 +322,8 @@ fn settings_words(strategy: &Strategy) -> (Option<u64>, String) {
 ///
 /// # if (Strategy::Pct { seed: 1, depth: 3, executions: 1 }).available() {
 /// let scenario = find("hdds-16092").unwrap();
-/// let report = explore(scenario, &Request {
-///     variant: "buggy",
-///     plan: "steady",
-///     strategy: Strategy::Pct { seed: 1, depth: 3, executions: 500 },
-///     watch: None,
-///     stop_at_first: true,
-/// }).unwrap();
+/// let request = Request::new("buggy", "steady", Strategy::Pct { seed: 1, depth: 3, executions: 500 });
+/// let report = explore(scenario, &request).unwrap();
 /// assert_eq!(report.verdict, Verdict::Violated);
 /// assert_eq!(report.invariant.as_deref(), Some("TxIndexMonotone"));
 /// # }
@@ -283,13 +344,16 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
             ))
         })?),
     };
-    let case = scenario
-        .prepare(variant, plan)
-        .map_err(ExploreError::Usage)?;
+    let case = match request.size {
+        Some(size) => scenario.prepare_sized(variant, plan, size),
+        None => scenario.prepare(variant, plan),
+    }
+    .map_err(ExploreError::Usage)?;
     let run = Arc::new(Run {
         case,
         recorder: Arc::new(Recorder::new(watch)),
         stop_at_first: request.stop_at_first,
+        deadline: request.deadline,
         tally: Ghost::default(),
     });
     let started = Instant::now();
@@ -305,10 +369,17 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
         .filter(|i| watch.is_none_or(|w| w == **i))
         .map(|i| i.to_string())
         .collect();
-    let expected_word = if expected_invariants.is_empty() {
-        "holds"
+    // Expectations are stated for the default size; at other sizes the verdict is
+    // reported, not judged.
+    let off_size = request
+        .size
+        .is_some_and(|n| scenario.size_knob().map_or(n != 1, |k| k.default != n));
+    let (expected_word, expected_invariants) = if off_size {
+        ("-", Vec::new())
+    } else if expected_invariants.is_empty() {
+        ("holds", expected_invariants)
     } else {
-        "violates"
+        ("violates", expected_invariants)
     };
     let verdict = if tally.first.is_some() {
         Verdict::Violated
@@ -360,6 +431,10 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
             .collect(),
         watched: watch.map(str::to_string),
         minimized: None,
+        size: request.size,
+        out_of_time: tally.out_of_time,
+        decisions_per_execution: (tally.decisions > 0)
+            .then(|| tally.decisions as f64 / tally.executions.max(1) as f64),
         switches: driven.switches,
     })
 }
@@ -380,13 +455,9 @@ pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, Expl
     let run = |strategy: Strategy| {
         explore(
             scenario,
-            &Request {
-                variant: &report.variant,
-                plan: &report.plan,
-                strategy,
-                watch: Some(invariant),
-                stop_at_first: true,
-            },
+            &Request::new(&report.variant, &report.plan, strategy)
+                .watch(Some(invariant))
+                .size(report.size),
         )
     };
     let breaks = |r: &Report| r.invariant.as_deref() == Some(invariant.as_str());

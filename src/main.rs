@@ -79,6 +79,20 @@ struct ExploreArgs {
     /// Keep counterexamples as found instead of minimizing their context switches.
     #[arg(long)]
     no_minimize: bool,
+    /// The scenarios' size knob (see `list`); expectations are stated for the default.
+    #[arg(long)]
+    size: Option<usize>,
+    /// Seeds per case for random and PCT: seed, seed+1, ..., seed+SEEDS-1.
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Run only part I of N (from 0) of the (case, engine, seed) items; the N parts together
+    /// are the whole run. Merge their `--json` outputs with `report --merge`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Stop after this many seconds in all, split evenly across the items, and report how
+    /// far each exploration got.
+    #[arg(long, value_name = "SECONDS")]
+    time_budget: Option<f64>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -103,6 +117,10 @@ struct CheckArgs {
 struct ReportArgs {
     #[command(flatten)]
     explore: ExploreArgs,
+    /// Do not explore: merge these JSON outputs of `check --json` or `report --format json`
+    /// (from shards, say) into one report.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    merge: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
     format: ReportFormat,
@@ -138,6 +156,23 @@ struct ReplayArgs {
     /// Format of the trace.
     #[arg(long, value_enum, default_value_t = TraceFormat::Text)]
     trace: TraceFormat,
+    /// The size knob the schedule was recorded at.
+    #[arg(long)]
+    size: Option<usize>,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not I/N"))?;
+    let (i, n): (usize, usize) = (
+        i.parse().map_err(|_| format!("`{i}` is not a number"))?,
+        n.parse().map_err(|_| format!("`{n}` is not a number"))?,
+    );
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
 }
 
 /// A usage error: exit 2 with a message.
@@ -197,6 +232,21 @@ fn selected_scenarios(names: &[String]) -> Result<Vec<&'static dyn Scenario>, Us
 const ALL_ENGINES: &[&str] = &["random", "pct", "dfs", "loom", "threads"];
 
 fn strategies(args: &ExploreArgs) -> Result<Vec<Strategy>, Usage> {
+    let mut all = Vec::new();
+    for seed in args.seed..args.seed.saturating_add(args.seeds.max(1)) {
+        for strategy in strategies_for_seed(args, seed)? {
+            // Seeds mean nothing to loom, DFS and threads: one item each.
+            if seed == args.seed
+                || matches!(strategy, Strategy::Random { .. } | Strategy::Pct { .. })
+            {
+                all.push(strategy);
+            }
+        }
+    }
+    Ok(all)
+}
+
+fn strategies_for_seed(args: &ExploreArgs, seed: u64) -> Result<Vec<Strategy>, Usage> {
     let engines: Vec<&str> = match &args.engine {
         Some(e) if !ALL_ENGINES.contains(&e.as_str()) => {
             return Err(Usage(format!(
@@ -221,11 +271,11 @@ fn strategies(args: &ExploreArgs) -> Result<Vec<Strategy>, Usage> {
         .into_iter()
         .map(|e| match e {
             "random" => Strategy::Random {
-                seed: args.seed,
+                seed,
                 executions: args.executions.unwrap_or(2_000),
             },
             "pct" => Strategy::Pct {
-                seed: args.seed,
+                seed,
                 depth: args.depth,
                 executions: args.executions.unwrap_or(2_000),
             },
@@ -275,12 +325,29 @@ fn explore_all(args: &ExploreArgs) -> Result<Option<Vec<Report>>, Usage> {
             }
         }
     }
+    if let Some((i, n)) = args.shard {
+        jobs = jobs
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i)
+            .map(|(_, job)| job)
+            .collect();
+    }
     if jobs.is_empty() {
         return Err(Usage(
             "no case matches the scenario, variant, plan and invariant given; see `ozone-ha-check list`".into(),
         ));
     }
     let bar = Progress::new(jobs.len() as u64, args.quiet);
+    let share = args
+        .time_budget
+        .filter(|b| b.is_finite() && *b > 0.0)
+        .map(|b| Duration::from_secs_f64(b / jobs.len() as f64));
+    if args.time_budget.is_some() && share.is_none() {
+        return Err(Usage(
+            "--time-budget takes a positive number of seconds".into(),
+        ));
+    }
     let mut reports = Vec::new();
     for (s, v, p, strategy) in jobs {
         bar.show(format!(
@@ -288,13 +355,12 @@ fn explore_all(args: &ExploreArgs) -> Result<Option<Vec<Report>>, Usage> {
             s.info().name,
             strategy.engine_name()
         ));
-        let request = Request {
-            variant: v,
-            plan: p,
-            stop_at_first: !matches!(strategy, Strategy::Threads { .. }),
-            strategy,
-            watch: args.invariant.as_deref(),
-        };
+        let deadline = share.map(|d| Instant::now() + d);
+        let request = Request::new(v, p, strategy.clone())
+            .stop_at_first(!matches!(strategy, Strategy::Threads { .. }))
+            .watch(args.invariant.as_deref())
+            .size(args.size)
+            .deadline(deadline);
         let found = explore(s, &request).and_then(|r| {
             if args.no_minimize {
                 Ok(r)
@@ -306,6 +372,10 @@ fn explore_all(args: &ExploreArgs) -> Result<Option<Vec<Report>>, Usage> {
             Ok(r) => {
                 reports.push(r);
                 bar.advance();
+            }
+            Err(ExploreError::Usage(m)) => {
+                bar.done();
+                return Err(Usage(m));
             }
             Err(e) => {
                 bar.done();
@@ -442,8 +512,13 @@ fn save(dir: &Path, reports: &[Report]) -> Result<(), Usage> {
 }
 
 fn report(args: &ReportArgs) -> Result<ExitCode, Usage> {
-    let Some(reports) = explore_all(&args.explore)? else {
-        return Ok(ExitCode::from(1));
+    let reports = if args.merge.is_empty() {
+        let Some(reports) = explore_all(&args.explore)? else {
+            return Ok(ExitCode::from(1));
+        };
+        reports
+    } else {
+        merge(&args.merge)?
     };
     emit(&match args.format {
         ReportFormat::Md => present::markdown_report(&reports),
@@ -451,6 +526,23 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Usage> {
         ReportFormat::Html => present::html_report(&reports),
     });
     Ok(exit_for(&reports))
+}
+
+/// Read and concatenate JSON arrays of reports.
+fn merge(files: &[PathBuf]) -> Result<Vec<Report>, Usage> {
+    let mut reports = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| Usage(format!("cannot read `{}`: {e}", file.display())))?;
+        let part: Vec<Report> = serde_json::from_str(&text).map_err(|e| {
+            Usage(format!(
+                "`{}` is not a JSON array of reports (from `check --json`): {e}",
+                file.display()
+            ))
+        })?;
+        reports.extend(part);
+    }
+    Ok(reports)
 }
 
 /// The schedule of `--schedule`: a literal, a schedule file, or a saved counterexample.
@@ -480,13 +572,9 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
         )));
     }
     let schedule = read_schedule(&args.schedule)?;
-    let request = Request {
-        variant: &args.variant,
-        plan: &args.plan,
-        strategy: Strategy::Replay { schedule },
-        watch: args.invariant.as_deref(),
-        stop_at_first: true,
-    };
+    let request = Request::new(&args.variant, &args.plan, Strategy::Replay { schedule })
+        .watch(args.invariant.as_deref())
+        .size(args.size);
     let report = match explore(s, &request) {
         Ok(report) => report,
         Err(ExploreError::Usage(m)) => return Err(Usage(m)),

@@ -40,7 +40,11 @@ pub fn table(reports: &[Report]) -> String {
                 r.invariant.clone().unwrap_or_else(|| "-".into()),
                 r.first_violation
                     .map_or_else(|| "-".into(), |n| n.to_string()),
-                r.executions.to_string(),
+                if r.out_of_time {
+                    format!("{} (time budget)", r.executions)
+                } else {
+                    r.executions.to_string()
+                },
                 format!("{:.2}s", r.elapsed_ms as f64 / 1000.0),
             ]
         })

@@ -81,12 +81,43 @@ pub trait Case: Send + Sync {
     fn run(&self, recorder: &Arc<Recorder>);
 }
 
+/// A scenario's size knob: how many transactions, requests or replicas a plan uses, for
+/// measuring how exploration cost grows with the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeKnob {
+    /// What the size counts.
+    pub counts: &'static str,
+    /// The size the expectations and tests are written for.
+    pub default: usize,
+}
+
 /// A modelled bug.
 pub trait Scenario: Sync {
     /// The static description.
     fn info(&self) -> &'static Info;
-    /// Prepare a (variant, plan); `Err` names what is unknown.
+    /// Prepare a (variant, plan) at the default size; `Err` names what is unknown.
     fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String>;
+    /// The size knob, if the scenario has one.
+    fn size_knob(&self) -> Option<SizeKnob> {
+        None
+    }
+    /// Prepare a (variant, plan) at `size`. Expectations are stated for the default size.
+    fn prepare_sized(
+        &self,
+        variant: &str,
+        plan: &str,
+        size: usize,
+    ) -> Result<Box<dyn Case>, String> {
+        match self.size_knob() {
+            Some(knob) if knob.default != size => Err(format!(
+                "{} does not implement sizes other than {}",
+                self.info().name,
+                knob.default
+            )),
+            None if size != 1 => Err(format!("{} has no size knob", self.info().name)),
+            _ => self.prepare(variant, plan),
+        }
+    }
 }
 
 /// Every registered scenario.

@@ -17,13 +17,8 @@ fn fixed_variants_hold_on_real_threads() {
             }
             let r = explore(
                 *scenario,
-                &Request {
-                    variant,
-                    plan,
-                    strategy: Strategy::Threads { runs: 5_000 },
-                    watch: None,
-                    stop_at_first: false,
-                },
+                &Request::new(variant, plan, Strategy::Threads { runs: 5_000 })
+                    .stop_at_first(false),
             )
             .unwrap();
             assert_ne!(

@@ -69,7 +69,7 @@ use crate::models::om::requests::OmRequest;
 use crate::models::om::state_machine::{IndexWrite, PROBE_SNAPSHOT_IN_WINDOW, PROBE_STALE_REFUSED};
 use crate::models::om::{initial_tables, stored_index, OmRow, TX_KEY, TX_TABLE};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario};
+use crate::scenario::{Case, Expected, Info, Scenario, SizeKnob};
 use crate::sync::{channel, thread, Arc};
 
 /// The scenario.
@@ -226,15 +226,24 @@ fn index_write(variant: &str) -> Option<IndexWrite> {
     })
 }
 
-/// The log of both plans: configuration entry, `CreateKey k1`, `CommitKey k1`.
+/// The log of both plans at the default size: configuration entry, `CreateKey k1`,
+/// `CommitKey k1`.
 pub fn plan_log() -> RaftLog<OmRequest> {
+    sized_log(1)
+}
+
+/// The configuration entry, then `pairs` times `CreateKey kN` (10 bytes) and `CommitKey kN`.
+pub fn sized_log(pairs: usize) -> RaftLog<OmRequest> {
     let mut log = RaftLog::new();
     log.start_term(1);
-    log.append(OmRequest::CreateKey {
-        key: "k1".into(),
-        size: 10,
-    });
-    log.append(OmRequest::CommitKey { key: "k1".into() });
+    for n in 1..=pairs {
+        let key = format!("k{n}");
+        log.append(OmRequest::CreateKey {
+            key: key.clone(),
+            size: 10,
+        });
+        log.append(OmRequest::CommitKey { key });
+    }
     log
 }
 
@@ -266,13 +275,32 @@ impl Scenario for Hdds16092 {
     }
 
     fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
+        self.prepare_sized(variant, plan, 1)
+    }
+
+    fn size_knob(&self) -> Option<SizeKnob> {
+        Some(SizeKnob {
+            counts: "CreateKey+CommitKey pairs in the log",
+            default: 1,
+        })
+    }
+
+    fn prepare_sized(
+        &self,
+        variant: &str,
+        plan: &str,
+        size: usize,
+    ) -> Result<Box<dyn Case>, String> {
+        if size == 0 {
+            return Err("the size (CreateKey+CommitKey pairs) must be at least 1".into());
+        }
         let write = index_write(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
         let restart = match plan {
             "steady" => false,
             "restart" => true,
             _ => return Err(format!("unknown plan `{plan}`")),
         };
-        let log = plan_log();
+        let log = sized_log(size);
         let reference = Arc::new(reference_states(&log));
         Ok(Box::new(Prepared {
             write,

@@ -60,7 +60,7 @@ use crate::models::scm::state_machine::{
 use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, PROBE_FLUSH_DURING_APPLY};
 use crate::models::scm::{initial_tables, stored_index, ScmRow, TX_TABLE};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario};
+use crate::scenario::{Case, Expected, Info, Scenario, SizeKnob};
 use crate::sync::{thread, Arc};
 
 /// The scenario.
@@ -242,10 +242,18 @@ fn flush_paths(variant: &str) -> Option<(FlushPath, FlushPath)> {
 
 /// The log of both plans: one `addTransactionsToDB` of txIDs 1 (2 blocks) and 2 (3 blocks).
 pub fn plan_log() -> RaftLog<ScmRequest> {
+    sized_log(1)
+}
+
+/// `entries` SCM transactions, the n-th adding deleted-block txIDs 2n-1 (2 blocks) and 2n
+/// (3 blocks).
+pub fn sized_log(entries: usize) -> RaftLog<ScmRequest> {
     let mut log = RaftLog::new();
-    log.append(ScmRequest::AddTransactionsToDb {
-        txns: vec![(1, 2), (2, 3)],
-    });
+    for n in 1..=entries as u64 {
+        log.append(ScmRequest::AddTransactionsToDb {
+            txns: vec![(2 * n - 1, 2), (2 * n, 3)],
+        });
+    }
     log
 }
 
@@ -255,6 +263,25 @@ impl Scenario for Hdds16452 {
     }
 
     fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
+        self.prepare_sized(variant, plan, 1)
+    }
+
+    fn size_knob(&self) -> Option<SizeKnob> {
+        Some(SizeKnob {
+            counts: "SCM transactions in the log",
+            default: 1,
+        })
+    }
+
+    fn prepare_sized(
+        &self,
+        variant: &str,
+        plan: &str,
+        size: usize,
+    ) -> Result<Box<dyn Case>, String> {
+        if size == 0 {
+            return Err("the size (SCM transactions) must be at least 1".into());
+        }
         let (download, leader_change) =
             flush_paths(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
         let leader_change = match plan {
@@ -262,7 +289,7 @@ impl Scenario for Hdds16452 {
             "with-leader-change" => Some(leader_change),
             _ => return Err(format!("unknown plan `{plan}`")),
         };
-        let log = plan_log();
+        let log = sized_log(size);
         let reference = Arc::new(reference_states(&log));
         Ok(Box::new(Prepared {
             download,
