@@ -335,3 +335,62 @@ fn other_sizes_are_reported_not_judged() {
         .all(|r| r["expected"] == "-" && r["size"] == 2));
     assert_usage_error(&["check", "hdds-16092", "--size", "0"], "at least 1");
 }
+
+#[test]
+fn bench_measures_a_part_and_merges_it_into_results() {
+    let dir = std::env::temp_dir().join(format!("ohc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let part = dir.join("part.json");
+    let out = cli(&[
+        "bench",
+        "hdds-16452",
+        "--seeds",
+        "3",
+        "--max-executions",
+        "2000",
+        "--rate-executions",
+        "200",
+        "--time-box",
+        "1",
+        "--sizes",
+        "1,2",
+        "--quiet",
+        "--out",
+        part.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&part).unwrap()).unwrap();
+    let rows = rows.as_array().unwrap();
+    let buggy = rows
+        .iter()
+        .find(|r| {
+            r["variant"] == "buggy" && r["plan"] == "base" && r["engine"] == "pct" && r["size"] == 1
+        })
+        .expect("a row for buggy/base under PCT");
+    assert!(buggy["first_violation"]["median"].as_u64().unwrap() >= 1);
+    assert!(buggy["floor_per_second"].as_f64().unwrap() > 0.0);
+    assert!(
+        rows.iter().any(|r| r["size"] == 2),
+        "scaling rows at size 2"
+    );
+    let results = dir.join("results");
+    let merged = cli(&[
+        "bench",
+        "--merge",
+        part.to_str().unwrap(),
+        "--results-dir",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(merged.status.code(), Some(0));
+    let md = std::fs::read_to_string(results.join("RESULTS.md")).unwrap();
+    assert!(md.contains("| hdds-16452 | buggy | base | pct |"), "{md}");
+    let svg = std::fs::read_to_string(results.join("scaling-hdds-16452.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -91,6 +91,8 @@ pub struct Report {
     pub out_of_time: bool,
     /// Scheduling decisions per execution, on average (shuttle engines only).
     pub decisions_per_execution: Option<f64>,
+    /// Tasks (threads, the main one included) the engine scheduled (shuttle engines only).
+    pub tasks: Option<usize>,
     /// For a replayed or guided run: where it left the non-preemptive default.
     #[serde(skip)]
     pub switches: Option<Vec<(usize, usize)>>,
@@ -233,6 +235,7 @@ struct Tally {
     first: Option<(usize, Outcome, Option<Schedule>)>,
     out_of_time: bool,
     decisions: usize,
+    tasks: usize,
 }
 
 struct Run {
@@ -257,7 +260,10 @@ impl Exploration for Run {
         let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
         self.tally.with(|t| {
             t.executions += 1;
-            t.decisions += schedule.as_ref().map_or(0, |s| s.steps.len());
+            if let Some(s) = &schedule {
+                t.decisions += s.steps.len();
+                t.tasks = t.tasks.max(s.tasks());
+            }
             if out_of_time {
                 t.out_of_time = true;
             }
@@ -349,9 +355,14 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
         None => scenario.prepare(variant, plan),
     }
     .map_err(ExploreError::Usage)?;
+    // Engines that can replay a failure explore without a trace and replay it with one.
+    let replayable = matches!(
+        request.strategy,
+        Strategy::Random { .. } | Strategy::Pct { .. } | Strategy::Dfs { .. }
+    );
     let run = Arc::new(Run {
         case,
-        recorder: Arc::new(Recorder::new(watch)),
+        recorder: Arc::new(Recorder::with_tracing(watch, !replayable)),
         stop_at_first: request.stop_at_first,
         deadline: request.deadline,
         tally: Ghost::default(),
@@ -393,10 +404,15 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
         Verdict::Vacuous
     };
     let (seed, settings) = settings_words(&request.strategy);
-    let (first_violation, outcome, schedule) = match tally.first {
+    let (first_violation, mut outcome, schedule) = match tally.first {
         Some((n, o, s)) => (Some(n), o, s),
         None => (None, Outcome::default(), None),
     };
+    if replayable {
+        if let Some(schedule) = &schedule {
+            outcome = traced_replay(scenario, request, watch, schedule)?;
+        }
+    }
     let violation = outcome.violation;
     Ok(Report {
         scenario: info.name.to_string(),
@@ -433,10 +449,46 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
         minimized: None,
         size: request.size,
         out_of_time: tally.out_of_time,
+        tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)
             .then(|| tally.decisions as f64 / tally.executions.max(1) as f64),
         switches: driven.switches,
     })
+}
+
+/// Replay a failing schedule with the trace kept: the exploration ran without one.
+fn traced_replay(
+    scenario: &dyn Scenario,
+    request: &Request<'_>,
+    watch: Option<&'static str>,
+    schedule: &Schedule,
+) -> Result<Outcome, ExploreError> {
+    let info = scenario.info();
+    let case = match request.size {
+        Some(size) => scenario.prepare_sized(request.variant, request.plan, size),
+        None => scenario.prepare(request.variant, request.plan),
+    }
+    .map_err(ExploreError::Usage)?;
+    let run = Arc::new(Run {
+        case,
+        recorder: Arc::new(Recorder::with_tracing(watch, true)),
+        stop_at_first: true,
+        deadline: None,
+        tally: Ghost::default(),
+    });
+    let strategy = Strategy::Replay {
+        schedule: schedule.clone(),
+    };
+    drive::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+        .map_err(ExploreError::Drive)?;
+    let first = run.tally.with(|t| t.first.take());
+    match first {
+        Some((_, outcome, _)) => Ok(outcome),
+        None => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
+            "{}: the failing schedule did not fail again when replayed: the model is not deterministic",
+            info.name
+        )))),
+    }
 }
 
 /// The most replays one minimization may run.

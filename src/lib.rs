@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod counterexample;
 pub mod explore;
 pub mod invariants;

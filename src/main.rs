@@ -34,6 +34,47 @@ enum Command {
     Replay(ReplayArgs),
     /// Explore like `check` and print the whole matrix as Markdown, JSON or HTML.
     Report(ReportArgs),
+    /// Measure the engines of this build (a JSON part), or merge parts into bench/RESULTS.md.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Scenarios to measure (default: all).
+    scenarios: Vec<String>,
+    /// Seeds per violating case for random and PCT.
+    #[arg(long, default_value_t = 100)]
+    seeds: u64,
+    /// Executions a seed may spend looking for a violation.
+    #[arg(long, default_value_t = 100_000)]
+    max_executions: usize,
+    /// Executions timed for executions per second and PCT's hit rate.
+    #[arg(long, default_value_t = 2_000)]
+    rate_executions: usize,
+    /// Seconds each loom or DFS exhaustion may take.
+    #[arg(long, default_value_t = 60.0)]
+    time_box: f64,
+    /// Runs of each case on real threads.
+    #[arg(long, default_value_t = 10_000)]
+    thread_runs: usize,
+    /// Sizes for the scaling figures, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    sizes: Vec<usize>,
+    /// Stop measuring new cases after this many seconds in all.
+    #[arg(long, value_name = "SECONDS")]
+    time_budget: Option<f64>,
+    /// Write the part here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Merge these parts (from each build) into RESULTS.md, results.json and SVG plots.
+    #[arg(long, value_name = "PART", num_args = 1..)]
+    merge: Vec<PathBuf>,
+    /// Where `--merge` writes.
+    #[arg(long, default_value = "bench")]
+    results_dir: PathBuf,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// How to print counterexamples.
@@ -204,6 +245,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check(&args),
         Command::Replay(args) => replay(&args),
         Command::Report(args) => report(&args),
+        Command::Bench(args) => bench(&args),
     };
     result.unwrap_or_else(|Usage(message)| {
         eprintln!("error: {message}");
@@ -590,6 +632,64 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
             "the schedule ran to the end with every invariant holding ({})\n",
             report.verdict.word()
         ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn seconds(value: f64, flag: &str) -> Result<Duration, Usage> {
+    if value.is_finite() && value > 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(Usage(format!("{flag} takes a positive number of seconds")))
+    }
+}
+
+fn bench(args: &BenchArgs) -> Result<ExitCode, Usage> {
+    if !args.merge.is_empty() {
+        let mut rows = Vec::new();
+        for file in &args.merge {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| Usage(format!("cannot read `{}`: {e}", file.display())))?;
+            let part: Vec<ozone_ha_check::bench::Row> = serde_json::from_str(&text)
+                .map_err(|e| Usage(format!("`{}` is not a bench part: {e}", file.display())))?;
+            rows.extend(part);
+        }
+        let written =
+            ozone_ha_check::bench::write_results(&args.results_dir, &rows).map_err(Usage)?;
+        for name in written {
+            eprintln!("wrote {}", args.results_dir.join(name).display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for name in &args.scenarios {
+        selected_scenarios(std::slice::from_ref(name))?;
+    }
+    let settings = ozone_ha_check::bench::Settings {
+        seeds: args.seeds.max(1),
+        max_executions: args.max_executions.max(1),
+        ci_budget: 2_000,
+        rate_executions: args.rate_executions.max(1),
+        time_box: seconds(args.time_box, "--time-box")?,
+        thread_runs: args.thread_runs.max(1),
+        sizes: args.sizes.clone(),
+        scenarios: args.scenarios.clone(),
+        deadline: match args.time_budget {
+            Some(b) => Some(Instant::now() + seconds(b, "--time-budget")?),
+            None => None,
+        },
+    };
+    let started = Instant::now();
+    let quiet = args.quiet;
+    let rows = ozone_ha_check::bench::measure(&settings, &|what| {
+        if !quiet {
+            eprintln!("[{:>6.1}s] {what}", started.elapsed().as_secs_f64());
+        }
+    });
+    let json = serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+    match &args.out {
+        Some(path) => std::fs::write(path, json)
+            .map_err(|e| Usage(format!("cannot write `{}`: {e}", path.display())))?,
+        None => emit(&json),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -41,16 +41,31 @@ pub struct Outcome {
 #[derive(Debug, Default)]
 pub struct Recorder {
     watch: Option<&'static str>,
+    tracing: bool,
     state: Ghost<Execution>,
 }
 
 impl Recorder {
-    /// A recorder that counts every invariant, or only `watch` when it is given.
+    /// A recorder that counts every invariant, or only `watch` when it is given, and keeps
+    /// the trace.
     pub fn new(watch: Option<&'static str>) -> Self {
+        Self::with_tracing(watch, true)
+    }
+
+    /// A recorder that keeps the trace only when `tracing`. An exploration that can replay
+    /// its failing execution explores without a trace (formatting every step of every
+    /// execution costs more than the model) and replays the failure with one.
+    pub fn with_tracing(watch: Option<&'static str>, tracing: bool) -> Self {
         Self {
             watch,
+            tracing,
             state: Ghost::default(),
         }
+    }
+
+    /// Whether steps are kept.
+    pub fn tracing(&self) -> bool {
+        self.tracing
     }
 
     /// Forget the previous execution.
@@ -60,6 +75,9 @@ impl Recorder {
 
     /// Append a step to the trace.
     pub fn record(&self, actor: &str, java: &str, action: String) {
+        if !self.tracing {
+            return;
+        }
         self.state.with(|s| {
             let step = s.trace.len();
             s.trace.push(Event {
@@ -136,6 +154,18 @@ impl Actor {
     /// Record a step: `java` names the method it stands for.
     pub fn step(&self, java: &str, action: impl Into<String>) {
         self.recorder.record(&self.name, java, action.into());
+    }
+
+    /// Record a step whose text is built only when the trace is kept.
+    pub fn step_with(&self, java: &str, action: impl FnOnce() -> String) {
+        if self.recorder.tracing() {
+            self.recorder.record(&self.name, java, action());
+        }
+    }
+
+    /// Whether this actor's steps are kept.
+    pub fn tracing(&self) -> bool {
+        self.recorder.tracing()
     }
 
     /// Count a hit of a reachability probe.

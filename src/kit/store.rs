@@ -251,11 +251,18 @@ impl<V: Clone + fmt::Display> Store<V> {
         }
     }
 
-    fn write(&self, mutate: impl FnOnce(&mut State<V>) -> String, actor: &Actor, java: &str) {
+    /// One atomic write. `mutate` describes the write only when the actor is tracing.
+    fn write(
+        &self,
+        mutate: impl FnOnce(&mut State<V>, bool) -> Option<String>,
+        actor: &Actor,
+        java: &str,
+    ) {
         let mut s = self.state.lock();
         let before = self.observer.as_ref().map(|_| s.durable.clone());
-        let action = mutate(&mut s);
-        actor.step(java, action);
+        if let Some(action) = mutate(&mut s, actor.tracing()) {
+            actor.step(java, action);
+        }
         if let (Some(observe), Some(before)) = (&self.observer, before) {
             observe(&before, &s.durable);
         }
@@ -264,9 +271,9 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// Commit a batch atomically (`RDBStore.commitBatchOperation`).
     pub fn commit(&self, actor: &Actor, java: &str, batch: WriteBatch<V>) {
         self.write(
-            |s| {
+            |s, tracing| {
                 s.durable.apply(&batch);
-                format!("commit batch {batch}")
+                tracing.then(|| format!("commit batch {batch}"))
             },
             actor,
             java,
@@ -276,8 +283,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// An unbatched, immediately durable put (`Table.put`). It does not touch the cache.
     pub fn put(&self, actor: &Actor, java: &str, table: TableName, key: &str, value: V) {
         self.write(
-            |s| {
-                let action = format!("put {table}/{key}={value} (unbatched)");
+            |s, tracing| {
+                let action = tracing.then(|| format!("put {table}/{key}={value} (unbatched)"));
                 s.durable.put(table, key, value);
                 action
             },
@@ -293,10 +300,9 @@ impl<V: Clone + fmt::Display> Store<V> {
             Some(cached) => (cached.clone(), "cache"),
             None => (s.durable.get(table, key).cloned(), "db"),
         };
-        actor.step(
-            java,
-            format!("read {table}/{key}={} (from {from})", show(&value)),
-        );
+        actor.step_with(java, || {
+            format!("read {table}/{key}={} (from {from})", show(&value))
+        });
         value
     }
 
@@ -310,24 +316,23 @@ impl<V: Clone + fmt::Display> Store<V> {
     ) -> Option<V> {
         let s = self.state.lock();
         let value = s.durable.get(table, key).cloned();
-        actor.step(
-            java,
-            format!("read {table}/{key}={} (skip cache)", show(&value)),
-        );
+        actor.step_with(java, || {
+            format!("read {table}/{key}={} (skip cache)", show(&value))
+        });
         value
     }
 
     /// Put an entry into the table cache (`Table.addCacheEntry`); nothing is written to disk.
     pub fn cache_put(&self, actor: &Actor, java: &str, table: TableName, key: &str, value: V) {
         let mut s = self.state.lock();
-        actor.step(java, format!("cache {table}/{key}={value}"));
+        actor.step_with(java, || format!("cache {table}/{key}={value}"));
         s.cache.insert((table, key.to_string()), Some(value));
     }
 
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
     pub fn checkpoint(&self, actor: &Actor, java: &str) -> Checkpoint<V> {
         let s = self.state.lock();
-        actor.step(java, format!("checkpoint {}", s.durable));
+        actor.step_with(java, || format!("checkpoint {}", s.durable));
         s.durable.clone()
     }
 
@@ -335,15 +340,15 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn reopen(&self, actor: &Actor, java: &str) {
         let mut s = self.state.lock();
         s.cache.clear();
-        actor.step(java, format!("reopen DB {}", s.durable));
+        actor.step_with(java, || format!("reopen DB {}", s.durable));
     }
 
     /// Replace the whole store with a checkpoint (installing a leader's checkpoint).
     pub fn install(&self, actor: &Actor, java: &str, checkpoint: Checkpoint<V>) {
         self.write(
-            |s| {
+            |s, tracing| {
                 s.cache.clear();
-                let action = format!("install checkpoint {checkpoint}");
+                let action = tracing.then(|| format!("install checkpoint {checkpoint}"));
                 s.durable = checkpoint;
                 action
             },

@@ -113,8 +113,8 @@ const PLANS: &[Described] = &[
 
 /// One durable write, as the store's observer sees it.
 pub struct DurableStep {
-    /// The durable state before the write.
-    pub before: Tables<OmRow>,
+    /// The persisted index before the write.
+    pub before_tx: u64,
     /// The durable state after it.
     pub after: Tables<OmRow>,
     /// `apply(log[1..i])` for every index i, with TX = i.
@@ -130,7 +130,7 @@ pub struct Replicas {
 }
 
 fn tx_index_monotone(s: &DurableStep) -> Result<(), String> {
-    let (before, after) = (stored_index(&s.before), stored_index(&s.after));
+    let (before, after) = (s.before_tx, stored_index(&s.after));
     if after < before {
         return Err(format!("persisted TX went {before} -> {after}"));
     }
@@ -325,7 +325,7 @@ impl Case for Prepared {
             Some(durable_observer(recorder, DURABLE, {
                 let reference = Arc::clone(&self.reference);
                 move |before, after| DurableStep {
-                    before: before.clone(),
+                    before_tx: stored_index(before),
                     after: after.clone(),
                     reference: Arc::clone(&reference),
                 }
@@ -345,10 +345,9 @@ impl Case for Prepared {
                 let mut view = initial_tables();
                 while let Some((index, term, request)) = submitted.recv() {
                     let applied = request.apply(index, &mut view);
-                    me.step(
-                        request.java(),
-                        format!("index {index} {request}: {}", applied.summary),
-                    );
+                    me.step_with(request.java(), || {
+                        format!("index {index} {request}: {}", applied.summary)
+                    });
                     node.buffer().add(
                         &me,
                         Response {
@@ -377,10 +376,9 @@ impl Case for Prepared {
                             entry.index,
                         ),
                         Payload::Data(request) => {
-                            me.step(
-                                "OzoneManagerStateMachine.applyTransaction",
-                                format!("submit index {} {request}", entry.index),
-                            );
+                            me.step_with("OzoneManagerStateMachine.applyTransaction", || {
+                                format!("submit index {} {request}", entry.index)
+                            });
                             submit.send((entry.index, entry.term, request.clone()));
                             pending += 1;
                             if pending == 1 {
@@ -423,26 +421,24 @@ impl Case for Prepared {
 pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &Actor) {
     store.reopen(me, "OzoneManager.start");
     let stored = stored_index(&store.durable());
-    me.step(
-        "OzoneManagerStateMachine.loadSnapshotInfoFromDB",
+    me.step_with("OzoneManagerStateMachine.loadSnapshotInfoFromDB", || {
         format!(
             "applied = stored TX {stored}; Ratis replays from {}",
             stored + 1
-        ),
-    );
+        )
+    });
     let mut view = store.durable();
     for entry in log.after(stored) {
         let Payload::Data(request) = &entry.payload else {
             continue;
         };
         let applied = request.apply(entry.index, &mut view);
-        me.step(
-            request.java(),
+        me.step_with(request.java(), || {
             format!(
                 "replay index {} {request}: {}",
                 entry.index, applied.summary
-            ),
-        );
+            )
+        });
         let mut batch: WriteBatch<OmRow> = applied.rows;
         batch.put(
             TX_TABLE,

@@ -64,10 +64,9 @@ impl DoubleBuffer {
     /// `add`: queue a response and wake the flush thread.
     pub fn add(&self, actor: &Actor, response: Response) {
         let mut b = self.monitor.lock();
-        actor.step(
-            "OzoneManagerDoubleBuffer.add",
-            format!("queue response of index {}", response.index),
-        );
+        actor.step_with("OzoneManagerDoubleBuffer.add", || {
+            format!("queue response of index {}", response.index)
+        });
         b.current.push(response);
         self.not_empty.notify_all();
     }
@@ -76,13 +75,12 @@ impl DoubleBuffer {
     pub fn stop(&self, actor: &Actor) {
         let mut b = self.monitor.lock();
         b.running = false;
-        actor.step(
-            "OzoneManagerDoubleBuffer.stop",
+        actor.step_with("OzoneManagerDoubleBuffer.stop", || {
             format!(
                 "stop flush thread ({} responses unflushed)",
                 b.current.len()
-            ),
-        );
+            )
+        });
         self.not_empty.notify_all();
     }
 
@@ -97,10 +95,9 @@ impl DoubleBuffer {
         }
         let ready = std::mem::take(&mut b.current);
         let indices: Vec<u64> = ready.iter().map(|r| r.index).collect();
-        actor.step(
-            "OzoneManagerDoubleBuffer.swapCurrentAndReadyBuffer",
-            format!("ready buffer: indices {indices:?}"),
-        );
+        actor.step_with("OzoneManagerDoubleBuffer.swapCurrentAndReadyBuffer", || {
+            format!("ready buffer: indices {indices:?}")
+        });
         Some(ready)
     }
 }

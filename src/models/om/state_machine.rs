@@ -90,10 +90,9 @@ impl StateMachine {
         } else {
             String::new()
         };
-        actor.step(
-            "OzoneManagerStateMachine.notifyTermIndexUpdated",
-            format!("configuration entry {index}: notified -> {index}{moved}"),
-        );
+        actor.step_with("OzoneManagerStateMachine.notifyTermIndexUpdated", || {
+            format!("configuration entry {index}: notified -> {index}{moved}")
+        });
     }
 
     /// `updateLastAppliedTermIndex`: the flush thread advances applied after a commit.
@@ -102,9 +101,9 @@ impl StateMachine {
         if index > m.applied.0 {
             m.applied = (index, term);
         }
-        actor.step(
+        actor.step_with(
             "OzoneManagerStateMachine.updateLastAppliedTermIndex",
-            format!("applied -> {}", m.applied.0),
+            || format!("applied -> {}", m.applied.0),
         );
     }
 
@@ -118,13 +117,12 @@ impl StateMachine {
         } else {
             m.notified
         };
-        actor.step(
-            JAVA,
+        actor.step_with(JAVA, || {
             format!(
                 "{why}: index = max(applied {}, notified {}) = {candidate}",
                 m.applied.0, m.notified.0
-            ),
-        );
+            )
+        });
         if node.flush_window().is_some_and(|n| n > candidate) {
             actor.probe(PROBE_SNAPSHOT_IN_WINDOW);
         }
@@ -159,10 +157,9 @@ impl StateMachine {
                 self.write_if_newer(node, actor, row, candidate, stored, false)
             }
         };
-        actor.step(
-            "RDBStore.flushDB",
-            format!("flushDB; snapshot index reported to Ratis: {reported}"),
-        );
+        actor.step_with("RDBStore.flushDB", || {
+            format!("flushDB; snapshot index reported to Ratis: {reported}")
+        });
         drop(m);
         reported
     }
@@ -185,10 +182,9 @@ impl StateMachine {
             candidate
         } else {
             actor.probe(PROBE_STALE_REFUSED);
-            actor.step(
-                JAVA,
-                format!("candidate {candidate} <= stored {stored}: keep {stored}"),
-            );
+            actor.step_with(JAVA, || {
+                format!("candidate {candidate} <= stored {stored}: keep {stored}")
+            });
             stored
         }
     }

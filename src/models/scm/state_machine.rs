@@ -39,10 +39,9 @@ pub fn apply_transaction(
     };
     buffer.begin_applying(actor);
     let puts = request.apply(view);
-    actor.step(
-        request.java(),
-        format!("index {} {request}: {} puts", entry.index, puts.len()),
-    );
+    actor.step_with(request.java(), || {
+        format!("index {} {request}: {} puts", entry.index, puts.len())
+    });
     for put in puts {
         buffer.add_to_buffer(actor, put.table, &put.key, put.row);
     }
@@ -76,13 +75,12 @@ pub fn install_and_catch_up(
 ) {
     store.install(actor, "SCMStateMachine.reinitialize", checkpoint);
     let stored = stored_index(&store.durable());
-    actor.step(
-        "SCMHADBTransactionBufferImpl.init",
+    actor.step_with("SCMHADBTransactionBufferImpl.init", || {
         format!(
             "latestTrxInfo = applied = checkpoint TX {stored}; Ratis sends from {}",
             stored + 1
-        ),
-    );
+        )
+    });
     let mut view = store.durable();
     for entry in log.after(stored) {
         let Payload::Data(request) = &entry.payload else {
@@ -100,10 +98,9 @@ pub fn install_and_catch_up(
                 index: entry.index,
             },
         );
-        actor.step(
-            request.java(),
-            format!("re-apply index {} {request}", entry.index),
-        );
+        actor.step_with(request.java(), || {
+            format!("re-apply index {} {request}", entry.index)
+        });
         store.commit(actor, "SCMHADBTransactionBufferImpl.flush", batch);
     }
 }

@@ -83,10 +83,9 @@ impl TransactionBuffer {
         let mut b = self.current.lock();
         b.ops.put(table, key, row);
         b.pending += 1;
-        actor.step(
-            "SCMHADBTransactionBufferImpl.addToBuffer",
-            format!("read lock; stage {table}/{key}={row}"),
-        );
+        actor.step_with("SCMHADBTransactionBufferImpl.addToBuffer", || {
+            format!("read lock; stage {table}/{key}={row}")
+        });
     }
 
     /// `removeFromBuffer`: stage one delete under the read lock.
@@ -95,10 +94,9 @@ impl TransactionBuffer {
         let mut b = self.current.lock();
         b.ops.delete(table, key);
         b.pending += 1;
-        actor.step(
-            "SCMHADBTransactionBufferImpl.removeFromBuffer",
-            format!("read lock; stage delete {table}/{key}"),
-        );
+        actor.step_with("SCMHADBTransactionBufferImpl.removeFromBuffer", || {
+            format!("read lock; stage delete {table}/{key}")
+        });
     }
 
     /// `updateLatestTrxInfo`: no lock; only a strictly larger index is taken.
@@ -106,10 +104,9 @@ impl TransactionBuffer {
         let old = self
             .latest_trx_info
             .update(|old| if index > old.1 { (term, index) } else { old });
-        actor.step(
-            "SCMHADBTransactionBufferImpl.updateLatestTrxInfo",
-            format!("latestTrxInfo {} -> {}", old.1, old.1.max(index)),
-        );
+        actor.step_with("SCMHADBTransactionBufferImpl.updateLatestTrxInfo", || {
+            format!("latestTrxInfo {} -> {}", old.1, old.1.max(index))
+        });
     }
 
     /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
@@ -119,9 +116,9 @@ impl TransactionBuffer {
             ghost.set(n + 1);
             n + 1
         }) + 1;
-        actor.step(
+        actor.step_with(
             "SCMHADBTransactionBufferImpl.beginApplyingTransaction",
-            format!("applyingTransactions -> {n}"),
+            || format!("applyingTransactions -> {n}"),
         );
     }
 
@@ -132,9 +129,9 @@ impl TransactionBuffer {
             ghost.set(n.saturating_sub(1));
             n.saturating_sub(1)
         });
-        actor.step(
+        actor.step_with(
             "SCMHADBTransactionBufferImpl.endApplyingTransaction",
-            format!("applyingTransactions -> {}", n.saturating_sub(1)),
+            || format!("applyingTransactions -> {}", n.saturating_sub(1)),
         );
     }
 
@@ -168,15 +165,14 @@ impl TransactionBuffer {
         let applying = self.applying.get();
         if applying > 0 {
             actor.probe(PROBE_FLUSH_DURING_APPLY);
-            actor.step(
-                JAVA,
-                format!("{why}: applyingTransactions = {applying}: defer"),
-            );
+            actor.step_with(JAVA, || {
+                format!("{why}: applyingTransactions = {applying}: defer")
+            });
             return false;
         }
         let pending = self.current.lock().pending;
         if pending == 0 {
-            actor.step(JAVA, format!("{why}: nothing pending"));
+            actor.step_with(JAVA, || format!("{why}: nothing pending"));
             return false;
         }
         self.flush_under_write_lock(actor, why);
@@ -191,7 +187,7 @@ impl TransactionBuffer {
         b.pending = 0;
         drop(b);
         batch.put(TX_TABLE, TX_KEY, ScmRow::TxInfo { term, index });
-        actor.step(JAVA, format!("{why}: write lock; stage TX = {index}"));
+        actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
         self.store.commit(actor, JAVA, batch);
     }
 }

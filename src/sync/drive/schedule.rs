@@ -49,6 +49,18 @@ impl Schedule {
         tasks.windows(2).filter(|w| w[0] != w[1]).count()
     }
 
+    /// The number of distinct tasks the schedule runs (the highest task number plus one).
+    pub fn tasks(&self) -> usize {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Task(t) => Some(t + 1),
+                Step::Random(_) => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Parse the text form.
     ///
     /// ```
