@@ -58,7 +58,7 @@ struct BenchArgs {
     #[arg(long, default_value_t = 10_000)]
     thread_runs: usize,
     /// Sizes for the scaling figures, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,5")]
     sizes: Vec<usize>,
     /// Stop measuring new cases after this many seconds in all.
     #[arg(long, value_name = "SECONDS")]

@@ -50,7 +50,7 @@ impl Default for Settings {
             rate_executions: 2_000,
             time_box: Duration::from_secs(60),
             thread_runs: 10_000,
-            sizes: vec![1, 2, 3],
+            sizes: vec![1, 2, 3, 4, 5],
             scenarios: Vec::new(),
             deadline: None,
         }

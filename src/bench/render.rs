@@ -206,8 +206,8 @@ pub fn render(rows: &[Row]) -> String {
 /// A named line of (size, executions) points.
 type Series = (String, Vec<(usize, f64)>);
 
-/// One scaling plot: executions (log scale) against size.
-fn plot(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
+/// One scaling plot: `y_desc` (log scale) against size.
+fn plot(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(), String> {
     let max_x = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|(x, _)| *x))
@@ -231,7 +231,7 @@ fn plot(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
     chart
         .configure_mesh()
         .x_desc("size")
-        .y_desc("executions")
+        .y_desc(y_desc)
         .draw()
         .map_err(|e| e.to_string())?;
     let colors = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];
@@ -262,6 +262,7 @@ pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
     let mut md = render(rows);
     let mut by_scenario: BTreeMap<&str, Vec<Series>> = BTreeMap::new();
+    let mut times: BTreeMap<&str, Vec<Series>> = BTreeMap::new();
     let sized: Vec<&Row> = rows.iter().filter(|r| r.expected == "-").collect();
     for key in sized
         .iter()
@@ -272,37 +273,57 @@ pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
             .iter()
             .filter(|r| (r.scenario.as_str(), r.variant.as_str(), r.plan.as_str()) == key)
             .collect();
-        let mut add = |name: String, f: &dyn Fn(&Row) -> Option<f64>, engine: &str| {
+        let points = |engine: &str, f: &dyn Fn(&Row) -> Option<f64>| {
             let mut points: Vec<(usize, f64)> = case_rows
                 .iter()
                 .filter(|r| r.engine == engine)
                 .filter_map(|r| f(r).map(|y| (r.size, y)))
                 .collect();
             points.sort_by_key(|p| p.0);
-            if !points.is_empty() {
-                by_scenario.entry(key.0).or_default().push((name, points));
-            }
+            points
         };
-        add(
-            format!("{}/{} loom first violation", key.1, key.2),
-            &|r| r.loom_first_violation.map(|n| n as f64),
-            "loom",
-        );
-        add(
-            format!("{}/{} loom bound 2 exhaustion", key.1, key.2),
-            &|r| {
-                r.exhaustion
-                    .iter()
-                    .find(|e| e.bound == Some(2))
-                    .map(|e| e.executions as f64)
-            },
-            "loom",
-        );
-        add(
-            format!("{}/{} PCT median first violation", key.1, key.2),
-            &|r| r.first_violation.as_ref().map(|f| f.median as f64),
-            "pct",
-        );
+        let bound_2 = |r: &Row| r.exhaustion.iter().find(|e| e.bound == Some(2)).cloned();
+        let label = |what: &str| format!("{}/{} {what}", key.1, key.2);
+        let executions = [
+            (
+                label("loom first violation"),
+                points("loom", &|r| r.loom_first_violation.map(|n| n as f64)),
+            ),
+            (
+                label("loom bound 2 exhaustion"),
+                points("loom", &|r| bound_2(r).map(|e| e.executions as f64)),
+            ),
+            (
+                label("PCT median first violation"),
+                points("pct", &|r| {
+                    r.first_violation.as_ref().map(|f| f.median as f64)
+                }),
+            ),
+        ];
+        let milliseconds = [
+            (
+                label("loom first violation"),
+                points("loom", &|r| r.loom_first_ms.map(|ms| ms as f64)),
+            ),
+            (
+                label("loom bound 2 exhaustion"),
+                points("loom", &|r| bound_2(r).map(|e| e.ms as f64)),
+            ),
+            (
+                label("PCT median first violation"),
+                points("pct", &|r| {
+                    Some(
+                        r.first_violation.as_ref()?.median as f64 * 1000.0
+                            / r.executions_per_second?,
+                    )
+                }),
+            ),
+        ];
+        for (map, series) in [(&mut by_scenario, executions), (&mut times, milliseconds)] {
+            map.entry(key.0)
+                .or_default()
+                .extend(series.into_iter().filter(|(_, p)| !p.is_empty()));
+        }
     }
     if !by_scenario.is_empty() {
         md.push_str("\nPlots:\n\n");
@@ -312,10 +333,18 @@ pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
         plot(
             &dir.join(&name),
             &format!("{scenario}: executions against size"),
+            "executions",
             series,
         )?;
         let _ = writeln!(md, "![{scenario} scaling]({name})\n");
         written.push(name);
+        if let Some(series) = times.get(scenario) {
+            let name = format!("scaling-{scenario}-time.svg");
+            let title = format!("{scenario}: milliseconds against size");
+            plot(&dir.join(&name), &title, "milliseconds", series)?;
+            let _ = writeln!(md, "![{scenario} scaling, time]({name})\n");
+            written.push(name);
+        }
     }
     std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| e.to_string())?;
     written.push("RESULTS.md".into());
