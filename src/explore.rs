@@ -122,29 +122,37 @@ impl Report {
     /// Whether the verdict is the expected one (and, for a violation, of an expected
     /// invariant).
     pub fn as_expected(&self) -> bool {
+        let expected_break = || {
+            self.expected == "violates"
+                && self
+                    .invariant
+                    .as_ref()
+                    .is_some_and(|i| self.expected_invariants.contains(i))
+        };
         if self.expected == "-" {
             return true;
         }
+        if self.witness_only() {
+            // Real threads can only witness: a break must be an expected one, and nothing
+            // else is judged.
+            return self.verdict != Verdict::Violated || expected_break();
+        }
         match self.verdict {
-            Verdict::Held | Verdict::Vacuous if self.unwitnessed() => true,
             Verdict::Held => self.expected == "holds",
             Verdict::Vacuous => false,
-            Verdict::Violated => {
-                self.expected == "violates"
-                    && self
-                        .invariant
-                        .as_ref()
-                        .is_some_and(|i| self.expected_invariants.contains(i))
-            }
+            Verdict::Violated => expected_break(),
         }
     }
-}
 
-impl Report {
-    /// Real threads can only witness a violation, never rule one out: a violating variant
-    /// that did not show in the runs is "not witnessed", not a mismatch.
+    /// Whether the engine can only witness a violation, never rule one out nor show that a
+    /// race window is unreachable (real threads).
+    pub fn witness_only(&self) -> bool {
+        self.engine == "threads"
+    }
+
+    /// A violating variant that a witness-only engine did not see break.
     pub fn unwitnessed(&self) -> bool {
-        self.engine == "threads" && self.expected == "violates" && self.verdict != Verdict::Violated
+        self.witness_only() && self.expected == "violates" && self.verdict != Verdict::Violated
     }
 }
 

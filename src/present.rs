@@ -1,6 +1,6 @@
 //! Presentation: the result table, JSON, listings and counterexamples.
 
-use crate::explore::Report;
+use crate::explore::{Report, Verdict};
 use crate::scenario::Scenario;
 use crate::trace::{render_mermaid, render_timeline, Broke};
 use serde_json::{json, Value};
@@ -32,6 +32,8 @@ pub fn table(reports: &[Report]) -> String {
                 r.expected.clone(),
                 if r.unwitnessed() {
                     format!("{} (not witnessed)", r.verdict.word())
+                } else if r.witness_only() && r.verdict == Verdict::Vacuous {
+                    "vacuous (window not reached)".to_string()
                 } else if r.as_expected() {
                     r.verdict.word().to_string()
                 } else {
