@@ -259,3 +259,29 @@ fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
         });
     }
 }
+
+/// The explored plans reach the paths the deterministic tests stage: on `store-failure` an
+/// error response flushed before the termination, on `apply-vs-flush` the tombstone reorder.
+#[test]
+fn explored_plans_reach_the_staged_paths() {
+    use ozone_ha_check::explore::{explore, Request};
+    use ozone_ha_check::scenario::find;
+    for (plan, probe) in [
+        ("store-failure", "ErrorResponseFlushedBeforeTermination"),
+        ("apply-vs-flush", PROBE_TOMBSTONE_THEN_WRITE),
+        ("apply-vs-flush", PROBE_FLUSH_REVOKES_NEWER),
+    ] {
+        let r = explore(
+            find(S).unwrap(),
+            &Request {
+                variant: "buggy",
+                plan,
+                strategy: pct(0, 2_000),
+                watch: None,
+                stop_at_first: false,
+            },
+        )
+        .unwrap();
+        assert!(r.probes[probe] > 0, "{plan}: {probe} never fired");
+    }
+}

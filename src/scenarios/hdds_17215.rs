@@ -10,7 +10,8 @@
 //!
 //! # Plans
 //!
-//! Every log begins with the term's configuration entry at index 1; the data entries are 2..
+//! Every log begins with the term's configuration entry at index 1, so that the data entries
+//! have the seed's indices 2..; it carries no S3 state and the OMs skip it.
 //!
 //! | plan | log | threads | then `main` |
 //! |---|---|---|---|
