@@ -45,15 +45,17 @@
 //! # What the model shows
 //!
 //! `buggy` breaks all three invariants as the seed says (`StoreHoldsIssuedSecret` not on
-//! `store-failure`: om2 fails before it writes anything, so only om1 writes the store). On `lagging-follower` om2 applies
-//! index 2 after om1 flushed it (the store holds S2), rejects the assign with
+//! `store-failure`: om2 fails before it writes anything, so only om1 writes the store). On
+//! `lagging-follower` om2 applies index 2 after om1 flushed it (the store holds S2), rejects the assign with
 //! TENANT_USER_ACCESS_ID_ALREADY_EXISTS, flushes that, and the NPE of index 3 terminates it;
 //! the restart replays index 3 and terminates again. On `crash-replay` the OM flushes the
 //! revoke, rejects the set, the getsecret stores S4 at apply time and is answered; the crash
 //! loses 3 and 4, and the replay of 3 finds S4 in the store, accepts the set and overwrites
 //! the issued secret. On `store-failure` om2's failed read becomes INTERNAL_ERROR; when its
 //! error response is flushed before the termination, the restart resumes after index 2 and
-//! om2 has skipped the assign om1 applied (symptom 2, which the seed only argued).
+//! om2 has skipped the assign om1 applied (symptom 2, which the seed only argued); when it
+//! is not flushed first, the restart replays index 2 against the store that om1 has written
+//! since, and rejects the assign as a lagging follower does: either way the replicas differ.
 //!
 //! The reorder the grounding note inferred is confirmed on `apply-vs-flush`: revoke(3) finds
 //! u1 cached (S2, not yet evicted) and writes a tombstone; getsecret(4) hits the tombstone,
@@ -73,8 +75,8 @@
 //! holds S0), answers the getsecret from the cache with the set's value, then the crash
 //! loses the set's flush-time `storeSecret` (nothing was flushed); the replayed revoke
 //! deletes S0, the replayed set is rejected, and the replayed getsecret stores S4, a secret
-//! no client was given. Both are
-//! a late decision, not a late write; the verdicts are pinned in [`expected`]. It still
+//! no client was given. Both are a late decision, not a late write; the verdicts are pinned
+//! in [`expected`]. It still
 //! violates `ReplicasAgree` on `lagging-follower`, as the seed predicts, and
 //! `StoreHoldsIssuedSecret` there too when the leader is the OM that lags (Raft lets a
 //! follower apply first): om2 applies 2, 3, 4 and stores S4 at index 4; om1 then rejects
