@@ -76,7 +76,7 @@
 //! loses the set's flush-time `storeSecret` (nothing was flushed); the replayed revoke
 //! deletes S0, the replayed set is rejected, and the replayed getsecret stores S4, a secret
 //! no client was given. Both are a late decision, not a late write; the verdicts are pinned
-//! in [`expected`]. It still
+//! in `expected`. It still
 //! violates `ReplicasAgree` on `lagging-follower`, as the seed predicts, and
 //! `StoreHoldsIssuedSecret` there too when the leader is the OM that lags (Raft lets a
 //! follower apply first): om2 applies 2, 3, 4 and stores S4 at index 4; om1 then rejects
