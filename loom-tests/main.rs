@@ -75,3 +75,13 @@ mod hdds_16452 {
         assert_eq!(r.verdict, Verdict::Violated);
     }
 }
+
+mod hdds_17215 {
+    // Reference: HDDS-17215, seeds/001_faf9eec80e528ec4.txt.
+    use super::*;
+
+    #[test]
+    fn matrix_at_bound_2() {
+        assert_matrix("hdds-17215", 2);
+    }
+}

@@ -5,4 +5,5 @@
 mod fixtures;
 mod hdds_16092;
 mod hdds_16452;
+mod hdds_17215;
 mod support;

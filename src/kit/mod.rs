@@ -3,5 +3,6 @@
 //!
 //! Both are deterministic: ordered maps only, no clock, no randomness.
 
+pub mod external_store;
 pub mod raft_log;
 pub mod store;

@@ -2,3 +2,4 @@
 
 pub mod hdds_16092;
 pub mod hdds_16452;
+pub mod hdds_17215;
