@@ -273,13 +273,7 @@ fn explored_plans_reach_the_staged_paths() {
     ] {
         let r = explore(
             find(S).unwrap(),
-            &Request {
-                variant: "buggy",
-                plan,
-                strategy: pct(0, 2_000),
-                watch: None,
-                stop_at_first: false,
-            },
+            &Request::new("buggy", plan, pct(0, 2_000)).stop_at_first(false),
         )
         .unwrap();
         assert!(r.probes[probe] > 0, "{plan}: {probe} never fired");
