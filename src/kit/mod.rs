@@ -1,7 +1,9 @@
 //! Reusable pieces the component models share: a RocksDB-like [`store`] and a Raft-like
-//! replicated [`raft_log`].
+//! replicated [`raft_log`], and
+//! the [`replica`] bookkeeping of several replicas over one log.
 //!
-//! Both are deterministic: ordered maps only, no clock, no randomness.
+//! All are deterministic: ordered maps only, no clock, no randomness.
 
 pub mod raft_log;
+pub mod replica;
 pub mod store;
