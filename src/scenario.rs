@@ -91,7 +91,10 @@ pub trait Scenario: Sync {
 
 /// Every registered scenario.
 pub fn all() -> &'static [&'static dyn Scenario] {
-    &[&crate::scenarios::hdds_16092::Hdds16092]
+    &[
+        &crate::scenarios::hdds_16092::Hdds16092,
+        &crate::scenarios::hdds_16900::Hdds16900,
+    ]
 }
 
 /// The scenario called `name`.

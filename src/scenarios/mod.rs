@@ -1,3 +1,4 @@
 //! One module per modelled bug.
 
 pub mod hdds_16092;
+pub mod hdds_16900;
