@@ -60,3 +60,13 @@ mod hdds_16092 {
         assert_eq!(r.verdict, Verdict::Violated);
     }
 }
+
+mod hdds_16900 {
+    // Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
+    use super::*;
+
+    #[test]
+    fn matrix_at_bound_2() {
+        assert_matrix("hdds-16900", 2);
+    }
+}

@@ -3,4 +3,5 @@
 #![cfg(not(any(loom, ohc_threads)))]
 
 mod hdds_16092;
+mod hdds_16900;
 mod support;
