@@ -37,9 +37,26 @@
 //! a request's two transactions, after its allocation was applied on `scm1` and before its
 //! store was. The plan starts with that request in flight, so the race is whether the stop
 //! comes before the store reaches `scm1` (a plan that also raced the allocation would need
-//! the stop to wait about ten steps of the client, which random schedules almost never do). The forced write then sees no certificate with that serial (its store
-//! transaction is only replayed after the write) and lowers the row; once `scm1` leads, it
-//! hands the serial out again and its own `checkValidCertID` refuses it.
+//! the stop to wait about ten steps of the client, which random schedules almost never
+//! do). The forced write then sees no certificate with that serial (its store transaction
+//! is only replayed after the write) and lowers the row; once `scm1` leads, it hands the
+//! serial out again and its own `checkValidCertID` refuses it. If the in-flight request's
+//! leader lost the leadership before its store, the store fails (`NotLeaderException`):
+//! a failed request, not a refused one.
+//!
+//! In every plan `buggy` can also escape: a primary that restarts only after a later
+//! certificate was stored finds largest = row and lowers nothing (real threads miss the
+//! window in about 4% of runs).
+//!
+//! # Invariants
+//!
+//! - `UniqueSerials`, checked when a leader's generator hands out a serial: no serial is
+//!   handed out twice (serials 1 and 2 count as handed out at initialisation).
+//! - `SequenceRowsAgree`, checked at every durable write of every SCM: its row equals the
+//!   row of the first SCM seen at the same applied index. A local write that changes the
+//!   row without moving the index breaks it at once.
+//! - `NoRefusedRequest`, checked when a request ends: no valid request is refused with
+//!   "Conflicting certificate ID<n>" (a plan's injected failure is not a refusal).
 //!
 //! # Variants ([`Upgrade`])
 //!
