@@ -85,3 +85,13 @@ mod hdds_17215 {
         assert_matrix("hdds-17215", 2);
     }
 }
+
+mod hdds_16900 {
+    // Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
+    use super::*;
+
+    #[test]
+    fn matrix_at_bound_2() {
+        assert_matrix("hdds-16900", 2);
+    }
+}

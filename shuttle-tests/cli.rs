@@ -31,6 +31,9 @@ fn list_json_names_every_case_with_its_expectation() {
             .unwrap_or_else(|| panic!("{name} is not listed"));
         assert_eq!(s["expected"].as_array().unwrap().len(), cases, "{name}");
     }
+    for s in scenarios {
+        assert!(!s["expected"].as_array().unwrap().is_empty(), "{s}");
+    }
 }
 
 #[test]

@@ -5,5 +5,6 @@
 mod fixtures;
 mod hdds_16092;
 mod hdds_16452;
+mod hdds_16900;
 mod hdds_17215;
 mod support;

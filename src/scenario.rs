@@ -126,6 +126,7 @@ pub fn all() -> &'static [&'static dyn Scenario] {
         &crate::scenarios::hdds_16092::Hdds16092,
         &crate::scenarios::hdds_16452::Hdds16452,
         &crate::scenarios::hdds_17215::Hdds17215,
+        &crate::scenarios::hdds_16900::Hdds16900,
     ]
 }
 

@@ -329,6 +329,13 @@ impl<V: Clone + fmt::Display> Store<V> {
         s.cache.insert((table, key.to_string()), Some(value));
     }
 
+    /// Read every committed row in one step (a full scan of the tables, skipping the cache).
+    pub fn scan(&self, actor: &Actor, java: &str) -> Tables<V> {
+        let s = self.state.lock();
+        actor.step(java, format!("read {}", s.durable));
+        s.durable.clone()
+    }
+
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
     pub fn checkpoint(&self, actor: &Actor, java: &str) -> Checkpoint<V> {
         let s = self.state.lock();

@@ -3,3 +3,4 @@
 pub mod om;
 pub mod s3_secret;
 pub mod scm;
+pub mod scm_cert;

@@ -2,4 +2,5 @@
 
 pub mod hdds_16092;
 pub mod hdds_16452;
+pub mod hdds_16900;
 pub mod hdds_17215;

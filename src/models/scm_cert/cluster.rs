@@ -1,0 +1,566 @@
+//! The SCMs of one Ratis group, their shared log, the leader, and what clients and operators
+//! do to them.
+//!
+//! - [`Cluster::request`]: `SCMSecurityProtocolServer.getEncodedCertToString` on the leader:
+//!   `getNextId(CertificateId)` (Ratis transaction 1, [`super::generator`]), then
+//!   `DefaultCAServer.signAndStoreCertificate`: `SCMCertStore.checkValidCertID` refuses
+//!   "Conflicting certificate ID{n}" when the leader's `validCertsTable` already holds the
+//!   serial, else `storeValidCertificate` (Ratis transaction 2). A request the plan marks as
+//!   failing stops after transaction 1: the id stays allocated with no certificate.
+//! - [`Cluster::transfer_leadership`]: the admin transfer: a new term (its configuration
+//!   entry), the new leader's generator batch emptied (it reloads from its state manager).
+//! - [`Cluster::restart`]: an SCM stops and starts (for the primary, with
+//!   `persistPrimarySCMCerts` and the upgrade call before Ratis replays the log).
+//! - [`Cluster::rejoin`]: the leader takes a snapshot and Ratis purges its log; an SCM that
+//!   was down (or a new one) finds its next entry purged and installs the leader's
+//!   checkpoint.
+//!
+//! Requests and the transfer take the leadership lock (read and write), so a request is
+//! served by one leader from start to end: in Ratis a request to a deposed leader fails with
+//! `NotLeaderException` and the client retries, which the model leaves out. The monitor of
+//! `getEncodedCertToString` is not modelled: each plan has one client, so it never contends.
+//!
+//! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
+//! each applied index; the scenario's invariants read it through [`Checks`].
+
+use super::generator::get_next_id;
+use super::scm::{Reply, Scm, ScmGhost, Upgrade};
+use super::{largest_serial, last_id, serial_key, stored_index, ScmRow, ScmTx, VALID_CERTS_TABLE};
+use crate::kit::raft_log::RaftLog;
+use crate::kit::replica::{CatchUp, SharedLog};
+use crate::kit::store::Tables;
+use crate::recorder::{Actor, Recorder};
+use crate::sync::ghost::Ghost;
+use crate::sync::{Arc, RwLock};
+use std::collections::BTreeMap;
+
+/// The probe of the race window: when the primary stored its own certificates at startup,
+/// its `CertificateId` row was above every stored serial.
+pub const PROBE_ROW_ABOVE_LARGEST: &str = "RowAboveLargestAtStartup";
+
+/// A serial handed out by a leader's generator.
+#[derive(Clone, Debug)]
+pub struct Handout {
+    /// The serial.
+    pub serial: u64,
+    /// Who got it now.
+    pub to: String,
+    /// Who got it before, if anyone.
+    pub before: Option<String>,
+}
+
+/// A durable state of one SCM: its row at its applied index.
+#[derive(Clone, Debug)]
+pub struct RowAt {
+    /// The SCM.
+    pub scm: String,
+    /// Its applied (stored) index.
+    pub index: u64,
+    /// Its `CertificateId` row.
+    pub row: Option<u64>,
+    /// The first SCM seen at this index, with its row then.
+    pub first: Option<(String, Option<u64>)>,
+}
+
+/// How a certificate request ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Signed and stored with this serial.
+    Issued(u64),
+    /// Signing or storing failed (a fault of the plan); the serial stays allocated.
+    Failed(u64),
+    /// Refused with this message.
+    Refused(String),
+}
+
+/// A finished request.
+#[derive(Clone, Debug)]
+pub struct RequestEnd {
+    /// The request's subject.
+    pub subject: String,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// A certificate request.
+#[derive(Clone, Debug)]
+pub struct CertRequest {
+    /// The subject (a datanode, an OM, a client).
+    pub subject: String,
+    /// Whether signing or storing fails after the id was allocated.
+    pub store_fails: bool,
+    /// Whether the certificate is expired by the next expiry sweep.
+    pub expired: bool,
+}
+
+impl CertRequest {
+    /// A valid request that succeeds if nothing refuses it.
+    pub fn valid(subject: &str) -> Self {
+        Self {
+            subject: subject.into(),
+            store_fails: false,
+            expired: false,
+        }
+    }
+
+    /// A request whose signing or store fails after the allocation.
+    pub fn failing(subject: &str) -> Self {
+        Self {
+            store_fails: true,
+            ..Self::valid(subject)
+        }
+    }
+
+    /// A request whose certificate expires before the next sweep.
+    pub fn expiring(subject: &str) -> Self {
+        Self {
+            expired: true,
+            ..Self::valid(subject)
+        }
+    }
+}
+
+/// A request between its two transactions: its serial is allocated, signing is under way.
+#[derive(Clone, Debug)]
+pub struct InFlight {
+    leader: usize,
+    /// The allocated serial.
+    pub serial: u64,
+    req: CertRequest,
+}
+
+/// Where the invariants plug in: each is called at the moment its fact is recorded.
+#[derive(Clone, Copy)]
+pub struct Checks {
+    /// A serial was handed out.
+    pub handout: fn(&Handout, &Recorder),
+    /// An SCM's durable state changed.
+    pub row: fn(&RowAt, &Recorder),
+    /// A request ended.
+    pub request: fn(&RequestEnd, &Recorder),
+}
+
+impl Checks {
+    /// Check nothing (reproductions that read the results themselves).
+    pub const NONE: Checks = Checks {
+        handout: |_, _| (),
+        row: |_, _| (),
+        request: |_, _| (),
+    };
+}
+
+/// Ghost facts of one execution.
+#[derive(Debug, Default)]
+pub struct Book {
+    /// Every serial handed out, with its holder.
+    pub handed_out: BTreeMap<u64, String>,
+    /// The first row seen at each applied index, and on which SCM.
+    pub rows_at: BTreeMap<u64, (String, Option<u64>)>,
+    /// Every finished request, in order.
+    pub requests: Vec<RequestEnd>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Leadership {
+    leader: usize,
+    term: u64,
+}
+
+/// One SCM's starting point.
+pub struct ScmSpec {
+    /// Its name.
+    pub name: &'static str,
+    /// Its DB.
+    pub tables: Tables<ScmRow>,
+    /// Whether it runs at the start.
+    pub up: bool,
+}
+
+/// The SCMs of one group.
+pub struct Cluster {
+    scms: Vec<Scm>,
+    log: SharedLog<ScmTx>,
+    leader: RwLock<Leadership>,
+    upgrade: Upgrade,
+    book: Arc<Ghost<Book>>,
+    recorder: Arc<Recorder>,
+    checks: Checks,
+}
+
+impl Cluster {
+    /// A group of `scms` over `log` (term `term`, led by `leader`), whose primary starts up
+    /// as `upgrade` says. Serials up to `handed_out` count as already handed out.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        recorder: &Arc<Recorder>,
+        upgrade: Upgrade,
+        checks: Checks,
+        scms: Vec<ScmSpec>,
+        log: RaftLog<ScmTx>,
+        leader: usize,
+        term: u64,
+        handed_out: u64,
+    ) -> Self {
+        let book = Arc::new(Ghost::new(Book::default()));
+        book.with(|b| {
+            for serial in 1..=handed_out {
+                b.handed_out.insert(serial, "cluster initialisation".into());
+            }
+            for s in &scms {
+                b.rows_at
+                    .entry(stored_index(&s.tables))
+                    .or_insert((s.name.to_string(), last_id(&s.tables)));
+            }
+        });
+        let scms = scms
+            .into_iter()
+            .map(|s| {
+                let ghost = Arc::new(Ghost::new(ScmGhost::default()));
+                let observer = row_observer(s.name, recorder, &book, &ghost, checks);
+                Scm::new(s.name, s.tables, s.up, Some(observer), ghost)
+            })
+            .collect();
+        Self {
+            scms,
+            log: SharedLog::with_log(log),
+            leader: RwLock::new(Leadership { leader, term }),
+            upgrade,
+            book,
+            recorder: Arc::clone(recorder),
+            checks,
+        }
+    }
+
+    /// SCM `i`.
+    pub fn scm(&self, i: usize) -> &Scm {
+        &self.scms[i]
+    }
+
+    /// The index of the SCM called `name`.
+    pub fn index_of(&self, name: &str) -> usize {
+        self.scms
+            .iter()
+            .position(|s| s.name() == name)
+            .unwrap_or_else(|| panic!("no SCM called {name}"))
+    }
+
+    /// The shared log.
+    pub fn log(&self) -> &SharedLog<ScmTx> {
+        &self.log
+    }
+
+    /// The ghost book.
+    pub fn book(&self) -> &Arc<Ghost<Book>> {
+        &self.book
+    }
+
+    /// The current leader (one step: the leadership lock).
+    pub fn leader(&self) -> usize {
+        self.leader.read().leader
+    }
+
+    fn order(&self, first: usize) -> impl Iterator<Item = usize> {
+        std::iter::once(first).chain((0..self.scms.len()).filter(move |i| *i != first))
+    }
+
+    /// Apply what SCM `i` has not applied; if its next entry is purged, install `leader`'s
+    /// checkpoint first. Returns the reply of entry `want` if SCM `i` applied it.
+    fn drive(&self, me: &Actor, i: usize, leader: usize, want: Option<u64>) -> Option<Reply> {
+        let (result, reply) = self.scms[i].catch_up(me, &self.log, want);
+        if result != CatchUp::NeedsCheckpoint {
+            return reply;
+        }
+        self.install_checkpoint(me, i, leader);
+        self.scms[i].catch_up(me, &self.log, want).1
+    }
+
+    fn install_checkpoint(&self, me: &Actor, i: usize, leader: usize) {
+        let checkpoint = self.scms[leader].store().checkpoint(
+            me,
+            "SCMStateMachine.notifyInstallSnapshotFromLeader (leader checkpoint)",
+        );
+        me.step(
+            "SCMStateMachine.notifyInstallSnapshotFromLeader",
+            format!(
+                "{} installs {}'s checkpoint at index {}",
+                self.scms[i].name(),
+                self.scms[leader].name(),
+                stored_index(&checkpoint)
+            ),
+        );
+        self.scms[i].install(me, checkpoint);
+    }
+
+    /// Submit `tx` through `leader`: it is committed, every running SCM applies it, and the
+    /// leader's reply is returned (`SCMRatisServerImpl.submitRequest`).
+    pub fn submit(&self, me: &Actor, leader: usize, tx: ScmTx) -> Reply {
+        let summary = tx.to_string();
+        let index = self.log.append(tx);
+        me.step(
+            "SCMRatisServerImpl.submitRequest",
+            format!(
+                "{} commits index {index}: {summary}",
+                self.scms[leader].name()
+            ),
+        );
+        let mut reply = None;
+        for i in self.order(leader) {
+            let r = self.drive(me, i, leader, (i == leader).then_some(index));
+            if i == leader {
+                reply = r;
+            }
+        }
+        reply.unwrap_or_else(|| {
+            panic!(
+                "model error: leader {} did not apply index {index}",
+                self.scms[leader].name()
+            )
+        })
+    }
+
+    /// One certificate request, served by the current leader.
+    pub fn request(&self, me: &Actor, req: &CertRequest) -> Outcome {
+        let guard = self.leader.read();
+        let leader = guard.leader;
+        let serial = self.allocate_on(me, leader, req);
+        let outcome = self.sign_and_store_on(me, leader, req, serial);
+        drop(guard);
+        self.end(req, outcome)
+    }
+
+    /// The first half of a request: the current leader allocates its serial. The request
+    /// is then in flight, signing, until [`Cluster::sign_and_store`].
+    pub fn allocate(&self, me: &Actor, req: &CertRequest) -> InFlight {
+        let guard = self.leader.read();
+        let leader = guard.leader;
+        let serial = self.allocate_on(me, leader, req);
+        InFlight {
+            leader,
+            serial,
+            req: req.clone(),
+        }
+    }
+
+    /// The second half of a request started by [`Cluster::allocate`]. If its SCM no longer
+    /// leads, the store fails as Ratis's `NotLeaderException` does.
+    pub fn sign_and_store(&self, me: &Actor, f: InFlight) -> Outcome {
+        let guard = self.leader.read();
+        let outcome = if guard.leader == f.leader {
+            self.sign_and_store_on(me, f.leader, &f.req, f.serial)
+        } else {
+            me.step(
+                "SCMRatisServerImpl.submitRequest",
+                format!(
+                    "{} no longer leads: NotLeaderException; serial {} stays allocated",
+                    self.scms[f.leader].name(),
+                    f.serial
+                ),
+            );
+            Outcome::Failed(f.serial)
+        };
+        drop(guard);
+        self.end(&f.req, outcome)
+    }
+
+    fn allocate_on(&self, me: &Actor, leader: usize, req: &CertRequest) -> u64 {
+        let serial = get_next_id(self, me, leader);
+        let before = self.book.with(|b| {
+            let before = b.handed_out.get(&serial).cloned();
+            b.handed_out.insert(serial, req.subject.clone());
+            before
+        });
+        (self.checks.handout)(
+            &Handout {
+                serial,
+                to: req.subject.clone(),
+                before,
+            },
+            &self.recorder,
+        );
+        serial
+    }
+
+    fn sign_and_store_on(
+        &self,
+        me: &Actor,
+        leader: usize,
+        req: &CertRequest,
+        serial: u64,
+    ) -> Outcome {
+        if req.store_fails {
+            me.step(
+                "DefaultCAServer.signAndStoreCertificate",
+                format!(
+                    "signing or storing fails for {}: serial {serial} stays allocated with no certificate",
+                    req.subject
+                ),
+            );
+            return Outcome::Failed(serial);
+        }
+        let conflicting = self.scms[leader]
+            .store()
+            .get_skip_cache(
+                me,
+                "SCMCertStore.checkValidCertID",
+                VALID_CERTS_TABLE,
+                &serial_key(serial),
+            )
+            .is_some();
+        if conflicting {
+            let msg = format!("Conflicting certificate ID{serial}");
+            me.step(
+                "SCMCertStore.checkValidCertID",
+                format!("refuses {}: {msg}", req.subject),
+            );
+            return Outcome::Refused(msg);
+        }
+        // The store always succeeds on apply; only the plan's fault fails it.
+        let _ = self.submit(
+            me,
+            leader,
+            ScmTx::StoreCert {
+                serial,
+                subject: req.subject.clone(),
+                expired: req.expired,
+            },
+        );
+        Outcome::Issued(serial)
+    }
+
+    fn end(&self, req: &CertRequest, outcome: Outcome) -> Outcome {
+        let end = RequestEnd {
+            subject: req.subject.clone(),
+            outcome: outcome.clone(),
+        };
+        self.book.with(|b| b.requests.push(end.clone()));
+        (self.checks.request)(&end, &self.recorder);
+        outcome
+    }
+
+    /// `removeAllExpiredCertificates` on the leader: it finds the expired certificates in its
+    /// DB and removes them through Ratis.
+    pub fn remove_expired(&self, me: &Actor) {
+        let guard = self.leader.read();
+        let leader = guard.leader;
+        let tables = self.scms[leader]
+            .store()
+            .scan(me, "SCMCertStore.removeAllExpiredCertificates (read)");
+        let serials: Vec<u64> = tables
+            .iter()
+            .filter(|(t, _, v)| {
+                *t == VALID_CERTS_TABLE && matches!(v, ScmRow::Cert { expired: true, .. })
+            })
+            .filter_map(|(_, k, _)| k.parse().ok())
+            .collect();
+        let _ = self.submit(me, leader, ScmTx::RemoveExpired { serials });
+    }
+
+    /// The admin leadership transfer to SCM `to`.
+    pub fn transfer_leadership(&self, me: &Actor, to: usize) {
+        let mut guard = self.leader.write();
+        let from = guard.leader;
+        guard.term += 1;
+        let index = self.log.start_term(guard.term);
+        guard.leader = to;
+        self.scms[to].generator().lock().last = None;
+        me.step(
+            "SCMHAManagerImpl.transferLeadership",
+            format!(
+                "{} -> {}: term {}, configuration entry at index {index}",
+                self.scms[from].name(),
+                self.scms[to].name(),
+                guard.term
+            ),
+        );
+        for i in self.order(to) {
+            self.drive(me, i, to, None);
+        }
+    }
+
+    /// Stop SCM `i` and start it again. The primary (SCM 0) stores its own certificate and
+    /// runs the upgrade call before Ratis replays the log.
+    pub fn restart(&self, me: &Actor, i: usize) {
+        let scm = &self.scms[i];
+        scm.stop(me);
+        let largest = if i == 0 {
+            scm.persist_primary_scm_certs(me);
+            scm.upgrade_certificate_id(me, self.upgrade)
+        } else {
+            None
+        };
+        scm.start(me);
+        let guard = self.leader.read();
+        let leader = guard.leader;
+        self.drive(me, i, leader, None);
+        if let (Upgrade::ThroughRatis, Some(to)) = (self.upgrade, largest) {
+            let _ = self.submit(me, leader, ScmTx::RaiseCertificateId { to });
+        }
+    }
+
+    /// Stop SCM `i` (it stays down until [`Cluster::restart`] or [`Cluster::rejoin`]).
+    pub fn stop(&self, me: &Actor, i: usize) {
+        self.scms[i].stop(me);
+    }
+
+    /// SCM `i` was down (or is new): the leader takes a snapshot and Ratis purges its log
+    /// through it, then SCM `i` starts, finds its next entry purged and installs the
+    /// leader's checkpoint (`ozone.scm.ha.ratis.log.purge.enabled`).
+    pub fn rejoin(&self, me: &Actor, i: usize) {
+        let guard = self.leader.read();
+        let leader = guard.leader;
+        let applied = self.scms[leader].applied();
+        self.log.purge_through(applied);
+        me.step(
+            "SCMStateMachine.takeSnapshot",
+            format!(
+                "{} snapshot at index {applied}; the log is purged through it",
+                self.scms[leader].name()
+            ),
+        );
+        self.scms[i].start(me);
+        self.drive(me, i, leader, None);
+    }
+
+    /// Every SCM's applied index and row, read after every thread stopped.
+    pub fn rows(&self) -> Vec<(String, u64, Option<u64>)> {
+        self.scms
+            .iter()
+            .map(|s| {
+                let t = s.durable();
+                (s.name().to_string(), stored_index(&t), last_id(&t))
+            })
+            .collect()
+    }
+}
+
+fn row_observer(
+    name: &'static str,
+    recorder: &Arc<Recorder>,
+    book: &Arc<Ghost<Book>>,
+    ghost: &Arc<Ghost<ScmGhost>>,
+    checks: Checks,
+) -> crate::kit::store::Observer<ScmRow> {
+    let (recorder, book, ghost) = (Arc::clone(recorder), Arc::clone(book), Arc::clone(ghost));
+    Box::new(move |_before, after| {
+        let (index, row) = (stored_index(after), last_id(after));
+        if ghost.with(|g| g.persisting) && row.is_some_and(|r| r > largest_serial(after)) {
+            recorder.probe(PROBE_ROW_ABOVE_LARGEST);
+        }
+        let first = book.with(|b| match b.rows_at.get(&index) {
+            Some(first) => Some(first.clone()),
+            None => {
+                b.rows_at.insert(index, (name.to_string(), row));
+                None
+            }
+        });
+        (checks.row)(
+            &RowAt {
+                scm: name.to_string(),
+                index,
+                row,
+                first,
+            },
+            &recorder,
+        );
+    })
+}

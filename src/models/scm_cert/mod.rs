@@ -1,0 +1,183 @@
+//! The SCM's certificate serials: `SequenceIdGenerator`, certificate issue and storage, and
+//! the primary SCM's startup.
+//!
+//! Java (`scm/...`): `ha/SequenceIdGenerator.java` (the generator, its `StateManagerImpl`,
+//! `upgradeToCertificateSequenceId` :389-426), `server/StorageContainerManager.java`
+//! (`persistPrimarySCMCerts` :988-1011, `scmHAManager.start()` :1575),
+//! `server/SCMSecurityProtocolServer.java` (`getEncodedCertToString`),
+//! `hadoop-hdds/framework/.../DefaultCAServer.java` (`signAndStoreCertificate`) and
+//! `ha/SCMCertStore` (`checkValidCertID`, `storeValidCertificate`,
+//! `removeAllExpiredCertificates`). Jira: HDDS-16900; grounding §3.
+//!
+//! - [`scm`]: one SCM: its store, its state machine (the apply of each replicated
+//!   transaction, the `StateManagerImpl` map) and its startup.
+//! - [`generator`]: the leader-side `SequenceIdGenerator.getNextId`.
+//! - [`cluster`]: the SCMs, the shared log, the leader, a certificate request, a leadership
+//!   transfer, a checkpoint install, and the ghost book the invariants read.
+//!
+//! Abstracted away: the `SCMHADBTransactionBuffer` flush schedule (every applied transaction
+//! is committed at once with its index: the state a clean stop, the 60-second flush, a
+//! leader change or a Ratis snapshot leaves; the kill-before-flush path, where the
+//! allocation is replayed after the forced write and nothing is lowered, is left out),
+//! Kerberos, the certificate contents (a subject name), the clock (a certificate is issued
+//! already marked to expire by the time of the next `removeAllExpiredCertificates`), and
+//! every sequence other than `CertificateId`.
+
+pub mod cluster;
+pub mod generator;
+pub mod scm;
+
+use crate::kit::store::{TableName, Tables};
+use std::fmt;
+
+/// `SCMDBDefinition.SEQUENCE_ID`.
+pub const SEQUENCE_ID_TABLE: TableName = "sequenceIdTable";
+/// `SequenceIdGenerator.CERTIFICATE_ID` (`SequenceIdType.CertificateId`).
+pub const CERTIFICATE_ID: &str = "CertificateId";
+/// `SCMDBDefinition.VALID_CERTS`: certificates issued to datanodes, OMs and clients.
+pub const VALID_CERTS_TABLE: TableName = "validCertsTable";
+/// `SCMDBDefinition.VALID_SCM_CERTS`: the SCMs' own certificates.
+pub const VALID_SCM_CERTS_TABLE: TableName = "validSCMCertsTable";
+/// `SCMDBDefinition.TRANSACTIONINFO`.
+pub const TX_TABLE: TableName = "transactionInfoTable";
+/// `OzoneConsts.TRANSACTION_INFO_KEY`.
+pub const TX_KEY: &str = "#TRANSACTIONINFO";
+/// `upgradeToCertificateSequenceId` never writes less than this (the root CA certificate
+/// and the primary's SCM certificate of a cluster initialised with the current code).
+pub const MIN_CERTIFICATE_ID: u64 = 2;
+/// The serial of the primary SCM's own certificate, which `persistPrimarySCMCerts` stores.
+pub const PRIMARY_SCM_CERT_SERIAL: u64 = 2;
+
+/// A row of an SCM's DB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScmRow {
+    /// The `CertificateId` row of `sequenceIdTable`: the last allocated serial.
+    LastId(u64),
+    /// A valid certificate, by serial.
+    Cert {
+        /// The subject it was issued to.
+        subject: String,
+        /// Whether its lifetime has passed by the next expiry sweep.
+        expired: bool,
+    },
+    /// `TransactionInfo`: the index the DB's content covers.
+    TxInfo(u64),
+}
+
+impl fmt::Display for ScmRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScmRow::LastId(id) => write!(f, "{id}"),
+            ScmRow::Cert { subject, expired } => {
+                write!(
+                    f,
+                    "cert({subject}{})",
+                    if *expired { ", expired" } else { "" }
+                )
+            }
+            ScmRow::TxInfo(index) => write!(f, "TX {index}"),
+        }
+    }
+}
+
+/// A replicated SCM transaction (`SCMRatisRequest`), as the state machine applies it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScmTx {
+    /// `StateManagerImpl.allocateBatch(CertificateId, prev, next)`: compare-and-set.
+    AllocateBatch {
+        /// The last id the leader's generator expects.
+        prev: u64,
+        /// The new last id.
+        next: u64,
+    },
+    /// `SCMCertStore.storeValidCertificate`.
+    StoreCert {
+        /// The serial.
+        serial: u64,
+        /// The subject.
+        subject: String,
+        /// Whether it is expired by the next sweep.
+        expired: bool,
+    },
+    /// `SCMCertStore.removeAllExpiredCertificates`: the serials the leader found expired.
+    RemoveExpired {
+        /// Serials to delete.
+        serials: Vec<u64>,
+    },
+    /// The `through-ratis` variant's replicated raise: the row becomes max(row, to).
+    RaiseCertificateId {
+        /// The largest serial the starting primary found.
+        to: u64,
+    },
+}
+
+impl fmt::Display for ScmTx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScmTx::AllocateBatch { prev, next } => write!(f, "allocateBatch({prev} -> {next})"),
+            ScmTx::StoreCert {
+                serial, subject, ..
+            } => write!(f, "storeValidCertificate({serial}, {subject})"),
+            ScmTx::RemoveExpired { serials } => write!(f, "removeExpiredCertificates({serials:?})"),
+            ScmTx::RaiseCertificateId { to } => write!(f, "raiseCertificateId({to})"),
+        }
+    }
+}
+
+/// The `CertificateId` row, if present.
+pub fn last_id(tables: &Tables<ScmRow>) -> Option<u64> {
+    match tables.get(SEQUENCE_ID_TABLE, CERTIFICATE_ID) {
+        Some(ScmRow::LastId(id)) => Some(*id),
+        _ => None,
+    }
+}
+
+/// The applied index a DB claims to cover.
+pub fn stored_index(tables: &Tables<ScmRow>) -> u64 {
+    match tables.get(TX_TABLE, TX_KEY) {
+        Some(ScmRow::TxInfo(index)) => *index,
+        _ => 0,
+    }
+}
+
+/// The serials of `validCertsTable` and `validSCMCertsTable`.
+pub fn stored_serials(tables: &Tables<ScmRow>) -> Vec<u64> {
+    tables
+        .iter()
+        .filter(|(t, _, _)| *t == VALID_CERTS_TABLE || *t == VALID_SCM_CERTS_TABLE)
+        .filter_map(|(_, k, _)| k.parse().ok())
+        .collect()
+}
+
+/// `upgradeToCertificateSequenceId`'s largest: max(2, every stored serial).
+pub fn largest_serial(tables: &Tables<ScmRow>) -> u64 {
+    stored_serials(tables)
+        .into_iter()
+        .fold(MIN_CERTIFICATE_ID, u64::max)
+}
+
+/// The key of a serial in the certificate tables.
+pub fn serial_key(serial: u64) -> String {
+    serial.to_string()
+}
+
+/// The tables every SCM of an initialised cluster holds: the primary's SCM certificate
+/// (serial 2) and `CertificateId` = 2, at index 0.
+pub fn initial_tables() -> Tables<ScmRow> {
+    let mut t = Tables::default();
+    t.put(
+        VALID_SCM_CERTS_TABLE,
+        &serial_key(PRIMARY_SCM_CERT_SERIAL),
+        ScmRow::Cert {
+            subject: "scm1".into(),
+            expired: false,
+        },
+    );
+    t.put(
+        SEQUENCE_ID_TABLE,
+        CERTIFICATE_ID,
+        ScmRow::LastId(MIN_CERTIFICATE_ID),
+    );
+    t.put(TX_TABLE, TX_KEY, ScmRow::TxInfo(0));
+    t
+}
