@@ -194,6 +194,9 @@ pub fn render(rows: &[Row]) -> String {
                     )
                 },
             );
+        if first == "-" && exhaust == "-" {
+            continue;
+        }
         let _ = writeln!(
             out,
             "| {} | {} / {} | {} | {} | {first} | {exhaust} |",
