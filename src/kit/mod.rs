@@ -5,4 +5,6 @@
 
 pub mod external_store;
 pub mod raft_log;
+#[cfg(feature = "rocksdb")]
+pub mod rocks;
 pub mod store;

@@ -191,6 +191,13 @@ impl<V> WriteBatch<V> {
         self.ops.is_empty()
     }
 
+    /// The staged ops in order: table, key, and the value of a put (`None` for a delete).
+    pub fn iter(&self) -> impl Iterator<Item = (TableName, &str, Option<&V>)> {
+        self.ops
+            .iter()
+            .map(|op| (op.table, op.key.as_str(), op.value.as_ref()))
+    }
+
     /// Move every op of `other` to the end of this batch.
     pub fn append(&mut self, other: WriteBatch<V>) {
         self.ops.extend(other.ops);
