@@ -153,7 +153,7 @@ fn read_all<V: Codec + Clone>(
 }
 
 fn table_name(names: &mut BTreeMap<String, TableName>, cf: &str) -> TableName {
-    *names
+    names
         .entry(cf.to_string())
         .or_insert_with(|| Box::leak(cf.to_string().into_boxed_str()))
 }
@@ -314,5 +314,132 @@ impl<V: Codec + Clone> RocksStore<V> {
         let mut inner = self.lock();
         let Inner { db, names, .. } = &mut *inner;
         read_all(db.as_ref().expect("database is open"), &self.path, names)
+    }
+}
+
+/// The environment variable that asks every [`Store`](super::store::Store) built by
+/// [`Store::with_state`](super::store::Store::with_state) to mirror itself to RocksDB: a
+/// directory under which each store gets a fresh database.
+pub const MIRROR_ENV: &str = "OHC_ROCKSDB_DIR";
+
+/// A RocksDB database that follows a model store write for write, inside the model's lock.
+/// Values are stored as their `Display` text. Every read the model answers from the committed
+/// state, every checkpoint (through RocksDB's Checkpoint API) and the whole committed state
+/// after every write are compared with the database; a difference panics, naming it.
+pub struct Mirror {
+    db: RocksStore<String>,
+    dir: PathBuf,
+}
+
+static MIRRORS: AtomicU64 = AtomicU64::new(0);
+
+fn texts<V: fmt::Display + Clone>(tables: &Tables<V>) -> Tables<String> {
+    let mut out = Tables::default();
+    for (t, k, v) in tables.iter() {
+        out.put(t, k, v.to_string());
+    }
+    out
+}
+
+fn batch_texts<V: fmt::Display>(batch: &WriteBatch<V>) -> WriteBatch<String> {
+    let mut out = WriteBatch::new();
+    for (t, k, v) in batch.iter() {
+        match v {
+            Some(v) => out.put(t, k, v.to_string()),
+            None => out.delete(t, k),
+        }
+    }
+    out
+}
+
+fn must<T>(what: &str, r: Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("RocksDB mirror: {what}: {e}"))
+}
+
+impl Mirror {
+    /// The directory [`MIRROR_ENV`] names, if set and not empty.
+    pub fn requested() -> Option<PathBuf> {
+        std::env::var_os(MIRROR_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// How many mirrors this process has created.
+    pub fn created() -> u64 {
+        MIRRORS.load(Ordering::Relaxed)
+    }
+
+    /// A fresh database under `root` holding `initial`; removed when the mirror is dropped.
+    pub fn create<V: fmt::Display + Clone>(root: &Path, initial: &Tables<V>) -> Result<Self> {
+        let n = MIRRORS.fetch_add(1, Ordering::Relaxed);
+        let dir = root.join(format!("store-{}-{n}", std::process::id()));
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        let db = RocksStore::open(dir.join("db"))?;
+        let mut batch = WriteBatch::new();
+        for (t, k, v) in initial.iter() {
+            batch.put(t, k, v.to_string());
+        }
+        db.commit(&batch)?;
+        Ok(Self { db, dir })
+    }
+
+    /// Commit `batch` as one RocksDB write batch.
+    pub fn commit<V: fmt::Display>(&self, batch: &WriteBatch<V>) {
+        must("commit", self.db.commit(&batch_texts(batch)));
+    }
+
+    /// An unbatched put.
+    pub fn put<V: fmt::Display>(&self, table: TableName, key: &str, value: &V) {
+        must("put", self.db.put(table, key, value.to_string()));
+    }
+
+    /// Check a committed-row read of the model against RocksDB's `get`.
+    pub fn check_read<V: fmt::Display>(&self, table: TableName, key: &str, model: Option<&V>) {
+        let rocks = must("get", self.db.get_skip_cache(table, key));
+        let model = model.map(ToString::to_string);
+        assert_eq!(
+            model, rocks,
+            "RocksDB mirror: read of {table}/{key}: model vs RocksDB"
+        );
+    }
+
+    /// Check the model's committed state against every row in RocksDB.
+    pub fn check_state<V: fmt::Display + Clone>(&self, what: &str, model: &Tables<V>) {
+        let rocks = must("read", self.db.durable());
+        let model = texts(model);
+        let diff = model.diff(&rocks);
+        assert!(
+            diff.is_empty(),
+            "RocksDB mirror: {what}: model vs RocksDB differ: {diff:?}"
+        );
+    }
+
+    /// Take a RocksDB checkpoint and check it holds exactly the model's checkpoint.
+    pub fn checkpoint<V: fmt::Display + Clone>(&self, model: &Tables<V>) {
+        let rocks = must("checkpoint", self.db.checkpoint());
+        let diff = texts(model).diff(&rocks);
+        assert!(
+            diff.is_empty(),
+            "RocksDB mirror: checkpoint: model vs RocksDB differ: {diff:?}"
+        );
+    }
+
+    /// Close the database and open it again.
+    pub fn reopen(&self) {
+        must("reopen", self.db.reopen());
+    }
+
+    /// Replace the database by one holding exactly `checkpoint`.
+    pub fn install<V: fmt::Display + Clone>(&self, checkpoint: &Tables<V>) {
+        must("install", self.db.install(&texts(checkpoint)));
+    }
+}
+
+impl Drop for Mirror {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
