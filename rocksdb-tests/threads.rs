@@ -14,7 +14,7 @@ fn runs() -> usize {
     std::env::var("OHC_ROCKSDB_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(500)
+        .unwrap_or(200)
 }
 
 #[test]
