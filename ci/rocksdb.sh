@@ -25,6 +25,7 @@ cargo clippy --release --all-targets --features rocksdb -- -D warnings
 
 echo "== rocksdb feature: unit tests and the differential test against RocksDB"
 cargo test --release --features rocksdb --lib --test rocksdb
+cargo test --release --features rocksdb --doc kit::rocks
 
 echo "== real OS threads against RocksDB: hdds-16092 and hdds-16452, fixed never breaks"
 RUSTFLAGS="--cfg ohc_threads" CARGO_TARGET_DIR=target/threads \
