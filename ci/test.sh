@@ -19,3 +19,6 @@ RUSTFLAGS="--cfg ohc_threads" CARGO_TARGET_DIR=target/threads cargo run --releas
 
 echo "== the HTML report in headless Chromium"
 bash ci/html-check.sh
+
+echo "== rocksdb feature: the store model against Debian's librocksdb"
+bash ci/rocksdb.sh

@@ -191,6 +191,13 @@ impl<V> WriteBatch<V> {
         self.ops.is_empty()
     }
 
+    /// The staged ops in order: table, key, and the value of a put (`None` for a delete).
+    pub fn iter(&self) -> impl Iterator<Item = (TableName, &str, Option<&V>)> {
+        self.ops
+            .iter()
+            .map(|op| (op.table, op.key.as_str(), op.value.as_ref()))
+    }
+
     /// Move every op of `other` to the end of this batch.
     pub fn append(&mut self, other: WriteBatch<V>) {
         self.ops.extend(other.ops);
@@ -226,6 +233,9 @@ struct State<V> {
 pub struct Store<V> {
     state: Mutex<State<V>>,
     observer: Option<Observer<V>>,
+    /// A real RocksDB following every write (feature `rocksdb`, see [`super::rocks::Mirror`]).
+    #[cfg(feature = "rocksdb")]
+    mirror: Option<super::rocks::Mirror>,
 }
 
 impl<V: Clone + fmt::Display> Default for Store<V> {
@@ -240,14 +250,43 @@ impl<V: Clone + fmt::Display> Store<V> {
         Self::with_state(Tables::default(), None)
     }
 
-    /// A store holding `durable`, whose writes are shown to `observer`.
+    /// A store holding `durable`, whose writes are shown to `observer`. With the `rocksdb`
+    /// feature and `OHC_ROCKSDB_DIR` set, it is mirrored to a fresh RocksDB under that
+    /// directory (see [`Store::with_rocksdb`]).
     pub fn with_state(durable: Tables<V>, observer: Option<Observer<V>>) -> Self {
+        #[cfg(feature = "rocksdb")]
+        if let Some(root) = super::rocks::Mirror::requested() {
+            return Self::with_rocksdb(durable, observer, &root);
+        }
         Self {
             state: Mutex::new(State {
                 durable,
                 cache: BTreeMap::new(),
             }),
             observer,
+            #[cfg(feature = "rocksdb")]
+            mirror: None,
+        }
+    }
+
+    /// A store holding `durable`, mirrored write for write to a fresh RocksDB under `root`:
+    /// reads from the committed state, checkpoints and the state after every write are
+    /// checked against RocksDB inside the same atomic step, and a difference panics.
+    #[cfg(feature = "rocksdb")]
+    pub fn with_rocksdb(
+        durable: Tables<V>,
+        observer: Option<Observer<V>>,
+        root: &std::path::Path,
+    ) -> Self {
+        let mirror = super::rocks::Mirror::create(root, &durable)
+            .unwrap_or_else(|e| panic!("RocksDB mirror under {}: {e}", root.display()));
+        Self {
+            state: Mutex::new(State {
+                durable,
+                cache: BTreeMap::new(),
+            }),
+            observer,
+            mirror: Some(mirror),
         }
     }
 
@@ -263,6 +302,10 @@ impl<V: Clone + fmt::Display> Store<V> {
         if let Some(action) = mutate(&mut s, actor.tracing()) {
             actor.step(java, action);
         }
+        #[cfg(feature = "rocksdb")]
+        if let Some(m) = &self.mirror {
+            m.check_state(java, &s.durable);
+        }
         if let (Some(observe), Some(before)) = (&self.observer, before) {
             observe(&before, &s.durable);
         }
@@ -273,6 +316,10 @@ impl<V: Clone + fmt::Display> Store<V> {
         self.write(
             |s, tracing| {
                 s.durable.apply(&batch);
+                #[cfg(feature = "rocksdb")]
+                if let Some(m) = &self.mirror {
+                    m.commit(&batch);
+                }
                 tracing.then(|| format!("commit batch {batch}"))
             },
             actor,
@@ -285,6 +332,10 @@ impl<V: Clone + fmt::Display> Store<V> {
         self.write(
             |s, tracing| {
                 let action = tracing.then(|| format!("put {table}/{key}={value} (unbatched)"));
+                #[cfg(feature = "rocksdb")]
+                if let Some(m) = &self.mirror {
+                    m.put(table, key, &value);
+                }
                 s.durable.put(table, key, value);
                 action
             },
@@ -300,6 +351,10 @@ impl<V: Clone + fmt::Display> Store<V> {
             Some(cached) => (cached.clone(), "cache"),
             None => (s.durable.get(table, key).cloned(), "db"),
         };
+        #[cfg(feature = "rocksdb")]
+        if let (Some(m), "db") = (&self.mirror, from) {
+            m.check_read(table, key, value.as_ref());
+        }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (from {from})", show(&value))
         });
@@ -316,6 +371,10 @@ impl<V: Clone + fmt::Display> Store<V> {
     ) -> Option<V> {
         let s = self.state.lock();
         let value = s.durable.get(table, key).cloned();
+        #[cfg(feature = "rocksdb")]
+        if let Some(m) = &self.mirror {
+            m.check_read(table, key, value.as_ref());
+        }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (skip cache)", show(&value))
         });
@@ -339,6 +398,10 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
     pub fn checkpoint(&self, actor: &Actor, java: &str) -> Checkpoint<V> {
         let s = self.state.lock();
+        #[cfg(feature = "rocksdb")]
+        if let Some(m) = &self.mirror {
+            m.checkpoint(&s.durable);
+        }
         actor.step_with(java, || format!("checkpoint {}", s.durable));
         s.durable.clone()
     }
@@ -347,6 +410,10 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn reopen(&self, actor: &Actor, java: &str) {
         let mut s = self.state.lock();
         s.cache.clear();
+        #[cfg(feature = "rocksdb")]
+        if let Some(m) = &self.mirror {
+            m.reopen();
+        }
         actor.step_with(java, || format!("reopen DB {}", s.durable));
     }
 
@@ -356,6 +423,10 @@ impl<V: Clone + fmt::Display> Store<V> {
             |s, tracing| {
                 s.cache.clear();
                 let action = tracing.then(|| format!("install checkpoint {checkpoint}"));
+                #[cfg(feature = "rocksdb")]
+                if let Some(m) = &self.mirror {
+                    m.install(&checkpoint);
+                }
                 s.durable = checkpoint;
                 action
             },
@@ -366,7 +437,12 @@ impl<V: Clone + fmt::Display> Store<V> {
 
     /// The committed state, read as a final observation after every thread has stopped.
     pub fn durable(&self) -> Tables<V> {
-        self.state.lock().durable.clone()
+        let s = self.state.lock();
+        #[cfg(feature = "rocksdb")]
+        if let Some(m) = &self.mirror {
+            m.check_state("durable", &s.durable);
+        }
+        s.durable.clone()
     }
 }
 

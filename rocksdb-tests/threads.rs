@@ -1,0 +1,61 @@
+//! Real OS threads against real RocksDB (`RUSTFLAGS="--cfg ohc_threads"`, feature `rocksdb`):
+//! every store of `hdds-16092` and `hdds-16452` is mirrored to a RocksDB database
+//! ([`Mirror`]), and the fixed variants never break an invariant. The buggy variants' counts
+//! are printed as figures, not asserted: real threads can only witness a race.
+#![cfg(ohc_threads)]
+
+use ozone_ha_check::explore::{explore, Request, Verdict};
+use ozone_ha_check::kit::rocks::{Mirror, MIRROR_ENV};
+use ozone_ha_check::scenario::all;
+use ozone_ha_check::sync::drive::Strategy;
+
+/// Runs per case; `OHC_ROCKSDB_RUNS` overrides.
+fn runs() -> usize {
+    std::env::var("OHC_ROCKSDB_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
+}
+
+#[test]
+fn scenarios_on_real_threads_against_rocksdb() {
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var(MIRROR_ENV, dir.path());
+    let runs = runs();
+    for scenario in all() {
+        let info = scenario.info();
+        if !["hdds-16092", "hdds-16452"].contains(&info.name) {
+            continue;
+        }
+        for (variant, plan) in info.cases() {
+            if !["buggy", "fixed"].contains(&variant) {
+                continue;
+            }
+            let before = Mirror::created();
+            let r = explore(
+                *scenario,
+                &Request::new(variant, plan, Strategy::Threads { runs }).stop_at_first(false),
+            )
+            .unwrap();
+            assert!(
+                Mirror::created() > before,
+                "no store was mirrored to RocksDB"
+            );
+            assert_eq!(r.executions, runs);
+            eprintln!(
+                "{} {variant} {plan}: {} of {runs} runs violated ({:?}), probes {:?}",
+                info.name, r.violations, r.invariant, r.probes
+            );
+            if variant == "fixed" {
+                assert_ne!(
+                    r.verdict,
+                    Verdict::Violated,
+                    "{}: {:?}",
+                    info.name,
+                    r.detail
+                );
+                assert_eq!(r.violations, 0);
+            }
+        }
+    }
+}
