@@ -1,7 +1,7 @@
 //! HDDS-16092 under shuttle.
 // Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt, apache/ozone PR #10953.
 
-use crate::support::{assert_matrix, pct, replay, run};
+use crate::support::{pct, replay, run};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::{Store, Tables};
@@ -16,19 +16,6 @@ use ozone_ha_check::sync::drive::{run_once, Strategy};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16092";
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_pct() {
-    assert_matrix(S, || pct(0, 20_000));
-}
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_random() {
-    assert_matrix(S, || Strategy::Random {
-        seed: 7,
-        executions: 20_000,
-    });
-}
 
 #[test]
 fn fixed_holds_over_many_seeds_with_its_window_reached() {

@@ -1,7 +1,7 @@
 //! HDDS-16452 under shuttle.
 // Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
 
-use crate::support::{assert_matrix, pct, run};
+use crate::support::{pct, run};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::models::scm::inter_scm::download;
@@ -14,23 +14,10 @@ use ozone_ha_check::models::scm::{
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenario::Scenario;
 use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452};
-use ozone_ha_check::sync::drive::{run_once, Strategy};
+use ozone_ha_check::sync::drive::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_pct() {
-    assert_matrix(S, || pct(0, 20_000));
-}
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_random() {
-    assert_matrix(S, || Strategy::Random {
-        seed: 7,
-        executions: 20_000,
-    });
-}
 
 #[test]
 fn guarded_cases_hold_over_many_seeds_with_their_window_reached() {

@@ -2,7 +2,7 @@
 //! step.
 // Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
 
-use crate::support::{assert_matrix, pct, run};
+use crate::support::{pct, run};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::RaftLog;
 use ozone_ha_check::kit::store::Tables;
@@ -11,23 +11,10 @@ use ozone_ha_check::models::scm_cert::initial_tables;
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16900::three_scms;
-use ozone_ha_check::sync::drive::{run_once, Strategy};
+use ozone_ha_check::sync::drive::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16900";
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_pct() {
-    assert_matrix(S, || pct(0, 20_000));
-}
-
-#[test]
-fn every_case_gets_its_expected_verdict_under_random() {
-    assert_matrix(S, || Strategy::Random {
-        seed: 7,
-        executions: 20_000,
-    });
-}
 
 #[test]
 fn through_ratis_holds_over_many_seeds_with_its_window_reached() {

@@ -7,4 +7,5 @@ mod hdds_16092;
 mod hdds_16452;
 mod hdds_16900;
 mod hdds_17215;
+mod matrix;
 mod support;

@@ -358,6 +358,9 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
             ))
         })?),
     };
+    if request.size == Some(0) {
+        return Err(ExploreError::Usage("the size must be at least 1".into()));
+    }
     let case = match request.size {
         Some(size) => scenario.prepare_sized(variant, plan, size),
         None => scenario.prepare(variant, plan),

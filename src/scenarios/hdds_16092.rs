@@ -291,9 +291,6 @@ impl Scenario for Hdds16092 {
         plan: &str,
         size: usize,
     ) -> Result<Box<dyn Case>, String> {
-        if size == 0 {
-            return Err("the size (CreateKey+CommitKey pairs) must be at least 1".into());
-        }
         let write = index_write(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
         let restart = match plan {
             "steady" => false,

@@ -279,9 +279,6 @@ impl Scenario for Hdds16452 {
         plan: &str,
         size: usize,
     ) -> Result<Box<dyn Case>, String> {
-        if size == 0 {
-            return Err("the size (SCM transactions) must be at least 1".into());
-        }
         let (download, leader_change) =
             flush_paths(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
         let leader_change = match plan {
