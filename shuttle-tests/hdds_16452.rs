@@ -49,23 +49,29 @@ fn pending(t: &Tables<ScmRow>) -> u64 {
     }
 }
 
+/// Begin an apply, stage txID 1 of its two, and download the checkpoint over `path`.
+fn download_mid_transaction(path: FlushPath) -> (Arc<Recorder>, Tables<ScmRow>) {
+    let rec = Arc::new(Recorder::new(None));
+    let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
+    let store = Arc::new(Store::with_state(initial_tables(), None));
+    let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
+    buffer.begin_applying(&apply);
+    buffer.add_to_buffer(
+        &apply,
+        DELETED_BLOCKS_TABLE,
+        "tx1",
+        ScmRow::DeletedTxn { blocks: 2 },
+    );
+    let checkpoint = download(&buffer, &grpc, path);
+    (rec, checkpoint)
+}
+
 /// The seed's steps 1-2 at their shortest: begin, stage txID 1, the download's flush
 /// commits it under TX 0, and the checkpoint ships half a transaction.
 #[test]
 fn four_steps_unguarded_download_ships_half_a_transaction() {
     run_once(|| {
-        let rec = Arc::new(Recorder::new(None));
-        let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
-        let store = Arc::new(Store::with_state(initial_tables(), None));
-        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
-        buffer.begin_applying(&apply);
-        buffer.add_to_buffer(
-            &apply,
-            DELETED_BLOCKS_TABLE,
-            "tx1",
-            ScmRow::DeletedTxn { blocks: 2 },
-        );
-        let checkpoint = download(&buffer, &grpc, FlushPath::Unguarded);
+        let (_rec, checkpoint) = download_mid_transaction(FlushPath::Unguarded);
         assert_eq!(stored_index(&checkpoint), 0);
         assert!(checkpoint.get(DELETED_BLOCKS_TABLE, "tx1").is_some());
         assert!(checkpoint.get(DELETED_BLOCKS_TABLE, "tx2").is_none());
@@ -76,18 +82,7 @@ fn four_steps_unguarded_download_ships_half_a_transaction() {
 #[test]
 fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
     run_once(|| {
-        let rec = Arc::new(Recorder::new(None));
-        let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
-        let store = Arc::new(Store::with_state(initial_tables(), None));
-        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
-        buffer.begin_applying(&apply);
-        buffer.add_to_buffer(
-            &apply,
-            DELETED_BLOCKS_TABLE,
-            "tx1",
-            ScmRow::DeletedTxn { blocks: 2 },
-        );
-        let checkpoint = download(&buffer, &grpc, FlushPath::Guarded);
+        let (rec, checkpoint) = download_mid_transaction(FlushPath::Guarded);
         assert_eq!(checkpoint, initial_tables());
         let out = rec.take();
         assert_eq!(out.probes["FlushDuringApply"], 1);

@@ -421,13 +421,7 @@ impl Om {
                 }
             }
             S3Request::TenantRevoke { .. } => {
-                if view.get(TENANT_ACCESS_ID_TABLE, id).is_none() {
-                    let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
-                    actor.step(java, format!("index {index}: {npe}"));
-                    return Err(Termination::Throwable(npe));
-                }
-                view.delete(TENANT_ACCESS_ID_TABLE, id);
-                response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
+                delete_access_id_info(actor, java, view, &mut response, id)?;
                 let _lock = self.secret_lock.lock();
                 self.cache.lock().invalidate(id, index);
                 response.call = Some(FlushCall::Revoke(id));
@@ -461,13 +455,7 @@ impl Om {
                 response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
             }
             S3Request::TenantRevoke { .. } => {
-                if view.get(TENANT_ACCESS_ID_TABLE, id).is_none() {
-                    let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
-                    actor.step(java, format!("index {index}: {npe}"));
-                    return Err(Termination::Throwable(npe));
-                }
-                view.delete(TENANT_ACCESS_ID_TABLE, id);
-                response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
+                delete_access_id_info(actor, java, view, response, id)?;
             }
             _ => {}
         }
@@ -692,4 +680,23 @@ pub fn restart_and_replay(
 /// A fresh OM's DB.
 pub fn fresh_db() -> Arc<Store<Row>> {
     Arc::new(Store::with_state(initial_tables(), None))
+}
+
+/// `OMTenantRevokeUserAccessIdRequest`'s `requireNonNull(omDBAccessIdInfo)`: delete the
+/// tenant entry, or terminate the OM with the NPE when it is absent.
+fn delete_access_id_info(
+    actor: &Actor,
+    java: &str,
+    view: &mut Tables<Row>,
+    response: &mut Response,
+    id: &str,
+) -> Result<(), Termination> {
+    if view.get(TENANT_ACCESS_ID_TABLE, id).is_none() {
+        let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
+        actor.step(java, format!("index {}: {npe}", response.index));
+        return Err(Termination::Throwable(npe));
+    }
+    view.delete(TENANT_ACCESS_ID_TABLE, id);
+    response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
+    Ok(())
 }
