@@ -97,7 +97,7 @@ fn run_model(ops: &[Op]) -> Vec<Step> {
     let ops = Arc::new(ops.to_vec());
     let out = Arc::new(Mutex::new(Vec::new()));
     let (ops2, out2) = (ops.clone(), out.clone());
-    ozone_ha_check::sync::drive::run_once(move || {
+    ozone_ha_check::engine::run_once(move || {
         let rec = ozone_ha_check::sync::Arc::new(Recorder::new(None));
         let me = Actor::new("test", &rec);
         let db: Store<u64> = Store::new();

@@ -7,7 +7,7 @@
 use ozone_ha_check::explore::{explore, Request, Verdict};
 use ozone_ha_check::kit::rocks::{Mirror, MIRROR_ENV};
 use ozone_ha_check::scenario::all;
-use ozone_ha_check::sync::drive::Strategy;
+use ozone_ha_check::engine::Strategy;
 
 /// Runs per case; `OHC_ROCKSDB_RUNS` overrides.
 fn runs() -> usize {

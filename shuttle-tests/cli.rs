@@ -90,7 +90,11 @@ fn a_verdict_that_differs_exits_1() {
         "--quiet",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("MISMATCH"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    assert!(stdout.contains("unexpected: hdds-16092 compare-only/"), "{stdout}");
+    // The counterexample of an unexpected verdict is printed; expected ones are not.
+    assert!(stdout.lines().last().unwrap().contains("unexpected"), "{stdout}");
 }
 
 #[test]
@@ -259,7 +263,7 @@ fn shards_are_disjoint_and_their_merge_is_the_whole_run() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut parts: Vec<String> = Vec::new();
     let mut files = Vec::new();
-    for i in 0..3 {
+    for i in 1..=3 {
         let shard = format!("{i}/3");
         let part = run(&["--shard", &shard]);
         parts.extend(part.iter().map(key));
@@ -282,7 +286,8 @@ fn shards_are_disjoint_and_their_merge_is_the_whole_run() {
     let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
     assert_eq!(merged.as_array().unwrap().len(), whole.len());
     let _ = std::fs::remove_dir_all(dir);
-    assert_usage_error(&["check", "--shard", "3/2"], "need 0 <= I < N");
+    assert_usage_error(&["check", "--shard", "3/2"], "need 1 <= I <= N");
+    assert_usage_error(&["check", "--shard", "0/2"], "need 1 <= I <= N");
 }
 
 #[test]
@@ -396,4 +401,126 @@ fn bench_measures_a_part_and_merges_it_into_results() {
     let svg = std::fs::read_to_string(results.join("scaling-hdds-16452.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn check_prints_a_line_per_case_and_a_summary() {
+    let out = cli(&[
+        "check",
+        "hdds-16452",
+        "--engine",
+        "pct",
+        "--executions",
+        "500",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.is_empty()).collect();
+    // Six cases, one line each, then the summary; no counterexample is printed when every
+    // verdict is as expected.
+    assert_eq!(lines.len(), 7, "{stdout}");
+    assert!(lines[..6].iter().all(|l| l.contains(" ok ")), "{stdout}");
+    let last = lines[6];
+    assert!(
+        last.starts_with("6 cases as expected: 3 violated, 3 held; 0 unexpected ("),
+        "{last}"
+    );
+    // With --trace every counterexample is printed.
+    let traced = cli(&[
+        "check",
+        "hdds-16452",
+        "--engine",
+        "pct",
+        "--executions",
+        "500",
+        "--quiet",
+        "--trace",
+    ]);
+    assert!(String::from_utf8_lossy(&traced.stdout).contains("trace ("));
+}
+
+#[test]
+fn only_exhaustive_engines_report_exhaustion() {
+    let out = cli(&[
+        "check",
+        "hdds-16452",
+        "--variant",
+        "fixed",
+        "--plan",
+        "base",
+        "--executions",
+        "50",
+        "--json",
+        "--quiet",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in v.as_array().unwrap() {
+        assert_eq!(row["exhausted"], false, "{row}");
+    }
+    let dfs = cli(&[
+        "check",
+        "hdds-16452",
+        "--variant",
+        "fixed",
+        "--plan",
+        "base",
+        "--engine",
+        "dfs",
+        "--executions",
+        "1000000",
+        "--json",
+        "--quiet",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&dfs.stdout).unwrap();
+    assert_eq!(v[0]["exhausted"], true, "{v}");
+}
+
+#[test]
+fn preemption_bounds_are_numbers_or_none() {
+    assert_usage_error(
+        &["check", "--preemption-bound", "some"],
+        "give a number, or `none`",
+    );
+    // Accepted by the default build, though only loom uses it.
+    let out = cli(&[
+        "check",
+        "hdds-16452",
+        "--variant",
+        "fixed",
+        "--plan",
+        "base",
+        "--engine",
+        "pct",
+        "--executions",
+        "20",
+        "--preemption-bound",
+        "none",
+        "--quiet",
+    ]);
+    assert_ne!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_unwritable_save_directory_exits_1_with_its_path() {
+    let file = std::env::temp_dir().join(format!("ohc-not-a-dir-{}", std::process::id()));
+    std::fs::write(&file, "a file, not a directory").unwrap();
+    let out = cli(&[
+        "check",
+        "hdds-16452",
+        "--variant",
+        "buggy",
+        "--plan",
+        "base",
+        "--engine",
+        "pct",
+        "--quiet",
+        "--save",
+        file.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(file.to_str().unwrap()), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let _ = std::fs::remove_file(file);
 }

@@ -4,8 +4,10 @@
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::counterexample::{diff_traces, Counterexample};
-use ozone_ha_check::explore::{minimize, Verdict};
-use ozone_ha_check::scenario::{all, find, Expected};
+use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::minimize::minimize;
+use ozone_ha_check::scenario::Expected;
+use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
 use std::path::Path;
 
 #[test]
@@ -48,21 +50,21 @@ fn committed_counterexamples_replay_to_the_same_trace() {
 #[test]
 fn every_scenario_replays_a_counterexample_identically_twice() {
     for scenario in all() {
-        let info = scenario.info();
-        let (variant, plan) = info
-            .cases()
-            .find(|(v, p)| (info.expected)(v, p) != Expected::Holds)
+        let name = scenario.name();
+        let case = violating(*scenario)
+            .into_iter()
+            .next()
             .expect("every scenario has a violating case");
-        let found = run(info.name, variant, plan, pct(0, 10_000), None);
-        assert_eq!(found.verdict, Verdict::Violated, "{}", info.name);
+        let (variant, plan) = (case.variant, case.plan);
+        let found = run(name, variant, plan, pct(0, 10_000), None);
+        assert_eq!(found.verdict, Verdict::Violated, "{name}");
         let schedule = found.schedule.clone().unwrap();
-        let a = replay(info.name, variant, plan, &schedule, None);
-        let b = replay(info.name, variant, plan, &schedule, None);
-        assert_eq!(a.trace, b.trace, "{}", info.name);
+        let a = replay(name, variant, plan, &schedule, None);
+        let b = replay(name, variant, plan, &schedule, None);
+        assert_eq!(a.trace, b.trace, "{name}");
         assert_eq!(
             a.trace, found.trace,
-            "{}: replay differs from the exploration",
-            info.name
+            "{name}: replay differs from the exploration"
         );
         assert_eq!(a.invariant, found.invariant);
     }
@@ -71,13 +73,11 @@ fn every_scenario_replays_a_counterexample_identically_twice() {
 #[test]
 fn minimization_keeps_the_invariant_and_never_lengthens() {
     for scenario in all() {
-        let info = scenario.info();
-        for (variant, plan) in info
-            .cases()
-            .filter(|(v, p)| (info.expected)(v, p) != Expected::Holds)
-        {
-            let found = run(info.name, variant, plan, pct(3, 10_000), None);
-            let small = minimize(find(info.name).unwrap(), &found).unwrap();
+        let name = scenario.name();
+        for case in violating(*scenario) {
+            let (variant, plan) = (case.variant, case.plan);
+            let found = run(name, variant, plan, pct(3, 10_000), None);
+            let small = minimize(*scenario, &found).unwrap();
             let m = small
                 .minimized
                 .clone()
@@ -90,7 +90,7 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
             assert_eq!(m.steps, small.trace.len());
             // The minimized schedule replays to the minimized trace.
             let again = replay(
-                info.name,
+                name,
                 variant,
                 plan,
                 small.schedule.as_deref().unwrap(),
@@ -99,4 +99,12 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
             assert_eq!(again.trace, small.trace, "{variant}/{plan}");
         }
     }
+}
+
+/// The cases of `s` expected to break an invariant.
+fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
+    s.cases()
+        .into_iter()
+        .filter(|c| s.expected(c.variant, c.plan) != Ok(Expected::Holds))
+        .collect()
 }

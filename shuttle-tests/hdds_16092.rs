@@ -6,13 +6,12 @@ use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::models::om::node::OmNode;
-use ozone_ha_check::models::om::state_machine::IndexWrite;
-use ozone_ha_check::models::om::{
-    initial_tables, stored_index, OmRow, BUCKET, BUCKET_TABLE, TX_KEY, TX_TABLE,
-};
+use ozone_ha_check::models::om::persist::IndexWrite;
+use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
+use ozone_ha_check::models::om::{initial_tables, OmRow, BUCKET, BUCKET_TABLE};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_16092::{plan_log, reference_states, restart_and_replay};
-use ozone_ha_check::sync::drive::{run_once, Strategy};
+use ozone_ha_check::scenarios::hdds_16092::{sized_log, reference_states, restart_and_replay};
+use ozone_ha_check::engine::{run_once, Strategy};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16092";
@@ -79,7 +78,7 @@ fn a_schedule_from_another_model_is_refused_clearly() {
 }
 
 fn find_error(schedule: &str) -> String {
-    let scenario = ozone_ha_check::scenario::find(S).unwrap();
+    let scenario = ozone_ha_check::scenarios::find(S).unwrap();
     let err = ozone_ha_check::explore::explore(
         scenario,
         &ozone_ha_check::explore::Request::new(
@@ -103,14 +102,7 @@ fn staged(
 ) -> (Arc<Recorder>, Arc<Store<OmRow>>, OmNode) {
     let rec = Arc::new(Recorder::new(None));
     let mut tables = initial_tables();
-    tables.put(
-        TX_TABLE,
-        TX_KEY,
-        OmRow::TxInfo {
-            term: 1,
-            index: stored,
-        },
-    );
+    put_tx_info(&mut tables, 1, stored);
     let store = Arc::new(Store::with_state(tables, None));
     let node = OmNode::new(Arc::clone(&store), write, applied, 1);
     (rec, store, node)
@@ -121,8 +113,8 @@ fn staged_values_of_the_pr_buggy_lowers_105_to_100() {
     run_once(|| {
         let (rec, store, node) = staged(IndexWrite::Unguarded, 105, 100);
         let me = Actor::new("ratis", &rec);
-        let reported = node.state_machine().take_snapshot(&node, &me, "snapshot");
-        assert_eq!(reported, 100);
+        let taken = node.take_snapshot(&me, "snapshot");
+        assert_eq!((taken.chosen, taken.reported), (100, 100));
         assert_eq!(stored_index(&store.durable()), 100);
     });
 }
@@ -132,18 +124,12 @@ fn staged_values_of_the_pr_fixed_keeps_105_and_reports_it() {
     run_once(|| {
         let (rec, store, node) = staged(IndexWrite::PersistIfNewer, 105, 100);
         let me = Actor::new("ratis", &rec);
-        assert_eq!(
-            node.state_machine().take_snapshot(&node, &me, "snapshot"),
-            105
-        );
+        assert_eq!(node.take_snapshot(&me, "snapshot").reported, 105);
         assert_eq!(stored_index(&store.durable()), 105);
         // From stored 50 the candidate 100 is written.
         let (rec, store, node) = staged(IndexWrite::PersistIfNewer, 50, 100);
         let me = Actor::new("ratis", &rec);
-        assert_eq!(
-            node.state_machine().take_snapshot(&node, &me, "snapshot"),
-            100
-        );
+        assert_eq!(node.take_snapshot(&me, "snapshot").reported, 100);
         assert_eq!(stored_index(&store.durable()), 100);
     });
 }
@@ -152,10 +138,10 @@ fn staged_values_of_the_pr_fixed_keeps_105_and_reports_it() {
 fn shutdown_chain_persisted_m_restart_replay_drift() {
     run_once(|| {
         // The stop snapshot left TX = 1 over the data of 2 and 3 (the seed's M < N).
-        let log = plan_log();
+        let log = sized_log(1);
         let reference = reference_states(&log);
         let mut lowered: Tables<OmRow> = reference[3].clone();
-        lowered.put(TX_TABLE, TX_KEY, OmRow::TxInfo { term: 1, index: 1 });
+        put_tx_info(&mut lowered, 1, 1);
         let store = Store::with_state(lowered, None);
         let rec = Arc::new(Recorder::new(None));
         restart_and_replay(&store, &log, &Actor::new("restart", &rec));
@@ -177,10 +163,10 @@ fn shutdown_chain_persisted_m_restart_replay_drift() {
 #[test]
 fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
     run_once(|| {
-        let log = plan_log();
+        let log = sized_log(1);
         let reference = reference_states(&log);
         let mut lowered = reference[3].clone();
-        lowered.put(TX_TABLE, TX_KEY, OmRow::TxInfo { term: 1, index: 2 });
+        put_tx_info(&mut lowered, 1, 2);
         let store = Store::with_state(lowered, None);
         let rec = Arc::new(Recorder::new(None));
         restart_and_replay(&store, &log, &Actor::new("restart", &rec));

@@ -9,12 +9,13 @@ use ozone_ha_check::models::scm::state_machine::reference_states;
 use ozone_ha_check::models::scm::state_machine::{install_and_catch_up, take_snapshot};
 use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm::{
-    initial_tables, stored_index, ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE,
+    initial_tables, ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
+use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::scenario::Scenario;
-use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452};
-use ozone_ha_check::sync::drive::run_once;
+use ozone_ha_check::scenarios::hdds_16452::{sized_log, Hdds16452};
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
@@ -39,7 +40,7 @@ fn guarded_cases_hold_over_many_seeds_with_their_window_reached() {
 
 #[test]
 fn the_registered_scenario_is_this_one() {
-    assert_eq!(Hdds16452.info().name, S);
+    assert_eq!(Hdds16452::NAME, S);
 }
 
 fn pending(t: &Tables<ScmRow>) -> u64 {
@@ -96,7 +97,7 @@ fn follower_that_installs_data_1_under_tx_0_counts_twice() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
         let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
-        let log = plan_log();
+        let log = sized_log(1);
         let reference = reference_states(&log);
         let store = Arc::new(Store::with_state(initial_tables(), None));
         let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);

@@ -11,7 +11,7 @@ use ozone_ha_check::models::scm_cert::initial_tables;
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16900::three_scms;
-use ozone_ha_check::sync::drive::run_once;
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16900";

@@ -7,17 +7,18 @@ use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Tables;
 use ozone_ha_check::kit::store::WriteBatch;
 use ozone_ha_check::models::s3_secret::node::{
-    fresh_db, restart_and_replay, Om, Response, Shared, PROBE_FLUSH_REVOKES_NEWER,
-    PROBE_STALE_WRITE_REFUSED, PROBE_TOMBSTONE_THEN_WRITE,
+    fresh_db, restart_and_replay, Om, Response, Shared, FLUSH_REVOKES_NEWER_SECRET,
+    STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
 };
 use ozone_ha_check::models::s3_secret::requests::{S3Request, Termination};
 use ozone_ha_check::models::s3_secret::{
-    initial_tables, stored_index, Design, Row, Secret, TENANT_ACCESS_ID_TABLE,
+    initial_tables, Design, Row, Secret, TENANT_ACCESS_ID_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
+use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::scenario::Scenario;
 use ozone_ha_check::scenarios::hdds_17215::{Hdds17215, Plan, SET_BY_ANOTHER_CALLER};
-use ozone_ha_check::sync::drive::run_once;
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-17215";
@@ -40,7 +41,7 @@ fn leader_side_holds_over_many_seeds_with_its_window_reached() {
 
 #[test]
 fn the_registered_scenario_is_this_one() {
-    assert_eq!(Hdds17215.info().name, S);
+    assert_eq!(Hdds17215::NAME, S);
 }
 
 fn entries(plan: Plan) -> Vec<(u64, S3Request)> {
@@ -151,7 +152,7 @@ fn index_per_secret_refuses_the_replayed_overwrite() {
         om.apply(&me, &mut view, e[2].0, &e[2].1).unwrap();
         restart_and_replay("om1", &shared, om.db(), &log, &me);
         assert_eq!(held(&shared, "u1"), Some(Secret("S4")));
-        assert!(rec.take().probes[PROBE_STALE_WRITE_REFUSED] > 0);
+        assert!(rec.take().probes[STALE_WRITE_REFUSED.name] > 0);
     });
 }
 
@@ -241,8 +242,8 @@ fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
             assert_eq!(shared.issued()["u1"], Some(Secret("S4")));
             assert_eq!(held(&shared, "u1"), left, "{design:?}");
             let probes = rec.take().probes;
-            assert_eq!(probes[PROBE_TOMBSTONE_THEN_WRITE], 1);
-            assert_eq!(probes[PROBE_FLUSH_REVOKES_NEWER], 1);
+            assert_eq!(probes[TOMBSTONE_THEN_STORE_WRITE.name], 1);
+            assert_eq!(probes[FLUSH_REVOKES_NEWER_SECRET.name], 1);
         });
     }
 }
@@ -252,11 +253,11 @@ fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
 #[test]
 fn explored_plans_reach_the_staged_paths() {
     use ozone_ha_check::explore::{explore, Request};
-    use ozone_ha_check::scenario::find;
+    use ozone_ha_check::scenarios::find;
     for (plan, probe) in [
         ("store-failure", "ErrorResponseFlushedBeforeTermination"),
-        ("apply-vs-flush", PROBE_TOMBSTONE_THEN_WRITE),
-        ("apply-vs-flush", PROBE_FLUSH_REVOKES_NEWER),
+        ("apply-vs-flush", TOMBSTONE_THEN_STORE_WRITE.name),
+        ("apply-vs-flush", FLUSH_REVOKES_NEWER_SECRET.name),
     ] {
         let r = explore(
             find(S).unwrap(),

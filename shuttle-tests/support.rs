@@ -1,8 +1,8 @@
 //! Helpers shared by the shuttle tests.
 
-use ozone_ha_check::explore::{explore, Report, Request, Verdict};
-use ozone_ha_check::scenario::{find, Expected};
-use ozone_ha_check::sync::drive::{Schedule, Strategy};
+use ozone_ha_check::engine::{Schedule, Strategy};
+use ozone_ha_check::explore::{explore, Report, Request};
+use ozone_ha_check::scenarios::find;
 
 /// Explore one case.
 pub fn run(
@@ -23,55 +23,6 @@ pub fn pct(seed: u64, executions: usize) -> Strategy {
         seed,
         depth: 3,
         executions,
-    }
-}
-
-/// Assert that every (variant, plan) of `scenario` gets its expected verdict under
-/// `strategy`, and that each expected invariant can be shown broken on its own.
-pub fn assert_matrix(scenario: &str, strategy: impl Fn() -> Strategy) {
-    let info = find(scenario).expect("registered scenario").info();
-    for (variant, plan) in info.cases() {
-        let report = run(scenario, variant, plan, strategy(), None);
-        match (info.expected)(variant, plan) {
-            Expected::Holds => {
-                assert_eq!(
-                    report.verdict,
-                    Verdict::Held,
-                    "{variant}/{plan}: {report:#?}"
-                );
-                for probe in info.required_probes {
-                    assert!(
-                        report.probes[*probe] > 0,
-                        "{variant}/{plan}: probe {probe} never fired"
-                    );
-                }
-            }
-            Expected::Violates(names) => {
-                assert_eq!(
-                    report.verdict,
-                    Verdict::Violated,
-                    "{variant}/{plan} was not violated"
-                );
-                let broke = report.invariant.clone().unwrap_or_default();
-                assert!(
-                    names.contains(&broke.as_str()),
-                    "{variant}/{plan} broke {broke}, expected one of {names:?}"
-                );
-                assert!(
-                    !report.trace.is_empty(),
-                    "{variant}/{plan}: empty counterexample"
-                );
-                for name in names {
-                    let watched = run(scenario, variant, plan, strategy(), Some(name));
-                    assert_eq!(
-                        watched.verdict,
-                        Verdict::Violated,
-                        "{variant}/{plan}: {name} never broke"
-                    );
-                    assert_eq!(watched.invariant.as_deref(), Some(*name));
-                }
-            }
-        }
     }
 }
 

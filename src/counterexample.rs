@@ -26,6 +26,29 @@ use std::fmt::Write as _;
 /// The schema tag.
 pub const FORMAT: &str = "ozone-ha-check/counterexample/v1";
 
+/// Why a text is not a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CounterexampleError {
+    /// Not JSON of the schema.
+    NotJson(String),
+    /// JSON of another schema.
+    Format(String),
+}
+
+impl std::fmt::Display for CounterexampleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CounterexampleError::NotJson(e) => write!(f, "not a counterexample file: {e}"),
+            CounterexampleError::Format(found) => write!(
+                f,
+                "unknown counterexample format `{found}` (expected `{FORMAT}`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CounterexampleError {}
+
 /// A saved counterexample.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counterexample {
@@ -61,7 +84,7 @@ impl Counterexample {
             scenario: r.scenario.clone(),
             variant: r.variant.clone(),
             plan: r.plan.clone(),
-            engine: r.engine.clone(),
+            engine: r.engine.name().to_string(),
             invariant: r.invariant.clone()?,
             detail: r.detail.clone()?,
             violation_step: r.violation_step?,
@@ -72,14 +95,11 @@ impl Counterexample {
     }
 
     /// Parse a saved counterexample, checking its schema tag.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let c: Self =
-            serde_json::from_str(text).map_err(|e| format!("not a counterexample file: {e}"))?;
+    pub fn parse(text: &str) -> Result<Self, CounterexampleError> {
+        let c: Self = serde_json::from_str(text)
+            .map_err(|e| CounterexampleError::NotJson(e.to_string()))?;
         if c.format != FORMAT {
-            return Err(format!(
-                "unknown counterexample format `{}` (expected `{FORMAT}`)",
-                c.format
-            ));
+            return Err(CounterexampleError::Format(c.format));
         }
         Ok(c)
     }

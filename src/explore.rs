@@ -1,9 +1,10 @@
 //! The engine-independent driver: run one (scenario, variant, plan) under one engine and
 //! return a [`Report`].
 
+use crate::engine::{self, DriveError, Engine, Exploration, Flow, Schedule, Strategy};
 use crate::recorder::{Outcome, Recorder};
-use crate::scenario::{check_name, Case, Expected, Scenario};
-use crate::sync::drive::{self, DriveError, Exploration, Flow, Schedule, Strategy};
+use crate::scenario::Case;
+use crate::scenarios::{AnyScenario, PrepareError, UnknownName};
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use crate::trace::Event;
@@ -35,6 +36,31 @@ impl Verdict {
     }
 }
 
+/// What a report expected, as the JSON spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expectation {
+    /// Every invariant holds, with the required probes fired.
+    #[serde(rename = "holds")]
+    Holds,
+    /// One of `expected_invariants` breaks.
+    #[serde(rename = "violates")]
+    Violates,
+    /// No expectation: the case ran at a size other than the scenario's default.
+    #[serde(rename = "-")]
+    NotJudged,
+}
+
+impl Expectation {
+    /// The word the table and the JSON use.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Expectation::Holds => "holds",
+            Expectation::Violates => "violates",
+            Expectation::NotJudged => "-",
+        }
+    }
+}
+
 /// Everything one exploration found.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
@@ -44,11 +70,10 @@ pub struct Report {
     pub variant: String,
     /// Plan name.
     pub plan: String,
-    /// Engine name.
-    pub engine: String,
-    /// `"holds"` or `"violates"`; `"-"` at a size other than the scenario's default, where
-    /// no expectation is stated.
-    pub expected: String,
+    /// The engine.
+    pub engine: Engine,
+    /// What was expected; not judged at a size other than the scenario's default.
+    pub expected: Expectation,
     /// The invariants the expectation names.
     pub expected_invariants: Vec<String>,
     /// The verdict.
@@ -65,7 +90,7 @@ pub struct Report {
     pub first_violation: Option<usize>,
     /// Violating executions seen (the engine stops at the first, except real threads).
     pub violations: usize,
-    /// Whether an exhaustive engine ran out of interleavings.
+    /// Whether an exhaustive engine (DFS, loom) ran out of schedules within its bound.
     pub exhausted: bool,
     /// Wall-clock time of the exploration.
     pub elapsed_ms: u128,
@@ -85,7 +110,7 @@ pub struct Report {
     pub watched: Option<String>,
     /// How the counterexample was shortened, when it was.
     pub minimized: Option<Minimized>,
-    /// The size knob's value, when not the default.
+    /// The size knob's value, when one was given.
     pub size: Option<usize>,
     /// Whether `--time-budget` ended the exploration before the engine did.
     pub out_of_time: bool,
@@ -123,13 +148,13 @@ impl Report {
     /// invariant).
     pub fn as_expected(&self) -> bool {
         let expected_break = || {
-            self.expected == "violates"
+            self.expected == Expectation::Violates
                 && self
                     .invariant
                     .as_ref()
                     .is_some_and(|i| self.expected_invariants.contains(i))
         };
-        if self.expected == "-" {
+        if self.expected == Expectation::NotJudged {
             return true;
         }
         if self.witness_only() {
@@ -138,7 +163,7 @@ impl Report {
             return self.verdict != Verdict::Violated || expected_break();
         }
         match self.verdict {
-            Verdict::Held => self.expected == "holds",
+            Verdict::Held => self.expected == Expectation::Holds,
             Verdict::Vacuous => false,
             Verdict::Violated => expected_break(),
         }
@@ -147,13 +172,34 @@ impl Report {
     /// Whether the engine can only witness a violation, never rule one out nor show that a
     /// race window is unreachable (real threads).
     pub fn witness_only(&self) -> bool {
-        self.engine == "threads"
+        self.engine.witness_only()
     }
 
     /// A violating variant that a witness-only engine did not see break.
     pub fn unwitnessed(&self) -> bool {
-        self.witness_only() && self.expected == "violates" && self.verdict != Verdict::Violated
+        self.witness_only()
+            && self.expected == Expectation::Violates
+            && self.verdict != Verdict::Violated
     }
+}
+
+/// What to explore and how.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The variant.
+    pub variant: &'a str,
+    /// The plan.
+    pub plan: &'a str,
+    /// The engine and its settings.
+    pub strategy: Strategy,
+    /// Watch only this invariant (the others are still evaluated but do not count).
+    pub watch: Option<&'a str>,
+    /// Stop at the first violation (real threads default to counting every one).
+    pub stop_at_first: bool,
+    /// The scenario's size knob; `None` is its default size.
+    pub size: Option<usize>,
+    /// Stop exploring at this instant and report how far the exploration got.
+    pub deadline: Option<Instant>,
 }
 
 impl<'a> Request<'a> {
@@ -199,16 +245,30 @@ impl<'a> Request<'a> {
 /// Why an exploration could not run.
 #[derive(Debug)]
 pub enum ExploreError {
-    /// A name on the command line is unknown.
-    Usage(String),
-    /// The engine failed.
+    /// A name is unknown.
+    Unknown(UnknownName),
+    /// The case cannot be prepared (an unsupported size).
+    Prepare(PrepareError),
+    /// The engine failed, or the model did.
     Drive(DriveError),
+}
+
+impl ExploreError {
+    /// Whether the error is the caller's (a name or size), not the model's or the engine's.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            ExploreError::Unknown(_) | ExploreError::Prepare(_) => true,
+            ExploreError::Drive(DriveError::EngineMissing(_)) => true,
+            ExploreError::Drive(_) => false,
+        }
+    }
 }
 
 impl fmt::Display for ExploreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExploreError::Usage(m) => f.write_str(m),
+            ExploreError::Unknown(e) => e.fmt(f),
+            ExploreError::Prepare(e) => e.fmt(f),
             ExploreError::Drive(e) => e.fmt(f),
         }
     }
@@ -216,23 +276,13 @@ impl fmt::Display for ExploreError {
 
 impl std::error::Error for ExploreError {}
 
-/// What to explore and how.
-#[derive(Clone, Debug)]
-pub struct Request<'a> {
-    /// The variant.
-    pub variant: &'a str,
-    /// The plan.
-    pub plan: &'a str,
-    /// The engine and its settings.
-    pub strategy: Strategy,
-    /// Watch only this invariant (the others are still evaluated but do not count).
-    pub watch: Option<&'a str>,
-    /// Stop at the first violation (real threads default to counting every one).
-    pub stop_at_first: bool,
-    /// The scenario's size knob; `None` is its default size.
-    pub size: Option<usize>,
-    /// Stop exploring at this instant and report how far the exploration got.
-    pub deadline: Option<Instant>,
+impl From<PrepareError> for ExploreError {
+    fn from(e: PrepareError) -> Self {
+        match e {
+            PrepareError::Unknown(u) => ExploreError::Unknown(u),
+            other => ExploreError::Prepare(other),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -244,11 +294,15 @@ struct Tally {
     out_of_time: bool,
     decisions: usize,
     tasks: usize,
+    /// A property name the model reported that the scenario does not list.
+    unlisted: Option<String>,
 }
 
 struct Run {
     case: Box<dyn Case>,
     recorder: Arc<Recorder>,
+    /// The names of the scenario's properties: what the model may report.
+    listed: Vec<&'static str>,
     stop_at_first: bool,
     deadline: Option<Instant>,
     tally: Ghost<Tally>,
@@ -274,6 +328,11 @@ impl Exploration for Run {
             }
             if out_of_time {
                 t.out_of_time = true;
+            }
+            let reported = outcome.probes.keys().chain(outcome.broken.iter());
+            if let Some(name) = reported.into_iter().find(|n| !self.listed.contains(n)) {
+                t.unlisted = Some((*name).to_string());
+                return Flow::Stop;
             }
             for (name, hits) in &outcome.probes {
                 *t.probes.entry(name).or_default() += hits;
@@ -302,37 +361,12 @@ impl Exploration for Run {
     }
 }
 
-fn settings_words(strategy: &Strategy) -> (Option<u64>, String) {
-    match strategy {
-        Strategy::Random { seed, executions } => (Some(*seed), format!("{executions} executions")),
-        Strategy::Pct {
-            seed,
-            depth,
-            executions,
-        } => (
-            Some(*seed),
-            format!("depth {depth}, {executions} executions"),
-        ),
-        Strategy::Dfs { executions } => (None, format!("at most {executions} executions")),
-        Strategy::Replay { .. } => (None, "one recorded schedule".into()),
-        Strategy::Guided { switches } => (None, format!("{} forced switches", switches.len())),
-        Strategy::Loom { preemption_bound } => (
-            None,
-            match preemption_bound {
-                Some(b) => format!("preemption bound {b}"),
-                None => "no preemption bound".into(),
-            },
-        ),
-        Strategy::Threads { runs } => (None, format!("{runs} runs")),
-    }
-}
-
 /// Explore one (variant, plan) of `scenario`.
 ///
 /// ```
+/// use ozone_ha_check::engine::Strategy;
 /// use ozone_ha_check::explore::{explore, Request, Verdict};
-/// use ozone_ha_check::scenario::find;
-/// use ozone_ha_check::sync::drive::Strategy;
+/// use ozone_ha_check::scenarios::find;
 ///
 /// # if (Strategy::Pct { seed: 1, depth: 3, executions: 1 }).available() {
 /// let scenario = find("hdds-16092").unwrap();
@@ -342,71 +376,59 @@ fn settings_words(strategy: &Strategy) -> (Option<u64>, String) {
 /// assert_eq!(report.invariant.as_deref(), Some("TxIndexMonotone"));
 /// # }
 /// ```
-pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report, ExploreError> {
-    let info = scenario.info();
-    let variant =
-        check_name("variant", request.variant, info.variants).map_err(ExploreError::Usage)?;
-    let plan = check_name("plan", request.plan, info.plans).map_err(ExploreError::Usage)?;
+pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Report, ExploreError> {
+    let expected = scenario
+        .expected(request.variant, request.plan)
+        .map_err(ExploreError::Unknown)?;
     let watch = match request.watch {
         None => None,
-        Some(w) => Some(info.invariant(w).ok_or_else(|| {
-            let names: Vec<&str> = info.invariants.iter().map(|i| i.name).collect();
-            ExploreError::Usage(format!(
-                "unknown invariant `{w}` for {}; known: {}",
-                info.name,
-                names.join(", ")
-            ))
-        })?),
+        Some(w) => Some(
+            scenario
+                .invariant(w)
+                .ok_or_else(|| {
+                    ExploreError::Unknown(UnknownName {
+                        kind: "invariant",
+                        name: w.to_string(),
+                        scenario: Some(scenario.name()),
+                        known: scenario.invariants().iter().map(|p| p.name).collect(),
+                    })
+                })?
+                .name,
+        ),
     };
-    if request.size == Some(0) {
-        return Err(ExploreError::Usage("the size must be at least 1".into()));
-    }
-    let case = match request.size {
-        Some(size) => scenario.prepare_sized(variant, plan, size),
-        None => scenario.prepare(variant, plan),
-    }
-    .map_err(ExploreError::Usage)?;
+    let replayable = request.strategy.replayable();
     // Engines that can replay a failure explore without a trace and replay it with one.
-    let replayable = matches!(
-        request.strategy,
-        Strategy::Random { .. } | Strategy::Pct { .. } | Strategy::Dfs { .. }
-    );
-    let run = Arc::new(Run {
-        case,
-        recorder: Arc::new(Recorder::with_tracing(watch, !replayable)),
-        stop_at_first: request.stop_at_first,
-        deadline: request.deadline,
-        tally: Ghost::default(),
-    });
+    let run = new_run(scenario, request, watch, !replayable)?;
     let started = Instant::now();
-    let driven = drive::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+    let driven = engine::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
     let elapsed_ms = started.elapsed().as_millis();
     let tally = run.tally.with(std::mem::take);
-    let expected: Expected = (info.expected)(variant, plan);
-    // Watching one invariant, the expectation is about that invariant alone.
+    if let Some(name) = tally.unlisted {
+        return Err(ExploreError::Drive(DriveError::ModelFailure(format!(
+            "the model reported property `{name}`, which {} does not list",
+            scenario.name()
+        ))));
+    }
+    // Watching one invariant, the expectation is about that invariant alone. Expectations
+    // are stated for the default size; at other sizes the verdict is reported, not judged.
     let expected_invariants: Vec<String> = expected
         .invariants()
-        .iter()
-        .filter(|i| watch.is_none_or(|w| w == **i))
-        .map(|i| i.to_string())
+        .into_iter()
+        .filter(|i| watch.is_none_or(|w| w == *i))
+        .map(str::to_string)
         .collect();
-    // Expectations are stated for the default size; at other sizes the verdict is
-    // reported, not judged.
-    let off_size = request
-        .size
-        .is_some_and(|n| scenario.size_knob().map_or(n != 1, |k| k.default != n));
-    let (expected_word, expected_invariants) = if off_size {
-        ("-", Vec::new())
+    let (expectation, expected_invariants) = if !scenario.is_default_size(request.size) {
+        (Expectation::NotJudged, Vec::new())
     } else if expected_invariants.is_empty() {
-        ("holds", expected_invariants)
+        (Expectation::Holds, expected_invariants)
     } else {
-        ("violates", expected_invariants)
+        (Expectation::Violates, expected_invariants)
     };
     let verdict = if tally.first.is_some() {
         Verdict::Violated
-    } else if info
-        .required_probes
+    } else if scenario
+        .required_probes()
         .iter()
         .all(|p| tally.probes.get(p).copied().unwrap_or(0) > 0)
     {
@@ -414,7 +436,6 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
     } else {
         Verdict::Vacuous
     };
-    let (seed, settings) = settings_words(&request.strategy);
     let (first_violation, mut outcome, schedule) = match tally.first {
         Some((n, o, s)) => (Some(n), o, s),
         None => (None, Outcome::default(), None),
@@ -426,11 +447,11 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
     }
     let violation = outcome.violation;
     Ok(Report {
-        scenario: info.name.to_string(),
-        variant: variant.to_string(),
-        plan: plan.to_string(),
-        engine: request.strategy.engine_name().to_string(),
-        expected: expected_word.to_string(),
+        scenario: scenario.name().to_string(),
+        variant: request.variant.to_string(),
+        plan: request.plan.to_string(),
+        engine: request.strategy.engine(),
+        expected: expectation,
         expected_invariants,
         verdict,
         invariant: violation.as_ref().map(|v| v.invariant.to_string()),
@@ -441,13 +462,13 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
         violations: tally.violations,
         exhausted: driven.exhausted,
         elapsed_ms,
-        seed,
-        settings,
+        seed: request.strategy.seed(),
+        settings: request.strategy.settings(),
         context_switches: schedule.as_ref().map(Schedule::context_switches),
         schedule: schedule.map(|s| s.to_string()),
         trace: outcome.trace,
-        probes: info
-            .probes
+        probes: scenario
+            .probes()
             .iter()
             .map(|p| {
                 (
@@ -467,124 +488,43 @@ pub fn explore(scenario: &dyn Scenario, request: &Request<'_>) -> Result<Report,
     })
 }
 
+fn new_run(
+    scenario: &dyn AnyScenario,
+    request: &Request<'_>,
+    watch: Option<&'static str>,
+    tracing: bool,
+) -> Result<Arc<Run>, ExploreError> {
+    let case = scenario.prepare(request.variant, request.plan, request.size)?;
+    Ok(Arc::new(Run {
+        case,
+        recorder: Arc::new(Recorder::with_tracing(watch, tracing)),
+        listed: scenario.properties().iter().map(|p| p.name).collect(),
+        stop_at_first: request.stop_at_first,
+        deadline: request.deadline,
+        tally: Ghost::default(),
+    }))
+}
+
 /// Replay a failing schedule with the trace kept: the exploration ran without one.
 fn traced_replay(
-    scenario: &dyn Scenario,
+    scenario: &dyn AnyScenario,
     request: &Request<'_>,
     watch: Option<&'static str>,
     schedule: &Schedule,
 ) -> Result<Outcome, ExploreError> {
-    let info = scenario.info();
-    let case = match request.size {
-        Some(size) => scenario.prepare_sized(request.variant, request.plan, size),
-        None => scenario.prepare(request.variant, request.plan),
-    }
-    .map_err(ExploreError::Usage)?;
-    let run = Arc::new(Run {
-        case,
-        recorder: Arc::new(Recorder::with_tracing(watch, true)),
-        stop_at_first: true,
-        deadline: None,
-        tally: Ghost::default(),
-    });
+    let replay = request.clone().stop_at_first(true).deadline(None);
+    let run = new_run(scenario, &replay, watch, true)?;
     let strategy = Strategy::Replay {
         schedule: schedule.clone(),
     };
-    drive::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+    engine::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
     let first = run.tally.with(|t| t.first.take());
     match first {
         Some((_, outcome, _)) => Ok(outcome),
         None => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
             "{}: the failing schedule did not fail again when replayed: the model is not deterministic",
-            info.name
+            scenario.name()
         )))),
     }
-}
-
-/// The most replays one minimization may run.
-const MINIMIZE_BUDGET: usize = 400;
-
-/// Shorten a violation found by a shuttle engine: replay its schedule, then drop its
-/// preemptions one (or, when that no longer helps, two) at a time, keeping a drop whenever
-/// the same invariant still breaks with fewer preemptions (then fewer context switches, then
-/// fewer steps), until no drop helps or the budget of replays is spent. Returns the report with the shorter counterexample and both lengths; a report
-/// without a replayable schedule comes back unchanged.
-pub fn minimize(scenario: &dyn Scenario, report: &Report) -> Result<Report, ExploreError> {
-    let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
-        return Ok(report.clone());
-    };
-    let schedule = Schedule::parse(text).map_err(|e| ExploreError::Usage(e.to_string()))?;
-    let run = |strategy: Strategy| {
-        explore(
-            scenario,
-            &Request::new(&report.variant, &report.plan, strategy)
-                .watch(Some(invariant))
-                .size(report.size),
-        )
-    };
-    let breaks = |r: &Report| r.invariant.as_deref() == Some(invariant.as_str());
-    // Fewest preemptions first (each is a choice a reader must follow), then context
-    // switches, then steps.
-    let size = |r: &Report| {
-        (
-            r.switches.as_ref().map_or(usize::MAX, Vec::len),
-            r.context_switches.unwrap_or(usize::MAX),
-            r.trace.len(),
-        )
-    };
-    let mut best = run(Strategy::Replay { schedule })?;
-    if !breaks(&best) {
-        return Ok(report.clone());
-    }
-    let found = (
-        best.switches.as_ref().map_or(0, Vec::len),
-        report.context_switches.unwrap_or(0),
-        report.trace.len(),
-    );
-    let mut replays = 1;
-    // Drop one preemption at a time; when no single drop helps, try dropping two.
-    'improve: while replays < MINIMIZE_BUDGET {
-        let switches = best.switches.clone().unwrap_or_default();
-        let n = switches.len();
-        let singles = (0..n).rev().map(|i| vec![i]);
-        let pairs = (0..n)
-            .rev()
-            .flat_map(|i| (0..i).rev().map(move |j| vec![i, j]));
-        for drops in singles.chain(pairs) {
-            if replays >= MINIMIZE_BUDGET {
-                break 'improve;
-            }
-            let fewer: Vec<(usize, usize)> = switches
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| !drops.contains(k))
-                .map(|(_, s)| *s)
-                .collect();
-            let candidate = run(Strategy::Guided { switches: fewer })?;
-            replays += 1;
-            if breaks(&candidate) && size(&candidate) < size(&best) {
-                best = candidate;
-                continue 'improve;
-            }
-        }
-        break;
-    }
-    let mut out = report.clone();
-    let small = size(&best);
-    out.minimized = Some(Minimized {
-        found_steps: found.2,
-        found_context_switches: found.1,
-        found_preemptions: found.0,
-        steps: small.2,
-        context_switches: small.1,
-        preemptions: small.0,
-        replays,
-    });
-    out.detail = best.detail;
-    out.violation_step = best.violation_step;
-    out.schedule = best.schedule;
-    out.context_switches = best.context_switches;
-    out.trace = best.trace;
-    Ok(out)
 }

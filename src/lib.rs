@@ -3,24 +3,28 @@
 //! Models of Apache Ozone's OM and SCM persistence paths (RocksDB plus Ratis), each as the
 //! Java is today, the partial fixes people proposed, and the fix, written against one set of
 //! sync primitives ([`sync`]) that swap between shuttle, loom and real OS threads.
-//! Exploring a model ([`explore`]) proves that each buggy variant breaks a named invariant,
-//! with a readable counterexample, and that each fixed variant holds them all after its race
-//! window was actually reached.
+//! Exploring a model ([`explore`], under an [`engine`]) proves that each buggy variant
+//! breaks a named invariant, with a readable counterexample, and that each fixed variant
+//! holds them all after its race window was actually reached.
 //!
 //! Data flows one way: [`scenarios`] -> [`models`] -> [`kit`] -> [`sync`]; [`explore`] drives
-//! a scenario and returns a [`explore::Report`] to [`present`].
+//! a scenario under an [`engine`] and returns a [`explore::Report`] to [`present`].
 
 #![deny(missing_docs)]
 
 pub mod bench;
 pub mod counterexample;
+pub mod engine;
 pub mod explore;
-pub mod invariants;
+pub mod jobs;
 pub mod kit;
+pub mod minimize;
 pub mod models;
 pub mod present;
+pub mod properties;
 pub mod recorder;
 pub mod scenario;
 pub mod scenarios;
 pub mod sync;
 pub mod trace;
+pub mod verify;

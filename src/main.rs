@@ -1,12 +1,17 @@
-//! The `ozone-ha-check` command line.
+//! The `ozone-ha-check` command line: flag definitions and dispatch. What to run is planned
+//! by [`ozone_ha_check::jobs`]; what it prints comes from [`ozone_ha_check::present`].
+//!
+//! Exit codes: 0 every verdict as expected, 1 a verdict that is not (or a model, engine or
+//! I/O failure, with the path), 2 bad usage.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ozone_ha_check::counterexample::Counterexample;
-use ozone_ha_check::explore::{explore, minimize, ExploreError, Report, Request};
+use ozone_ha_check::engine::{Engine, Schedule, Strategy};
+use ozone_ha_check::explore::{explore, Report, Request};
+use ozone_ha_check::jobs::{self, PlanError, PreemptionBound, Selection, Shard};
 use ozone_ha_check::present;
-use ozone_ha_check::scenario::{self, Scenario};
-use ozone_ha_check::sync::drive::{available_engines, build_hint, Schedule, Strategy};
+use ozone_ha_check::scenarios;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,11 +27,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List scenarios, variants, plans, invariants, probes and expected verdicts.
+    /// List scenarios, variants, plans, properties and expected verdicts.
     List {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print only the scenario names, one per line.
+        #[arg(long, conflicts_with = "json")]
+        names: bool,
     },
     /// Explore scenarios and compare every verdict with its expectation.
     Check(CheckArgs),
@@ -111,9 +119,10 @@ struct ExploreArgs {
     /// PCT bug depth.
     #[arg(long, default_value_t = 3)]
     depth: usize,
-    /// loom's preemption bound (LOOM_MAX_PREEMPTIONS); 0 means unbounded.
-    #[arg(long, default_value_t = 2)]
-    preemption_bound: usize,
+    /// loom's preemption bound: a number (0: no preemptions at all), or `none` for no bound.
+    /// Default: LOOM_MAX_PREEMPTIONS if set, else 2.
+    #[arg(long, value_name = "N|none", value_parser = PreemptionBound::parse)]
+    preemption_bound: Option<PreemptionBound>,
     /// Watch only this invariant: explore until it breaks.
     #[arg(long)]
     invariant: Option<String>,
@@ -126,10 +135,11 @@ struct ExploreArgs {
     /// Seeds per case for random and PCT: seed, seed+1, ..., seed+SEEDS-1.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
-    /// Run only part I of N (from 0) of the (case, engine, seed) items; the N parts together
-    /// are the whole run. Merge their `--json` outputs with `report --merge`.
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    shard: Option<(usize, usize)>,
+    /// Run only part I of N (counting from 1, as `cargo nextest --partition count:I/N`) of
+    /// the (case, engine, seed) items; the N parts together are the whole run. Merge their
+    /// `--json` outputs with `report --merge`.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Stop after this many seconds in all, split evenly across the items, and report how
     /// far each exploration got.
     #[arg(long, value_name = "SECONDS")]
@@ -143,12 +153,13 @@ struct ExploreArgs {
 struct CheckArgs {
     #[command(flatten)]
     explore: ExploreArgs,
-    /// Print one JSON array of reports instead of the table and traces.
+    /// Print one JSON array of reports instead of the per-case lines.
     #[arg(long)]
     json: bool,
-    /// Format of the counterexamples printed after the table.
-    #[arg(long, value_enum, default_value_t = TraceFormat::Text)]
-    trace: TraceFormat,
+    /// Print every counterexample in this format (default: only those of unexpected
+    /// verdicts, as text).
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "text")]
+    trace: Option<TraceFormat>,
     /// Write every replayable counterexample to this directory as a regression fixture.
     #[arg(long, value_name = "DIR")]
     save: Option<PathBuf>,
@@ -202,43 +213,41 @@ struct ReplayArgs {
     size: Option<usize>,
 }
 
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (i, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("`{text}` is not I/N"))?;
-    let (i, n): (usize, usize) = (
-        i.parse().map_err(|_| format!("`{i}` is not a number"))?,
-        n.parse().map_err(|_| format!("`{n}` is not a number"))?,
-    );
-    if n == 0 || i >= n {
-        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
-    }
-    Ok((i, n))
+/// Why a command failed: bad usage (exit 2), or a failure of the model, the engine or the
+/// output (exit 1).
+enum Failure {
+    Usage(String),
+    Failed(String),
 }
 
-/// A usage error: exit 2 with a message.
-struct Usage(String);
+impl From<PlanError> for Failure {
+    fn from(e: PlanError) -> Self {
+        Failure::Usage(e.to_string())
+    }
+}
 
-/// Print to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+/// Print to stdout. Output that cannot be written (a closed pipe, a full disk) is an I/O
+/// failure: exit 1 with a message, never a panic.
 fn emit(text: &str) {
     let mut out = std::io::stdout().lock();
-    if out
-        .write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .is_err()
-    {
-        std::process::exit(0);
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::List { json } => {
+        Command::List { json, names } => {
             if json {
-                emit(&format!("{:#}\n", present::listing_json(scenario::all())));
+                emit(&format!("{:#}\n", present::listing_json(scenarios::all())));
+            } else if names {
+                for s in scenarios::all() {
+                    emit(&format!("{}\n", s.name()));
+                }
             } else {
-                emit(&present::listing(scenario::all()));
+                emit(&present::listing(scenarios::all()));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -247,210 +256,96 @@ fn main() -> ExitCode {
         Command::Report(args) => report(&args),
         Command::Bench(args) => bench(&args),
     };
-    result.unwrap_or_else(|Usage(message)| {
-        eprintln!("error: {message}");
-        ExitCode::from(2)
+    result.unwrap_or_else(|failure| match failure {
+        Failure::Usage(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Failure::Failed(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
     })
 }
 
-fn selected_scenarios(names: &[String]) -> Result<Vec<&'static dyn Scenario>, Usage> {
-    if names.is_empty() {
-        return Ok(scenario::all().to_vec());
+/// loom's bound: the flag, else `LOOM_MAX_PREEMPTIONS` as loom itself reads it, else 2.
+fn preemption_bound(flag: Option<PreemptionBound>) -> Result<PreemptionBound, Failure> {
+    if let Some(bound) = flag {
+        return Ok(bound);
     }
-    names
-        .iter()
-        .map(|n| {
-            scenario::find(n).ok_or_else(|| {
-                let known: Vec<&str> = scenario::all().iter().map(|s| s.info().name).collect();
-                Usage(format!(
-                    "unknown scenario `{n}`; known: {}",
-                    known.join(", ")
-                ))
-            })
-        })
-        .collect()
+    match std::env::var("LOOM_MAX_PREEMPTIONS") {
+        Ok(text) => text
+            .parse()
+            .map(PreemptionBound::At)
+            .map_err(|_| Failure::Usage(format!("LOOM_MAX_PREEMPTIONS=`{text}` is not a number"))),
+        Err(_) => Ok(PreemptionBound::default()),
+    }
 }
 
-const ALL_ENGINES: &[&str] = &["random", "pct", "dfs", "loom", "threads"];
-
-fn strategies(args: &ExploreArgs) -> Result<Vec<Strategy>, Usage> {
-    let mut all = Vec::new();
-    for seed in args.seed..args.seed.saturating_add(args.seeds.max(1)) {
-        for strategy in strategies_for_seed(args, seed)? {
-            // Seeds mean nothing to loom, DFS and threads: one item each.
-            if seed == args.seed
-                || matches!(strategy, Strategy::Random { .. } | Strategy::Pct { .. })
-            {
-                all.push(strategy);
-            }
-        }
-    }
-    Ok(all)
+fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
+    Ok(Selection {
+        scenarios: args.scenarios.clone(),
+        variant: args.variant.clone(),
+        plan: args.plan.clone(),
+        invariant: args.invariant.clone(),
+        engine: args.engine.clone(),
+        executions: args.executions,
+        seed: args.seed,
+        seeds: args.seeds,
+        depth: args.depth,
+        preemption_bound: preemption_bound(args.preemption_bound)?,
+        size: args.size,
+        shard: args.shard,
+        time_budget: args.time_budget,
+        no_minimize: args.no_minimize,
+    })
 }
 
-fn strategies_for_seed(args: &ExploreArgs, seed: u64) -> Result<Vec<Strategy>, Usage> {
-    let engines: Vec<&str> = match &args.engine {
-        Some(e) if !ALL_ENGINES.contains(&e.as_str()) => {
-            return Err(Usage(format!(
-                "unknown engine `{e}`; known: {}",
-                ALL_ENGINES.join(", ")
-            )))
-        }
-        Some(e) if !available_engines().contains(&e.as_str()) => {
-            return Err(Usage(format!(
-                "engine `{e}` is not in this build; build it with: {} check --engine {e}",
-                build_hint(e)
-            )))
-        }
-        Some(e) => vec![e.as_str()],
-        None => available_engines()
-            .iter()
-            .copied()
-            .filter(|e| *e != "replay" && *e != "dfs")
-            .collect(),
-    };
-    Ok(engines
-        .into_iter()
-        .map(|e| match e {
-            "random" => Strategy::Random {
-                seed,
-                executions: args.executions.unwrap_or(2_000),
-            },
-            "pct" => Strategy::Pct {
-                seed,
-                depth: args.depth,
-                executions: args.executions.unwrap_or(2_000),
-            },
-            "dfs" => Strategy::Dfs {
-                executions: args.executions.unwrap_or(20_000),
-            },
-            "loom" => Strategy::Loom {
-                preemption_bound: (args.preemption_bound > 0).then_some(args.preemption_bound),
-            },
-            _ => Strategy::Threads {
-                runs: args.executions.unwrap_or(10_000),
-            },
-        })
-        .collect())
-}
-
-/// Run every selected case; `Err` is a usage error, `Ok(None)` an engine failure already
-/// reported on stderr.
-fn explore_all(args: &ExploreArgs) -> Result<Option<Vec<Report>>, Usage> {
-    let scenarios = selected_scenarios(&args.scenarios)?;
-    let strategies = strategies(args)?;
-    known_name(&scenarios, "variant", args.variant.as_deref(), |i| {
-        i.variants.iter().map(|d| d.name).collect()
-    })?;
-    known_name(&scenarios, "plan", args.plan.as_deref(), |i| {
-        i.plans.iter().map(|d| d.name).collect()
-    })?;
-    known_name(&scenarios, "invariant", args.invariant.as_deref(), |i| {
-        i.invariants.iter().map(|d| d.name).collect()
-    })?;
-    let mut jobs = Vec::new();
-    for s in &scenarios {
-        let info = s.info();
-        if let Some(i) = &args.invariant {
-            if info.invariant(i).is_none() {
-                continue;
-            }
-        }
-        for (v, p) in info.cases() {
-            if args.variant.as_deref().is_some_and(|x| x != v)
-                || args.plan.as_deref().is_some_and(|x| x != p)
-            {
-                continue;
-            }
-            for strategy in &strategies {
-                jobs.push((*s, v, p, strategy.clone()));
-            }
-        }
-    }
-    if let Some((i, n)) = args.shard {
-        jobs = jobs
-            .into_iter()
-            .enumerate()
-            .filter(|(k, _)| k % n == i)
-            .map(|(_, job)| job)
-            .collect();
-    }
-    if jobs.is_empty() {
-        return Err(Usage(
-            "no case matches the scenario, variant, plan and invariant given; see `ozone-ha-check list`".into(),
-        ));
-    }
+/// Plan and run every selected item; `line` is told each finished case's reports.
+fn explore_all(
+    args: &ExploreArgs,
+    mut line: impl FnMut(&[Report]),
+) -> Result<Vec<Report>, Failure> {
+    let selection = selection(args)?;
+    let jobs = jobs::plan(&selection)?;
     let bar = Progress::new(jobs.len() as u64, args.quiet);
-    let share = args
-        .time_budget
-        .filter(|b| b.is_finite() && *b > 0.0)
-        .map(|b| Duration::from_secs_f64(b / jobs.len() as f64));
-    if args.time_budget.is_some() && share.is_none() {
-        return Err(Usage(
-            "--time-budget takes a positive number of seconds".into(),
-        ));
-    }
-    let mut reports = Vec::new();
-    for (s, v, p, strategy) in jobs {
-        bar.show(format!(
-            "{} {v} {p} {}",
-            s.info().name,
-            strategy.engine_name()
-        ));
-        let deadline = share.map(|d| Instant::now() + d);
-        let request = Request::new(v, p, strategy.clone())
-            .stop_at_first(!matches!(strategy, Strategy::Threads { .. }))
-            .watch(args.invariant.as_deref())
-            .size(args.size)
-            .deadline(deadline);
-        let found = explore(s, &request).and_then(|r| {
-            if args.no_minimize {
-                Ok(r)
-            } else {
-                minimize(s, &r)
+    let mut case: Vec<Report> = Vec::new();
+    let result = jobs::run(
+        &selection,
+        &jobs,
+        |job| {
+            bar.show(format!(
+                "{} {}/{} {}",
+                job.scenario.name(),
+                job.variant,
+                job.plan,
+                job.strategy.engine()
+            ))
+        },
+        |_, report| {
+            bar.advance();
+            let same_case = case.last().is_some_and(|c| {
+                (&c.scenario, &c.variant, &c.plan)
+                    == (&report.scenario, &report.variant, &report.plan)
+            });
+            if !same_case && !case.is_empty() {
+                bar.suspend(|| line(&case));
+                case.clear();
             }
-        });
-        match found {
-            Ok(r) => {
-                reports.push(r);
-                bar.advance();
-            }
-            Err(ExploreError::Usage(m)) => {
-                bar.done();
-                return Err(Usage(m));
-            }
-            Err(e) => {
-                bar.done();
-                eprintln!("error: {} {v} {p}: {e}", s.info().name);
-                return Ok(None);
-            }
-        }
+            case.push(report.clone());
+        },
+    );
+    if !case.is_empty() {
+        bar.suspend(|| line(&case));
     }
     bar.done();
-    Ok(Some(reports))
-}
-
-/// Check that `given` names something of at least one selected scenario.
-fn known_name(
-    scenarios: &[&'static dyn Scenario],
-    kind: &str,
-    given: Option<&str>,
-    names: impl Fn(&scenario::Info) -> Vec<&'static str>,
-) -> Result<(), Usage> {
-    let Some(given) = given else {
-        return Ok(());
-    };
-    let mut known: Vec<&str> = scenarios.iter().flat_map(|s| names(s.info())).collect();
-    known.sort_unstable();
-    known.dedup();
-    if known.contains(&given) {
-        Ok(())
-    } else {
-        Err(Usage(format!(
-            "unknown {kind} `{given}`; known: {}",
-            known.join(", ")
-        )))
-    }
+    result.map_err(|e| {
+        if e.error.is_usage() {
+            Failure::Usage(e.error.to_string())
+        } else {
+            Failure::Failed(e.to_string())
+        }
+    })
 }
 
 /// A progress bar on stderr that appears once a run has taken a second, and never when
@@ -465,7 +360,7 @@ impl Progress {
     fn new(len: u64, quiet: bool) -> Self {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
         if let Ok(style) =
-            ProgressStyle::with_template("{bar:30} {pos}/{len} cases {elapsed} {msg}")
+            ProgressStyle::with_template("{bar:30} {pos}/{len} items {elapsed} {msg}")
         {
             bar.set_style(style);
         }
@@ -484,6 +379,10 @@ impl Progress {
         }
     }
 
+    fn suspend(&self, f: impl FnOnce()) {
+        self.bar.suspend(f);
+    }
+
     fn advance(&self) {
         self.bar.inc(1);
     }
@@ -494,48 +393,74 @@ impl Progress {
 }
 
 fn exit_for(reports: &[Report]) -> ExitCode {
-    let mismatches = reports.iter().filter(|r| !r.as_expected()).count();
-    if mismatches == 0 {
+    if reports.iter().all(Report::as_expected) {
         ExitCode::SUCCESS
     } else {
-        eprintln!("{mismatches} verdict(s) differ from their expectation");
         ExitCode::from(1)
     }
 }
 
-fn print_counterexample(r: &Report, format: TraceFormat) {
+fn counterexample_text(r: &Report, format: TraceFormat) -> String {
     match format {
-        TraceFormat::Text => emit(&format!("\n{}", present::counterexample(r))),
-        TraceFormat::Mermaid => emit(&format!("\n{}", present::counterexample_mermaid(r))),
-        TraceFormat::Json => {
-            if let Some(c) = Counterexample::from_report(r) {
-                emit(&c.to_json());
-            }
-        }
+        TraceFormat::Text => format!("\n{}", present::counterexample(r)),
+        TraceFormat::Mermaid => format!("\n{}", present::counterexample_mermaid(r)),
+        TraceFormat::Json => Counterexample::from_report(r)
+            .map(|c| c.to_json())
+            .unwrap_or_default(),
     }
 }
 
-fn check(args: &CheckArgs) -> Result<ExitCode, Usage> {
-    let Some(reports) = explore_all(&args.explore)? else {
-        return Ok(ExitCode::from(1));
-    };
+fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
+    let json = args.json;
+    let reports = explore_all(&args.explore, |case| {
+        if !json {
+            emit(&format!("{}\n", present::case_line(case)));
+        }
+    })?;
     if let Some(dir) = &args.save {
         save(dir, &reports)?;
     }
-    if args.json {
+    if json {
         emit(&format!("{:#}\n", present::reports_json(&reports)));
     } else {
-        emit(&present::table(&reports));
-        for r in reports.iter().filter(|r| r.invariant.is_some()) {
-            print_counterexample(r, args.trace);
+        let (format, all) = match args.trace {
+            Some(format) => (format, true),
+            None => (TraceFormat::Text, false),
+        };
+        for r in reports
+            .iter()
+            .filter(|r| r.invariant.is_some() && (all || !r.as_expected()))
+        {
+            emit(&counterexample_text(r, format));
         }
+        for r in reports.iter().filter(|r| !r.as_expected()) {
+            emit(&format!(
+                "\nunexpected: {} {}/{} under {}: expected {}{}, got {}\n",
+                r.scenario,
+                r.variant,
+                r.plan,
+                r.engine,
+                r.expected.word(),
+                if r.expected_invariants.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.expected_invariants.join(", "))
+                },
+                present::verdict_words(r),
+            ));
+        }
+        emit(&format!(
+            "\n{}\n",
+            present::summary(&reports, started.elapsed())
+        ));
     }
     Ok(exit_for(&reports))
 }
 
-fn save(dir: &Path, reports: &[Report]) -> Result<(), Usage> {
+fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
-        .map_err(|e| Usage(format!("cannot create `{}`: {e}", dir.display())))?;
+        .map_err(|e| Failure::Failed(format!("cannot create `{}`: {e}", dir.display())))?;
     for c in reports.iter().filter_map(Counterexample::from_report) {
         if c.schedule.is_none() {
             eprintln!(
@@ -547,18 +472,15 @@ fn save(dir: &Path, reports: &[Report]) -> Result<(), Usage> {
         }
         let path = dir.join(c.file_name());
         std::fs::write(&path, c.to_json())
-            .map_err(|e| Usage(format!("cannot write `{}`: {e}", path.display())))?;
+            .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", path.display())))?;
         eprintln!("saved {}", path.display());
     }
     Ok(())
 }
 
-fn report(args: &ReportArgs) -> Result<ExitCode, Usage> {
+fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let reports = if args.merge.is_empty() {
-        let Some(reports) = explore_all(&args.explore)? else {
-            return Ok(ExitCode::from(1));
-        };
-        reports
+        explore_all(&args.explore, |_| ())?
     } else {
         merge(&args.merge)?
     };
@@ -571,13 +493,13 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Usage> {
 }
 
 /// Read and concatenate JSON arrays of reports.
-fn merge(files: &[PathBuf]) -> Result<Vec<Report>, Usage> {
+fn merge(files: &[PathBuf]) -> Result<Vec<Report>, Failure> {
     let mut reports = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(file)
-            .map_err(|e| Usage(format!("cannot read `{}`: {e}", file.display())))?;
+            .map_err(|e| Failure::Failed(format!("cannot read `{}`: {e}", file.display())))?;
         let part: Vec<Report> = serde_json::from_str(&text).map_err(|e| {
-            Usage(format!(
+            Failure::Usage(format!(
                 "`{}` is not a JSON array of reports (from `check --json`): {e}",
                 file.display()
             ))
@@ -588,45 +510,45 @@ fn merge(files: &[PathBuf]) -> Result<Vec<Report>, Usage> {
 }
 
 /// The schedule of `--schedule`: a literal, a schedule file, or a saved counterexample.
-fn read_schedule(arg: &str) -> Result<Schedule, Usage> {
+fn read_schedule(arg: &str) -> Result<Schedule, Failure> {
     let text = if arg.trim_start().starts_with("v1:") {
         arg.to_string()
     } else {
         let contents = std::fs::read_to_string(arg)
-            .map_err(|e| Usage(format!("cannot read schedule file `{arg}`: {e}")))?;
+            .map_err(|e| Failure::Usage(format!("cannot read schedule file `{arg}`: {e}")))?;
         if contents.trim_start().starts_with('{') {
-            let c = Counterexample::parse(&contents).map_err(Usage)?;
+            let c = Counterexample::parse(&contents)
+                .map_err(|e| Failure::Usage(format!("`{arg}`: {e}")))?;
             c.schedule
-                .ok_or_else(|| Usage(format!("`{arg}` holds no replayable schedule")))?
+                .ok_or_else(|| Failure::Usage(format!("`{arg}` holds no replayable schedule")))?
         } else {
             contents
         }
     };
-    Schedule::parse(&text).map_err(|e| Usage(e.to_string()))
+    Schedule::parse(&text).map_err(|e| Failure::Usage(e.to_string()))
 }
 
-fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
-    let s = selected_scenarios(std::slice::from_ref(&args.scenario))?[0];
-    if !available_engines().contains(&"replay") {
-        return Err(Usage(format!(
+fn replay(args: &ReplayArgs) -> Result<ExitCode, Failure> {
+    let s = scenarios::lookup(&args.scenario).map_err(|e| Failure::Usage(e.to_string()))?;
+    if !Engine::Replay.available() {
+        return Err(Failure::Usage(format!(
             "replay needs the default (shuttle) build: {} replay ...",
-            build_hint("replay")
+            Engine::Replay.build_hint()
         )));
     }
     let schedule = read_schedule(&args.schedule)?;
     let request = Request::new(&args.variant, &args.plan, Strategy::Replay { schedule })
         .watch(args.invariant.as_deref())
         .size(args.size);
-    let report = match explore(s, &request) {
-        Ok(report) => report,
-        Err(ExploreError::Usage(m)) => return Err(Usage(m)),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(1));
+    let report = explore(s, &request).map_err(|e| {
+        if e.is_usage() {
+            Failure::Usage(e.to_string())
+        } else {
+            Failure::Failed(e.to_string())
         }
-    };
+    })?;
     if report.invariant.is_some() {
-        print_counterexample(&report, args.trace);
+        emit(&counterexample_text(&report, args.trace));
     } else {
         emit(&format!(
             "the schedule ran to the end with every invariant holding ({})\n",
@@ -636,38 +558,40 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn seconds(value: f64, flag: &str) -> Result<Duration, Usage> {
+fn seconds(value: f64, flag: &str) -> Result<Duration, Failure> {
     if value.is_finite() && value > 0.0 {
         Ok(Duration::from_secs_f64(value))
     } else {
-        Err(Usage(format!("{flag} takes a positive number of seconds")))
+        Err(Failure::Usage(format!(
+            "{flag} takes a positive number of seconds"
+        )))
     }
 }
 
-fn bench(args: &BenchArgs) -> Result<ExitCode, Usage> {
+fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     if !args.merge.is_empty() {
         let mut rows = Vec::new();
         for file in &args.merge {
             let text = std::fs::read_to_string(file)
-                .map_err(|e| Usage(format!("cannot read `{}`: {e}", file.display())))?;
+                .map_err(|e| Failure::Failed(format!("cannot read `{}`: {e}", file.display())))?;
             let part: Vec<ozone_ha_check::bench::Row> = serde_json::from_str(&text)
-                .map_err(|e| Usage(format!("`{}` is not a bench part: {e}", file.display())))?;
+                .map_err(|e| Failure::Usage(format!("`{}` is not a bench part: {e}", file.display())))?;
             rows.extend(part);
         }
-        let written =
-            ozone_ha_check::bench::write_results(&args.results_dir, &rows).map_err(Usage)?;
+        let written = ozone_ha_check::bench::write_results(&args.results_dir, &rows)
+            .map_err(Failure::Failed)?;
         for name in written {
             eprintln!("wrote {}", args.results_dir.join(name).display());
         }
         return Ok(ExitCode::SUCCESS);
     }
     for name in &args.scenarios {
-        selected_scenarios(std::slice::from_ref(name))?;
+        scenarios::lookup(name).map_err(|e| Failure::Usage(e.to_string()))?;
     }
     let settings = ozone_ha_check::bench::Settings {
         seeds: args.seeds.max(1),
         max_executions: args.max_executions.max(1),
-        ci_budget: 2_000,
+        ci_budget: jobs::DEFAULT_EXECUTIONS,
         rate_executions: args.rate_executions.max(1),
         time_box: seconds(args.time_box, "--time-box")?,
         thread_runs: args.thread_runs.max(1),
@@ -688,7 +612,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Usage> {
     let json = serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
     match &args.out {
         Some(path) => std::fs::write(path, json)
-            .map_err(|e| Usage(format!("cannot write `{}`: {e}", path.display())))?,
+            .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", path.display())))?,
         None => emit(&json),
     }
     Ok(ExitCode::SUCCESS)

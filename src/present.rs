@@ -1,7 +1,7 @@
 //! Presentation: the result table, JSON, listings and counterexamples.
 
-use crate::explore::{Report, Verdict};
-use crate::scenario::Scenario;
+use crate::explore::{Expectation, Report, Verdict};
+use crate::scenarios::AnyScenario;
 use crate::trace::{render_mermaid, render_timeline, Broke};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -28,16 +28,12 @@ pub fn table(reports: &[Report]) -> String {
                 r.scenario.clone(),
                 r.variant.clone(),
                 r.plan.clone(),
-                r.engine.clone(),
-                r.expected.clone(),
-                if r.unwitnessed() {
-                    format!("{} (not witnessed)", r.verdict.word())
-                } else if r.witness_only() && r.verdict == Verdict::Vacuous {
-                    "vacuous (window not reached)".to_string()
-                } else if r.as_expected() {
-                    r.verdict.word().to_string()
+                r.engine.to_string(),
+                r.expected.word().to_string(),
+                if r.as_expected() {
+                    verdict_words(r)
                 } else {
-                    format!("{} MISMATCH", r.verdict.word())
+                    format!("{} MISMATCH", verdict_words(r))
                 },
                 r.invariant.clone().unwrap_or_else(|| "-".into()),
                 r.first_violation
@@ -156,71 +152,156 @@ pub fn counterexample_mermaid(r: &Report) -> String {
     )
 }
 
-/// The scenarios, their variants, plans, invariants and expected verdicts, as text.
-pub fn listing(scenarios: &[&dyn Scenario]) -> String {
+/// The verdict in words, with what a witness-only engine could not show.
+pub fn verdict_words(r: &Report) -> String {
+    if r.unwitnessed() {
+        format!("{} (not witnessed)", r.verdict.word())
+    } else if r.witness_only() && r.verdict == Verdict::Vacuous {
+        "vacuous (window not reached)".to_string()
+    } else {
+        r.verdict.word().to_string()
+    }
+}
+
+/// One line for one case (its reports under every engine and seed), as `cargo test` prints
+/// one line per test: `scenario variant/plan ... ok` and what each engine found.
+pub fn case_line(reports: &[Report]) -> String {
+    let Some(first) = reports.first() else {
+        return String::new();
+    };
+    let ok = reports.iter().all(Report::as_expected);
+    let found: Vec<String> = reports
+        .iter()
+        .map(|r| {
+            let seed = match (r.seed, reports.len() > 1 && r.seed.is_some()) {
+                (Some(seed), true) if reports.iter().filter(|o| o.engine == r.engine).count() > 1 => {
+                    format!(" seed {seed}")
+                }
+                _ => String::new(),
+            };
+            let what = match (&r.invariant, r.first_violation) {
+                (Some(i), Some(n)) => format!("{} {i} at {n}", verdict_words(r)),
+                _ => format!("{} in {}", verdict_words(r), r.executions),
+            };
+            let mark = if r.as_expected() { "" } else { " (UNEXPECTED)" };
+            format!("{}{seed}: {what}{mark}", r.engine)
+        })
+        .collect();
+    let name = format!("{} {}/{}", first.scenario, first.variant, first.plan);
+    format!(
+        "{name:<46} {} {}",
+        if ok { "ok    " } else { "FAILED" },
+        found.join("; ")
+    )
+}
+
+/// The last line of a run: how many reports were as expected, by verdict, and the time.
+pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
+    let expected: Vec<&Report> = reports.iter().filter(|r| r.as_expected()).collect();
+    let count = |f: &dyn Fn(&Report) -> bool| expected.iter().filter(|r| f(r)).count();
+    let mut parts = vec![
+        format!("{} violated", count(&|r| r.verdict == Verdict::Violated)),
+        format!(
+            "{} held",
+            count(&|r| r.verdict == Verdict::Held && !r.unwitnessed())
+        ),
+    ];
+    let unwitnessed = count(&|r| r.unwitnessed());
+    if unwitnessed > 0 {
+        parts.push(format!("{unwitnessed} not witnessed"));
+    }
+    let unreached = count(&|r| {
+        r.witness_only() && r.verdict == Verdict::Vacuous && !r.unwitnessed()
+    });
+    if unreached > 0 {
+        parts.push(format!("{unreached} window not reached"));
+    }
+    let unjudged = count(&|r| r.expected == Expectation::NotJudged);
+    if unjudged > 0 {
+        parts.push(format!("{unjudged} not judged (off the default size)"));
+    }
+    format!(
+        "{} cases as expected: {}; {} unexpected ({:.1}s)",
+        expected.len(),
+        parts.join(", "),
+        reports.len() - expected.len(),
+        elapsed.as_secs_f64()
+    )
+}
+
+/// The scenarios, their variants, plans, properties and expected verdicts, as text.
+pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
     let mut out = String::new();
     for s in scenarios {
-        let info = s.info();
-        let _ = writeln!(out, "{} ({}): {}", info.name, info.jira, info.title);
+        let _ = writeln!(out, "{} ({}): {}", s.name(), s.jira(), s.title());
         let _ = writeln!(out, "  variants:");
-        for v in info.variants {
-            let _ = writeln!(out, "    {:<14} {}", v.name, v.doc);
+        for v in s.variants() {
+            let _ = writeln!(out, "    {:<18} {}", v.name, v.doc);
         }
         let _ = writeln!(out, "  plans:");
-        for p in info.plans {
-            let _ = writeln!(out, "    {:<14} {}", p.name, p.doc);
+        for p in s.plans() {
+            let _ = writeln!(out, "    {:<18} {}", p.name, p.doc);
         }
-        let _ = writeln!(out, "  invariants:");
-        for i in info.invariants {
-            let _ = writeln!(out, "    {:<24} {}", i.name, i.doc);
-        }
-        let _ = writeln!(out, "  probes:");
-        for p in info.probes {
-            let required = if info.required_probes.contains(&p.name) {
-                " (required)"
+        let _ = writeln!(out, "  properties:");
+        for p in s.properties() {
+            let kind = if p.required {
+                "sometimes, required".to_string()
             } else {
-                ""
+                p.kind.word().to_string()
             };
-            let _ = writeln!(out, "    {:<24} {}{required}", p.name, p.doc);
+            let _ = writeln!(out, "    {:<38} {:<20} {}", p.name, kind, p.doc);
         }
         let _ = writeln!(out, "  expected:");
-        for (v, p) in info.cases() {
-            let e = (info.expected)(v, p);
-            let names = e.invariants().join(", ");
-            let _ = writeln!(out, "    {v:<14} {p:<10} {:<9} {names}", e.word());
+        for c in s.cases() {
+            if let Ok(e) = s.expected(c.variant, c.plan) {
+                let names = e.invariants().join(", ");
+                let _ = writeln!(
+                    out,
+                    "    {:<18} {:<18} {:<9} {names}",
+                    c.variant,
+                    c.plan,
+                    e.word()
+                );
+            }
         }
     }
     out
 }
 
 /// The same listing as JSON.
-pub fn listing_json(scenarios: &[&dyn Scenario]) -> Value {
-    let described = |d: &[crate::invariants::Described]| -> Vec<Value> {
-        d.iter()
-            .map(|x| json!({ "name": x.name, "doc": x.doc }))
-            .collect()
-    };
+pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
     Value::Array(
         scenarios
             .iter()
             .map(|s| {
-                let info = s.info();
-                let expected: Vec<Value> = info
+                let named = |n: Vec<crate::scenarios::Named>| -> Vec<Value> {
+                    n.iter()
+                        .map(|x| json!({ "name": x.name, "doc": x.doc }))
+                        .collect()
+                };
+                let properties = |ps: Vec<crate::properties::Property>| -> Vec<Value> {
+                    ps.iter()
+                        .map(|p| json!({ "name": p.name, "doc": p.doc, "kind": p.kind, "required": p.required }))
+                        .collect()
+                };
+                let expected: Vec<Value> = s
                     .cases()
-                    .map(|(v, p)| {
-                        let e = (info.expected)(v, p);
-                        json!({ "variant": v, "plan": p, "expected": e.word(), "invariants": e.invariants() })
+                    .iter()
+                    .filter_map(|c| {
+                        let e = s.expected(c.variant, c.plan).ok()?;
+                        Some(json!({ "variant": c.variant, "plan": c.plan, "expected": e.word(), "invariants": e.invariants() }))
                     })
                     .collect();
                 json!({
-                    "scenario": info.name,
-                    "jira": info.jira,
-                    "title": info.title,
-                    "variants": described(info.variants),
-                    "plans": described(info.plans),
-                    "invariants": described(info.invariants),
-                    "probes": described(info.probes),
-                    "required_probes": info.required_probes,
+                    "scenario": s.name(),
+                    "jira": s.jira(),
+                    "title": s.title(),
+                    "variants": named(s.variants()),
+                    "plans": named(s.plans()),
+                    "invariants": properties(s.invariants()),
+                    "probes": properties(s.probes()),
+                    "required_probes": s.required_probes(),
+                    "size_knob": s.size_knob().map(|k| json!({ "counts": k.counts, "default": k.default })),
                     "expected": expected,
                 })
             })
@@ -241,8 +322,8 @@ pub fn markdown_report(reports: &[Report]) -> String {
             r.variant,
             r.plan,
             r.engine,
-            r.expected,
-            r.verdict.word(),
+            r.expected.word(),
+            verdict_words(r),
             if r.as_expected() { "" } else { " **MISMATCH**" },
             r.invariant.as_deref().unwrap_or("-"),
             r.first_violation
@@ -296,8 +377,8 @@ pub fn html_report(reports: &[Report]) -> String {
             html_escape(&r.scenario),
             html_escape(&r.variant),
             html_escape(&r.plan),
-            html_escape(&r.engine),
-            html_escape(&r.expected),
+            r.engine,
+            r.expected.word(),
             r.verdict.word(),
             r.verdict.word(),
             r.first_violation.map_or_else(|| "-".into(), |n| n.to_string()),
@@ -318,7 +399,7 @@ pub fn html_report(reports: &[Report]) -> String {
             html_escape(&r.scenario),
             html_escape(&r.variant),
             html_escape(&r.plan),
-            html_escape(&r.engine),
+            r.engine,
             html_escape(&counterexample(r))
         );
     }

@@ -3,6 +3,7 @@
 //! It lives in [`crate::sync::ghost`] cells, so recording is never a scheduling point and
 //! cannot change the interleavings an engine explores.
 
+use crate::properties::Probe;
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use crate::trace::Event;
@@ -24,6 +25,8 @@ struct Execution {
     trace: Vec<Event>,
     violation: Option<Violation>,
     probes: BTreeMap<&'static str, u64>,
+    broken: Vec<&'static str>,
+    quiesced: bool,
 }
 
 /// What one execution left behind.
@@ -35,6 +38,8 @@ pub struct Outcome {
     pub violation: Option<Violation>,
     /// Hits per probe name.
     pub probes: BTreeMap<&'static str, u64>,
+    /// Every invariant reported broken, watched or not, in order (repeats removed).
+    pub broken: Vec<&'static str>,
 }
 
 /// Collects one execution's trace, violation and probe hits.
@@ -94,8 +99,24 @@ impl Recorder {
         self.state.with(|s| *s.probes.entry(name).or_default() += 1);
     }
 
+    /// Mark the execution quiesced: every actor has stopped, and the eventually-properties
+    /// may be checked.
+    pub fn quiesce(&self) {
+        self.state.with(|s| s.quiesced = true);
+    }
+
+    /// Whether [`Recorder::quiesce`] was called in this execution.
+    pub fn quiesced(&self) -> bool {
+        self.state.with(|s| s.quiesced)
+    }
+
     /// Report that `invariant` is broken. Only the first watched violation is kept.
     pub fn violate(&self, invariant: &'static str, detail: String) {
+        self.state.with(|s| {
+            if !s.broken.contains(&invariant) {
+                s.broken.push(invariant);
+            }
+        });
         if self.watch.is_some_and(|w| w != invariant) {
             return;
         }
@@ -124,6 +145,7 @@ impl Recorder {
                 trace: e.trace,
                 violation: e.violation,
                 probes: e.probes,
+                broken: e.broken,
             }
         })
     }
@@ -169,8 +191,8 @@ impl Actor {
     }
 
     /// Count a hit of a reachability probe.
-    pub fn probe(&self, name: &'static str) {
-        self.recorder.probe(name);
+    pub fn probe(&self, probe: &Probe) {
+        self.recorder.probe(probe.name);
     }
 
     /// The recorder this actor writes to.

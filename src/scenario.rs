@@ -1,13 +1,87 @@
-//! What a scenario is, and the registry of all of them.
+//! What a scenario is: one bug, with typed variants and plans, one list of properties, and
+//! the verdict each (variant, plan) is expected to get.
 //!
-//! A scenario is one bug: its variants (the Java as it is, the partial fixes, the fix), its
-//! plans (which actors run, which faults happen), its invariants and probes, and the verdict
-//! each (variant, plan) is expected to get. Adding a scenario to the CLI and the test suites
-//! is one line in [`all`].
+//! A scenario's variants (the Java as it is, the partial fixes, the fix) and plans (which
+//! actors run, which faults happen) are enums declared with [`choices!`], so each name is
+//! written once and [`Scenario::expected`] is an exhaustive `match`: a new variant or plan
+//! does not compile until its verdict is stated. The dynamic registry the CLI uses wraps
+//! these typed scenarios: see [`crate::scenarios`].
+//!
+//! ```
+//! use ozone_ha_check::choices;
+//! use ozone_ha_check::scenario::Choice;
+//!
+//! choices! {
+//!     /// How a flush is guarded.
+//!     pub enum Variant {
+//!         /// no guard at all
+//!         Buggy = "buggy",
+//!         /// defer while an apply is in flight
+//!         Fixed = "fixed",
+//!     }
+//! }
+//!
+//! assert_eq!(Variant::parse("fixed"), Some(Variant::Fixed));
+//! assert_eq!(Variant::Buggy.doc(), "no guard at all");
+//! assert_eq!(Variant::names(), vec!["buggy", "fixed"]);
+//! ```
 
-use crate::invariants::Described;
+use crate::properties::Property;
 use crate::recorder::Recorder;
 use crate::sync::Arc;
+use std::fmt::Debug;
+
+/// A closed set of named choices: a scenario's variants or its plans.
+pub trait Choice: Copy + Eq + Debug + Send + Sync + 'static {
+    /// Every choice, in listing order.
+    const ALL: &'static [Self];
+    /// The name on the command line.
+    fn name(self) -> &'static str;
+    /// One line saying what it is.
+    fn doc(self) -> &'static str;
+    /// The choice called `name`.
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.name() == name)
+    }
+    /// Every name, in listing order.
+    fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|c| c.name()).collect()
+    }
+}
+
+/// Declare an enum of named choices: each variant with its doc comment (the listing's
+/// one-line description) and its command-line name.
+#[macro_export]
+macro_rules! choices {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[doc = $doc:literal])+ $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        $vis enum $name {
+            $( $(#[doc = $doc])+ $variant ),+
+        }
+
+        impl $crate::scenario::Choice for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+            fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+            fn doc(self) -> &'static str {
+                match self { $($name::$variant => concat!($($doc),+).trim()),+ }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($crate::scenario::Choice::name(*self))
+            }
+        }
+    };
+}
 
 /// What a (variant, plan) is expected to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +89,7 @@ pub enum Expected {
     /// Every invariant holds, and the required probes fire.
     Holds,
     /// Some invariant breaks; each of these can be shown broken.
-    Violates(&'static [&'static str]),
+    Violates(&'static [Property]),
 }
 
 impl Expected {
@@ -27,58 +101,13 @@ impl Expected {
         }
     }
 
-    /// The invariants expected to break (empty for [`Expected::Holds`]).
-    pub fn invariants(&self) -> &'static [&'static str] {
+    /// The names of the invariants expected to break (empty for [`Expected::Holds`]).
+    pub fn invariants(&self) -> Vec<&'static str> {
         match self {
-            Expected::Holds => &[],
-            Expected::Violates(names) => names,
+            Expected::Holds => Vec::new(),
+            Expected::Violates(properties) => properties.iter().map(|p| p.name).collect(),
         }
     }
-}
-
-/// A scenario's static description.
-pub struct Info {
-    /// Name on the command line, e.g. `hdds-16092`.
-    pub name: &'static str,
-    /// The Jira issue.
-    pub jira: &'static str,
-    /// One line.
-    pub title: &'static str,
-    /// Variants, the Java as it is first.
-    pub variants: &'static [Described],
-    /// Plans.
-    pub plans: &'static [Described],
-    /// Every invariant the scenario checks.
-    pub invariants: &'static [Described],
-    /// Every reachability probe it counts.
-    pub probes: &'static [Described],
-    /// The probes that must fire for a "held" verdict to mean anything.
-    pub required_probes: &'static [&'static str],
-    /// The expected verdict of a (variant, plan).
-    pub expected: fn(variant: &str, plan: &str) -> Expected,
-}
-
-impl Info {
-    /// Every (variant, plan) pair, variants first.
-    pub fn cases(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-        self.variants
-            .iter()
-            .flat_map(|v| self.plans.iter().map(move |p| (v.name, p.name)))
-    }
-
-    /// The invariant called `name`, with its static name.
-    pub fn invariant(&self, name: &str) -> Option<&'static str> {
-        self.invariants
-            .iter()
-            .find(|i| i.name == name)
-            .map(|i| i.name)
-    }
-}
-
-/// One (variant, plan), prepared to run many times.
-pub trait Case: Send + Sync {
-    /// One execution: spawn the actors, join them, check the invariants into `recorder`.
-    fn run(&self, recorder: &Arc<Recorder>);
 }
 
 /// A scenario's size knob: how many transactions, requests or replicas a plan uses, for
@@ -91,58 +120,34 @@ pub struct SizeKnob {
     pub default: usize,
 }
 
+/// One (variant, plan), prepared to run many times.
+pub trait Case: Send + Sync {
+    /// One execution: spawn the actors, join them, mark the execution quiesced
+    /// ([`Recorder::quiesce`]) and check the eventually-properties, with the invariants
+    /// checked into `recorder` as the actors go.
+    fn run(&self, recorder: &Arc<Recorder>);
+}
+
 /// A modelled bug.
-pub trait Scenario: Sync {
-    /// The static description.
-    fn info(&self) -> &'static Info;
-    /// Prepare a (variant, plan) at the default size; `Err` names what is unknown.
-    fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String>;
-    /// The size knob, if the scenario has one.
-    fn size_knob(&self) -> Option<SizeKnob> {
-        None
-    }
-    /// Prepare a (variant, plan) at `size`. Expectations are stated for the default size.
-    fn prepare_sized(
-        &self,
-        variant: &str,
-        plan: &str,
-        size: usize,
-    ) -> Result<Box<dyn Case>, String> {
-        match self.size_knob() {
-            Some(knob) if knob.default != size => Err(format!(
-                "{} does not implement sizes other than {}",
-                self.info().name,
-                knob.default
-            )),
-            None if size != 1 => Err(format!("{} has no size knob", self.info().name)),
-            _ => self.prepare(variant, plan),
-        }
-    }
-}
+pub trait Scenario: Send + Sync + 'static {
+    /// Its variants: the Java as it is first, then the proposed fixes.
+    type Variant: Choice;
+    /// Its plans.
+    type Plan: Choice;
+    /// Name on the command line, e.g. `hdds-16092`.
+    const NAME: &'static str;
+    /// The Jira issue.
+    const JIRA: &'static str;
+    /// One line.
+    const TITLE: &'static str;
+    /// Every invariant, eventually-property and probe the scenario checks or counts.
+    const PROPERTIES: &'static [Property];
+    /// The size knob, if the scenario has one; without one the only size is 1.
+    const SIZE: Option<SizeKnob> = None;
 
-/// Every registered scenario.
-pub fn all() -> &'static [&'static dyn Scenario] {
-    &[
-        &crate::scenarios::hdds_16092::Hdds16092,
-        &crate::scenarios::hdds_16452::Hdds16452,
-        &crate::scenarios::hdds_17215::Hdds17215,
-        &crate::scenarios::hdds_16900::Hdds16900,
-    ]
-}
+    /// The verdict `variant` is expected to get on `plan`, at the default size.
+    fn expected(variant: Self::Variant, plan: Self::Plan) -> Expected;
 
-/// The scenario called `name`.
-pub fn find(name: &str) -> Option<&'static dyn Scenario> {
-    all().iter().copied().find(|s| s.info().name == name)
-}
-
-/// Check that `name` is one of `known`, or say which names are.
-pub fn check_name(kind: &str, name: &str, known: &[Described]) -> Result<&'static str, String> {
-    known
-        .iter()
-        .find(|d| d.name == name)
-        .map(|d| d.name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = known.iter().map(|d| d.name).collect();
-            format!("unknown {kind} `{name}`; known: {}", names.join(", "))
-        })
+    /// Prepare a (variant, plan) at `size` (1 without a knob, else at least 1).
+    fn prepare(&self, variant: Self::Variant, plan: Self::Plan, size: usize) -> Box<dyn Case>;
 }

@@ -1,9 +1,10 @@
 //! The floor: an empty scenario with a given number of tasks and scheduling points, so that a
 //! scenario's executions per second can be read as a ratio to the engine's own cost.
 
-use crate::invariants::Described;
+use crate::choices;
+use crate::properties::{Probe, Property};
 use crate::recorder::Recorder;
-use crate::scenario::{Case, Expected, Info, Scenario};
+use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::{thread, Arc, Mutex};
 
 /// `tasks - 1` spawned threads, each taking one shared lock `locks` times; no model.
@@ -15,37 +16,39 @@ pub struct Floor {
     pub locks: usize,
 }
 
-/// The probe every floor execution fires, so that its verdict is "held".
-const PROBE: &str = "Ran";
+choices! {
+    /// The floor's only variant.
+    pub enum Variant {
+        /// no model
+        Empty = "empty",
+    }
+}
 
-static INFO: Info = Info {
-    name: "floor",
-    jira: "-",
-    title: "no model: threads taking one lock, the engine's own cost",
-    variants: &[Described {
-        name: "empty",
-        doc: "no model",
-    }],
-    plans: &[Described {
-        name: "locks",
-        doc: "each thread takes one shared lock repeatedly",
-    }],
-    invariants: &[],
-    probes: &[Described {
-        name: PROBE,
-        doc: "an execution ran",
-    }],
-    required_probes: &[PROBE],
-    expected: |_, _| Expected::Holds,
-};
+choices! {
+    /// The floor's only plan.
+    pub enum Plan {
+        /// each thread takes one shared lock repeatedly
+        Locks = "locks",
+    }
+}
+
+/// The probe every floor execution fires, so that its verdict is "held".
+const RAN: Probe = Probe::new("Ran", "an execution ran");
 
 impl Scenario for Floor {
-    fn info(&self) -> &'static Info {
-        &INFO
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "floor";
+    const JIRA: &'static str = "-";
+    const TITLE: &'static str = "no model: threads taking one lock, the engine's own cost";
+    const PROPERTIES: &'static [Property] = &[RAN.required()];
+
+    fn expected(_variant: Variant, _plan: Plan) -> Expected {
+        Expected::Holds
     }
 
-    fn prepare(&self, _variant: &str, _plan: &str) -> Result<Box<dyn Case>, String> {
-        Ok(Box::new(*self))
+    fn prepare(&self, _variant: Variant, _plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(*self)
     }
 }
 
@@ -65,6 +68,6 @@ impl Case for Floor {
         for t in threads {
             t.join();
         }
-        recorder.probe(PROBE);
+        recorder.probe(RAN.name);
     }
 }

@@ -13,8 +13,9 @@ pub use floor::Floor;
 pub use render::{render, write_results};
 
 use crate::explore::{explore, Report, Request, Verdict};
-use crate::scenario::{all, Expected, Scenario};
-use crate::sync::drive::{available_engines, Strategy};
+use crate::engine::{available_engines, Engine, Strategy};
+use crate::scenario::Expected;
+use crate::scenarios::{all, AnyScenario, CaseName};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -128,13 +129,13 @@ pub struct Row {
     pub runs_per_second: Option<f64>,
 }
 
-fn run(s: &dyn Scenario, request: Request<'_>) -> Option<Report> {
+fn run(s: &dyn AnyScenario, request: Request<'_>) -> Option<Report> {
     match explore(s, &request) {
         Ok(r) => Some(r),
         Err(e) => {
             eprintln!(
                 "bench: {} {} {}: {e}",
-                s.info().name,
+                s.name(),
                 request.variant,
                 request.plan
             );
@@ -153,7 +154,7 @@ fn percentile(sorted: &[usize], p: f64) -> usize {
 }
 
 fn first_violation(
-    s: &dyn Scenario,
+    s: &dyn AnyScenario,
     v: &str,
     p: &str,
     size: usize,
@@ -215,19 +216,18 @@ fn floor_rate(tasks: usize, decisions: f64, executions: usize) -> Option<f64> {
 }
 
 fn measure_shuttle(
-    s: &dyn Scenario,
+    s: &dyn AnyScenario,
     v: &str,
     p: &str,
     size: usize,
     settings: &Settings,
     row: &mut Row,
-    engine: &str,
+    engine: Engine,
 ) {
-    let violates = row.expected == "violates"
-        || (row.expected == "-" && (s.info().expected)(v, p) != Expected::Holds);
+    let violates = s.expected(v, p).is_ok_and(|e| e != Expected::Holds);
     let max = settings.max_executions;
     let strategy = |seed: u64| match engine {
-        "random" => Strategy::Random {
+        Engine::Random => Strategy::Random {
             seed,
             executions: max,
         },
@@ -242,7 +242,7 @@ fn measure_shuttle(
     }
     // A run that does not stop at violations, for the rate and PCT's hit rate.
     let rate_strategy = match engine {
-        "random" => Strategy::Random {
+        Engine::Random => Strategy::Random {
             seed: 0,
             executions: settings.rate_executions,
         },
@@ -261,7 +261,7 @@ fn measure_shuttle(
         row.executions_per_second = Some(per_second(r.executions, r.elapsed_ms));
         row.tasks = r.tasks;
         row.decisions = r.decisions_per_execution;
-        if engine == "pct" {
+        if engine == Engine::Pct {
             if let (Some(n), Some(k)) = (r.tasks, r.decisions_per_execution) {
                 row.pct_bound = Some(1.0 / (n as f64 * k * k));
             }
@@ -271,7 +271,7 @@ fn measure_shuttle(
             row.floor_per_second = floor_rate(n, k, settings.rate_executions);
         }
     }
-    if !violates && engine == "random" {
+    if !violates && engine == Engine::Random {
         // DFS where tractable.
         let deadline = Some(Instant::now() + settings.time_box);
         let request = Request::new(
@@ -295,14 +295,14 @@ fn measure_shuttle(
 }
 
 fn measure_loom(
-    s: &dyn Scenario,
+    s: &dyn AnyScenario,
     v: &str,
     p: &str,
     size: usize,
     settings: &Settings,
     row: &mut Row,
 ) {
-    let holds = (s.info().expected)(v, p) == Expected::Holds;
+    let holds = s.expected(v, p) == Ok(Expected::Holds);
     if holds {
         for bound in 1..=3 {
             let deadline = Some(Instant::now() + settings.time_box);
@@ -352,7 +352,7 @@ fn measure_loom(
 }
 
 fn measure_threads(
-    s: &dyn Scenario,
+    s: &dyn AnyScenario,
     v: &str,
     p: &str,
     size: usize,
@@ -379,26 +379,32 @@ fn measure_threads(
 /// each scenario) at every size. `progress` is told each case as it starts.
 pub fn measure(settings: &Settings, progress: &dyn Fn(&str)) -> Vec<Row> {
     let mut rows = Vec::new();
-    let engines: Vec<&str> = available_engines()
+    let engines: Vec<Engine> = available_engines()
         .iter()
         .copied()
-        .filter(|e| !matches!(*e, "replay" | "dfs"))
+        .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs))
         .collect();
     for s in all().iter().copied().filter(|s| {
-        settings.scenarios.is_empty() || settings.scenarios.iter().any(|n| n == s.info().name)
+        settings.scenarios.is_empty() || settings.scenarios.iter().any(|n| n == s.name())
     }) {
-        let info = s.info();
         let default = s.size_knob().map_or(1, |k| k.default);
-        let mut items: Vec<(&str, &str, usize)> =
-            info.cases().map(|(v, p)| (v, p, default)).collect();
+        let cases = s.cases();
+        let expected = |c: &CaseName| s.expected(c.variant, c.plan).ok();
+        let mut items: Vec<(&str, &str, usize)> = cases
+            .iter()
+            .map(|c| (c.variant, c.plan, default))
+            .collect();
         let scaling: Vec<(&str, &str)> = [
-            info.cases()
-                .find(|(v, p)| (info.expected)(v, p) != Expected::Holds),
-            info.cases()
-                .find(|(v, p)| (info.expected)(v, p) == Expected::Holds),
+            cases
+                .iter()
+                .find(|c| expected(c) != Some(Expected::Holds)),
+            cases
+                .iter()
+                .find(|c| expected(c) == Some(Expected::Holds)),
         ]
         .into_iter()
         .flatten()
+        .map(|c| (c.variant, c.plan))
         .collect();
         if s.size_knob().is_some() {
             for size in settings.sizes.iter().copied().filter(|n| *n != default) {
@@ -411,24 +417,26 @@ pub fn measure(settings: &Settings, progress: &dyn Fn(&str)) -> Vec<Row> {
                     progress("time budget spent: the remaining cases are not measured");
                     return rows;
                 }
-                progress(&format!("{} {v} {p} size {size} {engine}", info.name));
+                progress(&format!("{} {v} {p} size {size} {engine}", s.name()));
                 let expected = if size == default {
-                    (info.expected)(v, p).word().to_string()
+                    s.expected(v, p).map_or("-", |e| e.word()).to_string()
                 } else {
                     "-".to_string()
                 };
                 let mut row = Row {
-                    scenario: info.name.into(),
+                    scenario: s.name().into(),
                     variant: v.into(),
                     plan: p.into(),
-                    engine: (*engine).into(),
+                    engine: engine.name().into(),
                     size,
                     expected,
                     ..Row::default()
                 };
-                match *engine {
-                    "random" | "pct" => measure_shuttle(s, v, p, size, settings, &mut row, engine),
-                    "loom" => measure_loom(s, v, p, size, settings, &mut row),
+                match engine {
+                    Engine::Random | Engine::Pct => {
+                        measure_shuttle(s, v, p, size, settings, &mut row, *engine)
+                    }
+                    Engine::Loom => measure_loom(s, v, p, size, settings, &mut row),
                     _ => measure_threads(s, v, p, size, settings, &mut row),
                 }
                 rows.push(row);

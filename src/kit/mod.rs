@@ -11,3 +11,4 @@ pub mod replica;
 #[cfg(feature = "rocksdb")]
 pub mod rocks;
 pub mod store;
+pub mod tx_info;

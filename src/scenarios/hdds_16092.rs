@@ -28,7 +28,7 @@
 //!   a sequential application of the same request code: its own races are this OM's, and
 //!   loom's four-thread limit is spent on the three threads above.
 //!
-//! # Variants ([`IndexWrite`])
+//! # Variants ([`IndexWrite`](crate::models::om::persist::IndexWrite))
 //!
 //! - `buggy`: the Java today.
 //! - `lock-only`: one lock orders commit and put; the candidate was chosen from `applied`
@@ -59,57 +59,70 @@
 //! both plans, but on this log they cannot break `ReplicasAgree`. A log with a second
 //! create+commit pair would let them lower the index across a `CreateKey`; it is left out
 //! to keep loom's exhaustive runs small.
+//!
+//! # Properties
+//!
+//! `TxIndexMonotone` and `DurableIndexCoversData` are checked at every durable write;
+//! `SnapshotIndexPersisted` once every thread has stopped (a snapshot that does not persist
+//! its index, say a guarded write that never writes, breaks it); `ReplicasAgree` after the
+//! restart and replay.
 
-use crate::invariants::{check_all, durable_observer, Described, Invariant};
+use crate::choices;
 use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::{Store, Tables, WriteBatch};
-use crate::models::om::double_buffer::{flush_thread, Response};
+use crate::kit::tx_info::{self, stage_tx_info, stored_index, TxRow};
+use crate::models::om::double_buffer::Response;
 use crate::models::om::node::OmNode;
+use crate::models::om::persist::{IndexWrite, SNAPSHOT_IN_FLUSH_WINDOW, STALE_CANDIDATE_REFUSED};
 use crate::models::om::requests::OmRequest;
-use crate::models::om::state_machine::{IndexWrite, PROBE_SNAPSHOT_IN_WINDOW, PROBE_STALE_REFUSED};
-use crate::models::om::{initial_tables, stored_index, OmRow, TX_KEY, TX_TABLE};
+use crate::models::om::{initial_tables, OmRow};
+use crate::properties::{durable_observer, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario, SizeKnob};
+use crate::scenario::{Case, Expected, Scenario, SizeKnob};
+use crate::sync::ghost::Ghost;
 use crate::sync::{channel, thread, Arc};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
 pub struct Hdds16092;
 
-/// Invariant names.
-pub const TX_INDEX_MONOTONE: &str = "TxIndexMonotone";
-/// Invariant names.
-pub const DURABLE_INDEX_COVERS_DATA: &str = "DurableIndexCoversData";
-/// Invariant names.
-pub const REPLICAS_AGREE: &str = "ReplicasAgree";
+choices! {
+    /// How `takeSnapshotImpl` persists its index.
+    pub enum Variant {
+        /// the Java today: unbatched put of max(applied, notified), no lock, no comparison
+        Buggy = "buggy",
+        /// one lock orders the batch commit and the snapshot's put; no comparison
+        LockOnly = "lock-only",
+        /// skip-cache read of the stored index, write only if higher; no lock
+        CompareOnly = "compare-only",
+        /// lock and comparison, but the read goes through the table cache
+        CachedRead = "cached-read",
+        /// PR #10953: transactionInfoLock + persistIfNewer with a skip-cache read
+        Fixed = "fixed",
+    }
+}
 
-const VARIANTS: &[Described] = &[
-    Described {
-        name: "buggy",
-        doc: "the Java today: unbatched put of max(applied, notified), no lock, no comparison",
-    },
-    Described {
-        name: "lock-only",
-        doc: "one lock orders the batch commit and the snapshot's put; no comparison",
-    },
-    Described {
-        name: "compare-only",
-        doc: "skip-cache read of the stored index, write only if higher; no lock",
-    },
-    Described {
-        name: "cached-read",
-        doc: "lock and comparison, but the read goes through the table cache",
-    },
-    Described {
-        name: "fixed",
-        doc: "PR #10953: transactionInfoLock + persistIfNewer with a skip-cache read",
-    },
-];
+choices! {
+    /// Which actors run.
+    pub enum Plan {
+        /// flush, apply and Ratis updater threads with a periodic and a stop snapshot
+        Steady = "steady",
+        /// steady, then the OM restarts and replays from its persisted index; a peer did not restart
+        Restart = "restart",
+    }
+}
 
-const PLANS: &[Described] = &[
-    Described { name: "steady", doc: "flush, apply and Ratis updater threads with a periodic and a stop snapshot" },
-    Described { name: "restart", doc: "steady, then the OM restarts and replays from its persisted index; a peer did not restart" },
-];
+impl Variant {
+    fn index_write(self) -> IndexWrite {
+        match self {
+            Variant::Buggy => IndexWrite::Unguarded,
+            Variant::LockOnly => IndexWrite::LockOnly,
+            Variant::CompareOnly => IndexWrite::CompareOnly,
+            Variant::CachedRead => IndexWrite::CachedCompare,
+            Variant::Fixed => IndexWrite::PersistIfNewer,
+        }
+    }
+}
 
 /// One durable write, as the store's observer sees it.
 pub struct DurableStep {
@@ -121,6 +134,14 @@ pub struct DurableStep {
     pub reference: Arc<Vec<Tables<OmRow>>>,
 }
 
+/// The OM once every thread has stopped.
+pub struct Stopped {
+    /// The persisted index.
+    pub stored: u64,
+    /// The index each snapshot chose, in order.
+    pub candidates: Vec<u64>,
+}
+
 /// The replicas at the end of the `restart` plan.
 pub struct Replicas {
     /// The OM that restarted and replayed.
@@ -129,107 +150,120 @@ pub struct Replicas {
     pub peer: Tables<OmRow>,
 }
 
-fn tx_index_monotone(s: &DurableStep) -> Result<(), String> {
-    let (before, after) = (s.before_tx, stored_index(&s.after));
-    if after < before {
-        return Err(format!("persisted TX went {before} -> {after}"));
-    }
-    Ok(())
-}
+/// The persisted index never decreases.
+pub const TX_INDEX_MONOTONE: Invariant<DurableStep> = Invariant::always(
+    "TxIndexMonotone",
+    "the persisted TransactionInfo index never decreases",
+    |s| {
+        let (before, after) = (s.before_tx, stored_index(&s.after));
+        if after < before {
+            return Err(format!("persisted TX went {before} -> {after}"));
+        }
+        Ok(())
+    },
+);
 
-fn durable_index_covers_data(s: &DurableStep) -> Result<(), String> {
-    let tx = stored_index(&s.after);
-    let Some(expected) = usize::try_from(tx).ok().and_then(|i| s.reference.get(i)) else {
-        return Err(format!("TX {tx} is beyond the log"));
-    };
-    let diff = s.after.without(TX_TABLE).diff(&expected.without(TX_TABLE));
-    match diff.first() {
-        None => Ok(()),
-        Some(first) => Err(format!(
-            "DB claims TX {tx} but differs from apply(log[1..{tx}]): {first} (DB vs log)"
+/// Every durable state is the log applied up to its own index.
+pub const DURABLE_INDEX_COVERS_DATA: Invariant<DurableStep> = Invariant::always(
+    "DurableIndexCoversData",
+    "every durable DB state equals apply(log[1..TX]) for its own TX",
+    |s| {
+        let tx = stored_index(&s.after);
+        let Some(expected) = usize::try_from(tx).ok().and_then(|i| s.reference.get(i)) else {
+            return Err(format!("TX {tx} is beyond the log"));
+        };
+        let diff = s
+            .after
+            .without(OmRow::TABLE)
+            .diff(&expected.without(OmRow::TABLE));
+        match diff.first() {
+            None => Ok(()),
+            Some(first) => Err(format!(
+                "DB claims TX {tx} but differs from apply(log[1..{tx}]): {first} (DB vs log)"
+            )),
+        }
+    },
+);
+
+/// Every snapshot persisted its index.
+pub const SNAPSHOT_INDEX_PERSISTED: Invariant<Stopped> = Invariant::eventually(
+    "SnapshotIndexPersisted",
+    "once the OM has stopped, its persisted index is at least every index a snapshot chose",
+    |s| match s.candidates.iter().max() {
+        Some(&highest) if highest > s.stored => Err(format!(
+            "a snapshot chose index {highest}, but the persisted TX is {}",
+            s.stored
         )),
-    }
-}
+        _ => Ok(()),
+    },
+);
 
-fn replicas_agree(r: &Replicas) -> Result<(), String> {
-    match r.restarted.diff(&r.peer).first() {
+/// The restarted OM agrees with a peer.
+pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
+    "ReplicasAgree",
+    "after the restart and replay, the OM's tables equal a peer's that applied each entry once",
+    |r| match r.restarted.diff(&r.peer).first() {
         None => Ok(()),
         Some(first) => Err(format!("restarted OM vs peer: {first}")),
-    }
-}
-
-/// Invariants checked at every durable write.
-pub const DURABLE: &[Invariant<DurableStep>] = &[
-    Invariant {
-        name: TX_INDEX_MONOTONE,
-        doc: "the persisted TransactionInfo index never decreases",
-        check: tx_index_monotone,
     },
-    Invariant {
-        name: DURABLE_INDEX_COVERS_DATA,
-        doc: "every durable DB state equals apply(log[1..TX]) for its own TX",
-        check: durable_index_covers_data,
-    },
-];
+);
 
-/// Invariants checked when every replica has caught up.
-pub const FINAL: &[Invariant<Replicas>] = &[Invariant {
-    name: REPLICAS_AGREE,
-    doc:
-        "after the restart and replay, the OM's tables equal a peer's that applied each entry once",
-    check: replicas_agree,
-}];
+const DURABLE: &[Invariant<DurableStep>] = &[TX_INDEX_MONOTONE, DURABLE_INDEX_COVERS_DATA];
 
-const INVARIANTS: &[Described] = &[
-    Described { name: TX_INDEX_MONOTONE, doc: "the persisted TransactionInfo index never decreases" },
-    Described { name: DURABLE_INDEX_COVERS_DATA, doc: "every durable DB state equals apply(log[1..TX]) for its own TX" },
-    Described { name: REPLICAS_AGREE, doc: "after the restart and replay, the OM's tables equal a peer's that applied each entry once (restart plan)" },
-];
+impl Scenario for Hdds16092 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-16092";
+    const JIRA: &'static str = "HDDS-16092";
+    const TITLE: &'static str =
+        "OM snapshot's unbatched TransactionInfo put lowers the persisted index";
+    const PROPERTIES: &'static [Property] = &[
+        TX_INDEX_MONOTONE.property(),
+        DURABLE_INDEX_COVERS_DATA.property(),
+        SNAPSHOT_INDEX_PERSISTED.property(),
+        REPLICAS_AGREE.property(),
+        SNAPSHOT_IN_FLUSH_WINDOW.required(),
+        STALE_CANDIDATE_REFUSED.property(),
+    ];
+    const SIZE: Option<SizeKnob> = Some(SizeKnob {
+        counts: "CreateKey+CommitKey pairs in the log",
+        default: 1,
+    });
 
-const PROBES: &[Described] = &[
-    Described { name: PROBE_SNAPSHOT_IN_WINDOW, doc: "a snapshot chose its index while a committed batch was durable and applied had not reached it" },
-    Described { name: PROBE_STALE_REFUSED, doc: "a comparing write refused a candidate at or below the stored index" },
-];
-
-static INFO: Info = Info {
-    name: "hdds-16092",
-    jira: "HDDS-16092",
-    title: "OM snapshot's unbatched TransactionInfo put lowers the persisted index",
-    variants: VARIANTS,
-    plans: PLANS,
-    invariants: INVARIANTS,
-    probes: PROBES,
-    required_probes: &[PROBE_SNAPSHOT_IN_WINDOW],
-    expected,
-};
-
-fn expected(variant: &str, plan: &str) -> Expected {
-    const DURABLE_BOTH: &[&str] = &[TX_INDEX_MONOTONE, DURABLE_INDEX_COVERS_DATA];
-    const ALL: &[&str] = &[TX_INDEX_MONOTONE, DURABLE_INDEX_COVERS_DATA, REPLICAS_AGREE];
-    match (variant, plan) {
-        ("fixed", _) => Expected::Holds,
-        // On this log only a regression to TX 1 makes the replay drift, and neither partial
-        // fix with a comparison can store 1 over a higher index: see the module docs.
-        ("cached-read" | "compare-only", _) | (_, "steady") => Expected::Violates(DURABLE_BOTH),
-        _ => Expected::Violates(ALL),
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const DURABLE_BOTH: &[Property] = &[
+            TX_INDEX_MONOTONE.property(),
+            DURABLE_INDEX_COVERS_DATA.property(),
+        ];
+        const ALL: &[Property] = &[
+            TX_INDEX_MONOTONE.property(),
+            DURABLE_INDEX_COVERS_DATA.property(),
+            REPLICAS_AGREE.property(),
+        ];
+        use Plan::{Restart, Steady};
+        use Variant::{Buggy, CachedRead, CompareOnly, Fixed, LockOnly};
+        match (variant, plan) {
+            (Fixed, Steady | Restart) => Expected::Holds,
+            // On this log only a regression to TX 1 makes the replay drift, and neither
+            // partial fix with a comparison can store 1 over a higher index: see the module
+            // docs.
+            (CachedRead | CompareOnly, Steady | Restart) | (Buggy | LockOnly, Steady) => {
+                Expected::Violates(DURABLE_BOTH)
+            }
+            (Buggy | LockOnly, Restart) => Expected::Violates(ALL),
+        }
     }
-}
 
-fn index_write(variant: &str) -> Option<IndexWrite> {
-    Some(match variant {
-        "buggy" => IndexWrite::Unguarded,
-        "lock-only" => IndexWrite::LockOnly,
-        "compare-only" => IndexWrite::CompareOnly,
-        "cached-read" => IndexWrite::CachedCompare,
-        "fixed" => IndexWrite::PersistIfNewer,
-        _ => return None,
-    })
-}
-
-/// The log of both plans at the default size: configuration entry, `CreateKey k1`,
-/// `CommitKey k1`.
-pub fn plan_log() -> RaftLog<OmRequest> {
-    sized_log(1)
+    fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
+        let log = sized_log(size);
+        let reference = Arc::new(reference_states(&log));
+        Box::new(Prepared {
+            write: variant.index_write(),
+            restart: plan == Plan::Restart,
+            log: Arc::new(log),
+            reference,
+        })
+    }
 }
 
 /// The configuration entry, then `pairs` times `CreateKey kN` (10 bytes) and `CommitKey kN`.
@@ -250,62 +284,9 @@ pub fn sized_log(pairs: usize) -> RaftLog<OmRequest> {
 /// `apply(log[1..i])` with TX = i, for i = 0..=last: what a replica that applied each entry
 /// once holds at index i.
 pub fn reference_states(log: &RaftLog<OmRequest>) -> Vec<Tables<OmRow>> {
-    let mut view = initial_tables();
-    let mut states = vec![view.clone()];
-    for entry in log.prefix(log.last_index()) {
-        if let Payload::Data(request) = &entry.payload {
-            request.apply(entry.index, &mut view);
-        }
-        view.put(
-            TX_TABLE,
-            TX_KEY,
-            OmRow::TxInfo {
-                term: entry.term,
-                index: entry.index,
-            },
-        );
-        states.push(view.clone());
-    }
-    states
-}
-
-impl Scenario for Hdds16092 {
-    fn info(&self) -> &'static Info {
-        &INFO
-    }
-
-    fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
-        self.prepare_sized(variant, plan, 1)
-    }
-
-    fn size_knob(&self) -> Option<SizeKnob> {
-        Some(SizeKnob {
-            counts: "CreateKey+CommitKey pairs in the log",
-            default: 1,
-        })
-    }
-
-    fn prepare_sized(
-        &self,
-        variant: &str,
-        plan: &str,
-        size: usize,
-    ) -> Result<Box<dyn Case>, String> {
-        let write = index_write(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
-        let restart = match plan {
-            "steady" => false,
-            "restart" => true,
-            _ => return Err(format!("unknown plan `{plan}`")),
-        };
-        let log = sized_log(size);
-        let reference = Arc::new(reference_states(&log));
-        Ok(Box::new(Prepared {
-            write,
-            restart,
-            log: Arc::new(log),
-            reference,
-        }))
-    }
+    tx_info::reference_states(log, initial_tables(), |entry, request, view| {
+        request.apply(entry.index, view);
+    })
 }
 
 struct Prepared {
@@ -329,12 +310,13 @@ impl Case for Prepared {
             })),
         ));
         let node = Arc::new(OmNode::new(Arc::clone(&store), self.write, 0, 0));
+        let candidates = Arc::new(Ghost::new(Vec::new()));
         let (submit, submitted) = channel::unbounded::<(u64, u64, OmRequest)>();
         let (done, completed) = channel::unbounded::<u64>();
 
         let flush = {
             let (node, me) = (Arc::clone(&node), Actor::new("flush", recorder));
-            thread::spawn("flush", move || flush_thread(&node, &me))
+            thread::spawn("flush", move || node.flush_thread(&me))
         };
         let apply = {
             let (node, me) = (Arc::clone(&node), Actor::new("apply", recorder));
@@ -358,12 +340,17 @@ impl Case for Prepared {
             })
         };
         let ratis = {
-            let (node, log, me) = (
+            let (node, log, candidates, me) = (
                 Arc::clone(&node),
                 Arc::clone(&self.log),
+                Arc::clone(&candidates),
                 Actor::new("ratis", recorder),
             );
             thread::spawn("ratis", move || {
+                let snapshot = |why: &str| {
+                    let taken = node.take_snapshot(&me, why);
+                    candidates.with(|c| c.push(taken.chosen));
+                };
                 let mut pending = 0;
                 for entry in log.after(0) {
                     match &entry.payload {
@@ -379,8 +366,7 @@ impl Case for Prepared {
                             submit.send((entry.index, entry.term, request.clone()));
                             pending += 1;
                             if pending == 1 {
-                                node.state_machine()
-                                    .take_snapshot(&node, &me, "periodic snapshot");
+                                snapshot("periodic snapshot");
                             }
                         }
                     }
@@ -389,14 +375,19 @@ impl Case for Prepared {
                 for _ in 0..pending {
                     completed.recv();
                 }
-                node.state_machine()
-                    .take_snapshot(&node, &me, "stop snapshot");
+                snapshot("stop snapshot");
                 node.buffer().stop(&me);
             })
         };
         ratis.join();
         apply.join();
         flush.join();
+        recorder.quiesce();
+        let stopped = Stopped {
+            stored: stored_index(&store.durable()),
+            candidates: candidates.get(),
+        };
+        SNAPSHOT_INDEX_PERSISTED.check_into(&stopped, recorder);
 
         if self.restart {
             let me = Actor::new("restart", recorder);
@@ -408,7 +399,7 @@ impl Case for Prepared {
                 format!("applied 1..{last} once, no restart: {peer}"),
             );
             let restarted = store.durable();
-            check_all(FINAL, &Replicas { restarted, peer }, recorder);
+            REPLICAS_AGREE.check_into(&Replicas { restarted, peer }, recorder);
         }
     }
 }
@@ -437,14 +428,7 @@ pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &A
             )
         });
         let mut batch: WriteBatch<OmRow> = applied.rows;
-        batch.put(
-            TX_TABLE,
-            TX_KEY,
-            OmRow::TxInfo {
-                term: entry.term,
-                index: entry.index,
-            },
-        );
+        stage_tx_info(&mut batch, entry.term, entry.index);
         store.commit(me, "OzoneManagerDoubleBuffer.flushTransactions", batch);
     }
 }

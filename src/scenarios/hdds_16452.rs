@@ -13,7 +13,7 @@
 //! | `apply` | Ratis `StateMachineUpdater` in `SCMStateMachine.applyTransaction` | begin; one `addToBuffer` per deleted-block transaction, then the summary (read lock per call); `updateLatestTrxInfo(i)` (no lock); end |
 //! | `download` | a gRPC thread in `InterSCMGrpcService.download` | flush (variant-dependent), then the RocksDB checkpoint |
 //! | `leader-change` | `SCMStateMachine.notifyLeaderChanged` (`with-leader-change` only) | flush (variant-dependent) |
-//! | `main` | `takeSnapshot`, then a follower SCM | after the joins: the leader's `takeSnapshot` flush; a follower installs the downloaded checkpoint, reloads its TX, re-applies the entries after it |
+//! | `main` | a late download, `takeSnapshot`, then a follower SCM | after the joins: a second download (every apply has finished), the leader's `takeSnapshot` flush; a follower installs the racing download's checkpoint, reloads its TX, re-applies the entries after it |
 //!
 //! The log is one SCM transaction at index 1: `addTransactionsToDB` of txIDs 1 (2 blocks) and
 //! 2 (3 blocks): three `addToBuffer` calls, the last one the summary `pendingDeletes += 5`.
@@ -23,6 +23,11 @@
 //! re-applied entry makes the replicas disagree. Real SCM transactions are mostly replay-safe;
 //! in Ozone the demonstrable break is the checkpoint itself: data beyond its TX, or half a
 //! transaction ([`CHECKPOINT_CONSISTENT`], [`NO_PARTIAL_TRANSACTION`]).
+//!
+//! A download that starts once every apply has finished must ship the whole log applied
+//! ([`LATE_DOWNLOAD_SHIPS_LATEST`], checked at quiescence): a guarded flush that never runs
+//! (an apply count that never returns to zero, a pending count that never grows) would
+//! otherwise pass on safety alone.
 //!
 //! # Plans
 //!
@@ -49,52 +54,58 @@
 //! commits mid-apply while the download defers and then serves that state (grounding,
 //! modelling note 5).
 
-use crate::invariants::{check_all, durable_observer, Described, Invariant};
+use crate::choices;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Checkpoint, Store, Tables};
+use crate::kit::tx_info::{stored_index, TxRow};
 use crate::models::scm::deleted_blocks::ScmRequest;
 use crate::models::scm::inter_scm::download;
 use crate::models::scm::state_machine::{
     apply_transaction, install_and_catch_up, notify_leader_changed, reference_states, take_snapshot,
 };
-use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, PROBE_FLUSH_DURING_APPLY};
-use crate::models::scm::{initial_tables, stored_index, ScmRow, TX_TABLE};
+use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, FLUSH_DURING_APPLY};
+use crate::models::scm::{initial_tables, ScmRow};
+use crate::properties::{durable_observer, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario, SizeKnob};
+use crate::scenario::{Case, Expected, Scenario, SizeKnob};
 use crate::sync::{thread, Arc};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
 pub struct Hdds16452;
 
-/// Invariant names.
-pub const NO_PARTIAL_TRANSACTION: &str = "NoPartialTransaction";
-/// Invariant names.
-pub const DURABLE_INDEX_MATCHES_DATA: &str = "DurableIndexMatchesData";
-/// Invariant names.
-pub const CHECKPOINT_CONSISTENT: &str = "CheckpointConsistent";
-/// Invariant names.
-pub const REPLICAS_AGREE: &str = "ReplicasAgree";
+choices! {
+    /// Which concurrent flush paths are guarded.
+    pub enum Variant {
+        /// the Java today: download and leader change call the unguarded flush()
+        Buggy = "buggy",
+        /// the seed's fix: download calls flushIfNeeded(0); leader change still calls flush()
+        DownloadGuarded = "download-guarded",
+        /// download and leader change both call flushIfNeeded(0)
+        Fixed = "fixed",
+    }
+}
 
-const VARIANTS: &[Described] = &[
-    Described {
-        name: "buggy",
-        doc: "the Java today: download and leader change call the unguarded flush()",
-    },
-    Described {
-        name: "download-guarded",
-        doc: "the seed's fix: download calls flushIfNeeded(0); leader change still calls flush()",
-    },
-    Described {
-        name: "fixed",
-        doc: "download and leader change both call flushIfNeeded(0)",
-    },
-];
+choices! {
+    /// Which actors run.
+    pub enum Plan {
+        /// apply thread and checkpoint download; a follower installs the checkpoint and catches up
+        Base = "base",
+        /// base plus the leader-change flush of notifyLeaderChanged
+        WithLeaderChange = "with-leader-change",
+    }
+}
 
-const PLANS: &[Described] = &[
-    Described { name: "base", doc: "apply thread and checkpoint download; a follower installs the checkpoint and catches up" },
-    Described { name: "with-leader-change", doc: "base plus the leader-change flush of notifyLeaderChanged" },
-];
+impl Variant {
+    /// The flush paths of the download and of the leader change.
+    fn flush_paths(self) -> (FlushPath, FlushPath) {
+        match self {
+            Variant::Buggy => (FlushPath::Unguarded, FlushPath::Unguarded),
+            Variant::DownloadGuarded => (FlushPath::Guarded, FlushPath::Unguarded),
+            Variant::Fixed => (FlushPath::Guarded, FlushPath::Guarded),
+        }
+    }
+}
 
 /// One durable write on the leader, as its store's observer sees it.
 pub struct DurableStep {
@@ -104,7 +115,7 @@ pub struct DurableStep {
     pub reference: Arc<Vec<Tables<ScmRow>>>,
 }
 
-/// A checkpoint as the download took it.
+/// A checkpoint as a download took it.
 pub struct CheckpointTaken {
     /// The checkpoint.
     pub checkpoint: Checkpoint<ScmRow>,
@@ -130,8 +141,8 @@ fn matches_reference(
         return Err(format!("{what} claims TX {tx}, beyond the log"));
     };
     match state
-        .without(TX_TABLE)
-        .diff(&expected.without(TX_TABLE))
+        .without(ScmRow::TABLE)
+        .diff(&expected.without(ScmRow::TABLE))
         .first()
     {
         None => Ok(()),
@@ -141,108 +152,110 @@ fn matches_reference(
     }
 }
 
-fn no_partial_transaction(s: &DurableStep) -> Result<(), String> {
-    let data = s.after.without(TX_TABLE);
-    if s.reference.iter().any(|r| r.without(TX_TABLE) == data) {
-        return Ok(());
-    }
-    Err(format!(
-        "durable data {data} is no apply(log[1..i]): part of a transaction"
-    ))
-}
+/// The leader's durable data is never part of a transaction.
+pub const NO_PARTIAL_TRANSACTION: Invariant<DurableStep> = Invariant::always(
+    "NoPartialTransaction",
+    "the leader's durable data is always apply(log[1..i]) for some i, never part of a transaction",
+    |s| {
+        let data = s.after.without(ScmRow::TABLE);
+        if s.reference.iter().any(|r| r.without(ScmRow::TABLE) == data) {
+            return Ok(());
+        }
+        Err(format!(
+            "durable data {data} is no apply(log[1..i]): part of a transaction"
+        ))
+    },
+);
 
-fn durable_index_matches_data(s: &DurableStep) -> Result<(), String> {
-    matches_reference("DB", &s.after, &s.reference)
-}
+/// The leader's durable index matches its data.
+pub const DURABLE_INDEX_MATCHES_DATA: Invariant<DurableStep> = Invariant::always(
+    "DurableIndexMatchesData",
+    "every durable state of the leader equals apply(log[1..TX]) for its own TX",
+    |s| matches_reference("DB", &s.after, &s.reference),
+);
 
-fn checkpoint_consistent(c: &CheckpointTaken) -> Result<(), String> {
-    matches_reference("checkpoint", &c.checkpoint, &c.reference)
-}
+/// A checkpoint matches its index.
+pub const CHECKPOINT_CONSISTENT: Invariant<CheckpointTaken> = Invariant::always(
+    "CheckpointConsistent",
+    "the checkpoint equals apply(log[1..TX]) for its own TX",
+    |c| matches_reference("checkpoint", &c.checkpoint, &c.reference),
+);
 
-fn replicas_agree(r: &Replicas) -> Result<(), String> {
-    match r.follower.diff(&r.leader).first() {
+/// A download after every apply ships everything.
+pub const LATE_DOWNLOAD_SHIPS_LATEST: Invariant<CheckpointTaken> = Invariant::eventually(
+    "LateDownloadShipsLatest",
+    "a checkpoint downloaded once every apply has finished holds the whole log applied",
+    |c| {
+        let last = c.reference.len().saturating_sub(1);
+        match c.checkpoint.diff(&c.reference[last]).first() {
+            None => Ok(()),
+            Some(first) => Err(format!(
+                "late checkpoint differs from apply(log[1..{last}]): {first} (checkpoint vs log)"
+            )),
+        }
+    },
+);
+
+/// The follower agrees with the leader.
+pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
+    "ReplicasAgree",
+    "the follower that installed the checkpoint and caught up equals the leader (synthetic non-idempotent counter)",
+    |r| match r.follower.diff(&r.leader).first() {
         None => Ok(()),
         Some(first) => Err(format!("follower vs leader: {first}")),
-    }
-}
-
-/// Invariants checked at every durable write of the leader.
-pub const DURABLE: &[Invariant<DurableStep>] = &[
-    Invariant {
-        name: NO_PARTIAL_TRANSACTION,
-        doc: "the leader's durable data is always apply(log[1..i]) for some i, never part of a transaction",
-        check: no_partial_transaction,
     },
-    Invariant {
-        name: DURABLE_INDEX_MATCHES_DATA,
-        doc: "every durable state of the leader equals apply(log[1..TX]) for its own TX",
-        check: durable_index_matches_data,
-    },
-];
+);
 
-/// Invariants checked on the checkpoint when the download takes it.
-pub const CHECKPOINT: &[Invariant<CheckpointTaken>] = &[Invariant {
-    name: CHECKPOINT_CONSISTENT,
-    doc: "the checkpoint equals apply(log[1..TX]) for its own TX",
-    check: checkpoint_consistent,
-}];
+const DURABLE: &[Invariant<DurableStep>] = &[NO_PARTIAL_TRANSACTION, DURABLE_INDEX_MATCHES_DATA];
 
-/// Invariants checked when the follower has caught up.
-pub const FINAL: &[Invariant<Replicas>] = &[Invariant {
-    name: REPLICAS_AGREE,
-    doc: "the follower that installed the checkpoint and caught up equals the leader",
-    check: replicas_agree,
-}];
-
-const INVARIANTS: &[Described] = &[
-    Described { name: NO_PARTIAL_TRANSACTION, doc: "the leader's durable data is always apply(log[1..i]) for some i, never part of a transaction" },
-    Described { name: DURABLE_INDEX_MATCHES_DATA, doc: "every durable state of the leader equals apply(log[1..TX]) for its own TX" },
-    Described { name: CHECKPOINT_CONSISTENT, doc: "the checkpoint equals apply(log[1..TX]) for its own TX" },
-    Described { name: REPLICAS_AGREE, doc: "the follower that installed the checkpoint and caught up equals the leader (synthetic non-idempotent counter)" },
-];
-
-const PROBES: &[Described] = &[Described {
-    name: PROBE_FLUSH_DURING_APPLY,
-    doc: "a download or leader-change flush was attempted while an apply was in flight",
-}];
-
-static INFO: Info = Info {
-    name: "hdds-16452",
-    jira: "HDDS-16452",
-    title: "SCM checkpoint download flushes mid-apply; the follower re-applies the entry",
-    variants: VARIANTS,
-    plans: PLANS,
-    invariants: INVARIANTS,
-    probes: PROBES,
-    required_probes: &[PROBE_FLUSH_DURING_APPLY],
-    expected,
-};
-
-fn expected(variant: &str, plan: &str) -> Expected {
-    const ALL: &[&str] = &[
-        NO_PARTIAL_TRANSACTION,
-        DURABLE_INDEX_MATCHES_DATA,
-        CHECKPOINT_CONSISTENT,
-        REPLICAS_AGREE,
+impl Scenario for Hdds16452 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-16452";
+    const JIRA: &'static str = "HDDS-16452";
+    const TITLE: &'static str =
+        "SCM checkpoint download flushes mid-apply; the follower re-applies the entry";
+    const PROPERTIES: &'static [Property] = &[
+        NO_PARTIAL_TRANSACTION.property(),
+        DURABLE_INDEX_MATCHES_DATA.property(),
+        CHECKPOINT_CONSISTENT.property(),
+        LATE_DOWNLOAD_SHIPS_LATEST.property(),
+        REPLICAS_AGREE.property(),
+        FLUSH_DURING_APPLY.required(),
     ];
-    match (variant, plan) {
-        ("fixed", _) | ("download-guarded", "base") => Expected::Holds,
-        _ => Expected::Violates(ALL),
+    const SIZE: Option<SizeKnob> = Some(SizeKnob {
+        counts: "SCM transactions in the log",
+        default: 1,
+    });
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            REPLICAS_AGREE.property(),
+        ];
+        use Plan::{Base, WithLeaderChange};
+        use Variant::{Buggy, DownloadGuarded, Fixed};
+        match (variant, plan) {
+            (Fixed, Base | WithLeaderChange) | (DownloadGuarded, Base) => Expected::Holds,
+            (Buggy, Base | WithLeaderChange) | (DownloadGuarded, WithLeaderChange) => {
+                Expected::Violates(ALL)
+            }
+        }
     }
-}
 
-fn flush_paths(variant: &str) -> Option<(FlushPath, FlushPath)> {
-    Some(match variant {
-        "buggy" => (FlushPath::Unguarded, FlushPath::Unguarded),
-        "download-guarded" => (FlushPath::Guarded, FlushPath::Unguarded),
-        "fixed" => (FlushPath::Guarded, FlushPath::Guarded),
-        _ => return None,
-    })
-}
-
-/// The log of both plans: one `addTransactionsToDB` of txIDs 1 (2 blocks) and 2 (3 blocks).
-pub fn plan_log() -> RaftLog<ScmRequest> {
-    sized_log(1)
+    fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
+        let (download, leader_change) = variant.flush_paths();
+        let log = sized_log(size);
+        let reference = Arc::new(reference_states(&log));
+        Box::new(Prepared {
+            download,
+            leader_change: (plan == Plan::WithLeaderChange).then_some(leader_change),
+            log: Arc::new(log),
+            reference,
+        })
+    }
 }
 
 /// `entries` SCM transactions, the n-th adding deleted-block txIDs 2n-1 (2 blocks) and 2n
@@ -255,46 +268,6 @@ pub fn sized_log(entries: usize) -> RaftLog<ScmRequest> {
         });
     }
     log
-}
-
-impl Scenario for Hdds16452 {
-    fn info(&self) -> &'static Info {
-        &INFO
-    }
-
-    fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
-        self.prepare_sized(variant, plan, 1)
-    }
-
-    fn size_knob(&self) -> Option<SizeKnob> {
-        Some(SizeKnob {
-            counts: "SCM transactions in the log",
-            default: 1,
-        })
-    }
-
-    fn prepare_sized(
-        &self,
-        variant: &str,
-        plan: &str,
-        size: usize,
-    ) -> Result<Box<dyn Case>, String> {
-        let (download, leader_change) =
-            flush_paths(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
-        let leader_change = match plan {
-            "base" => None,
-            "with-leader-change" => Some(leader_change),
-            _ => return Err(format!("unknown plan `{plan}`")),
-        };
-        let log = sized_log(size);
-        let reference = Arc::new(reference_states(&log));
-        Ok(Box::new(Prepared {
-            download,
-            leader_change,
-            log: Arc::new(log),
-            reference,
-        }))
-    }
 }
 
 struct Prepared {
@@ -339,12 +312,11 @@ impl Case for Prepared {
                 Actor::new("download", recorder),
             );
             thread::spawn("download", move || {
-                let checkpoint = download(&buffer, &me, path);
                 let taken = CheckpointTaken {
-                    checkpoint,
+                    checkpoint: download(&buffer, &me, path),
                     reference,
                 };
-                check_all(CHECKPOINT, &taken, me.recorder());
+                CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
                 taken.checkpoint
             })
         };
@@ -359,14 +331,21 @@ impl Case for Prepared {
         if let Some(t) = leader_change {
             t.join();
         }
+        recorder.quiesce();
 
         let me = Actor::new("main", recorder);
+        let late = CheckpointTaken {
+            checkpoint: download(&buffer, &me, self.download),
+            reference: Arc::clone(&self.reference),
+        };
+        CHECKPOINT_CONSISTENT.check_into(&late, recorder);
+        LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, recorder);
         take_snapshot(&buffer, &me);
         let leader = store.durable();
         let follower_store: Store<ScmRow> = Store::with_state(initial_tables(), None);
         let follower_actor = Actor::new("follower", recorder);
         install_and_catch_up(&follower_store, checkpoint, &self.log, &follower_actor);
         let follower = follower_store.durable();
-        check_all(FINAL, &Replicas { leader, follower }, recorder);
+        REPLICAS_AGREE.check_into(&Replicas { leader, follower }, recorder);
     }
 }

@@ -57,8 +57,11 @@
 //!   row without moving the index breaks it at once.
 //! - `NoRefusedRequest`, checked when a request ends: no valid request is refused with
 //!   "Conflicting certificate ID<n>" (a plan's injected failure is not a refusal).
+//! - `RowCoversStoredSerials`, checked once every actor has stopped: on every running SCM
+//!   the `CertificateId` row is at least every serial in its `validCertsTable` (a row below
+//!   a stored serial hands that serial out again).
 //!
-//! # Variants ([`Upgrade`])
+//! # Variants ([`Upgrade`](crate::models::scm_cert::scm::Upgrade))
 //!
 //! - `buggy`: the forced local write, as today.
 //! - `raise-only`: the seed's patch (write only if no row or the largest serial is above it).
@@ -88,67 +91,84 @@
 //! cluster (row absent, seeded locally) is the next step to settle whether that state is
 //! reachable.
 
-use crate::invariants::{check_all, Described, Invariant};
+use crate::choices;
 use crate::kit::raft_log::RaftLog;
 use crate::models::scm_cert::cluster::{
     CertRequest, Checks, Cluster, Handout, InFlight, Outcome, RequestEnd, RowAt, ScmSpec,
-    PROBE_ROW_ABOVE_LARGEST,
+    ROW_ABOVE_LARGEST_AT_STARTUP,
 };
-use crate::models::scm_cert::initial_tables;
 use crate::models::scm_cert::scm::Upgrade;
+use crate::models::scm_cert::{initial_tables, largest_serial, last_id};
+use crate::properties::{Invariant, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario};
+use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::{thread, Arc};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
 pub struct Hdds16900;
 
-/// Invariant names.
-pub const UNIQUE_SERIALS: &str = "UniqueSerials";
-/// Invariant names.
-pub const SEQUENCE_ROWS_AGREE: &str = "SequenceRowsAgree";
-/// Invariant names.
-pub const NO_REFUSED_REQUEST: &str = "NoRefusedRequest";
+choices! {
+    /// What the primary's startup does to the `CertificateId` row.
+    pub enum Variant {
+        /// the Java today: upgradeToCertificateSequenceId(store, true) puts max(2, stored serials) locally
+        Buggy = "buggy",
+        /// the seed's patch: the local put only when there is no row or the largest serial is above it
+        RaiseOnly = "raise-only",
+        /// persistPrimarySCMCerts no longer calls upgradeToCertificateSequenceId
+        NoForcedCall = "no-forced-call",
+        /// the raise goes through the replicated log: every SCM applies row = max(row, largest)
+        ThroughRatis = "through-ratis",
+    }
+}
 
-const VARIANTS: &[Described] = &[
-    Described {
-        name: "buggy",
-        doc: "the Java today: upgradeToCertificateSequenceId(store, true) puts max(2, stored serials) locally",
-    },
-    Described {
-        name: "raise-only",
-        doc: "the seed's patch: the local put only when there is no row or the largest serial is above it",
-    },
-    Described {
-        name: "no-forced-call",
-        doc: "persistPrimarySCMCerts no longer calls upgradeToCertificateSequenceId",
-    },
-    Described {
-        name: "through-ratis",
-        doc: "the raise goes through the replicated log: every SCM applies row = max(row, largest)",
-    },
-];
+choices! {
+    /// Which fault the setup injects and which actors race.
+    pub enum Plan {
+        /// two valid requests on scm2 race the primary's restart and its return to leadership
+        Restart = "restart",
+        /// as restart, after a request whose signing or store failed once its id was allocated
+        StoreFails = "store-fails",
+        /// as restart, after the largest certificate expired and was removed
+        Expired = "expired",
+        /// scm3 was down; the primary restarts and leads while scm3 installs the leader's checkpoint after a log purge, leads and serves a request
+        Rejoin = "rejoin",
+    }
+}
 
-const PLANS: &[Described] = &[
-    Described { name: "restart", doc: "two valid requests on scm2 race the primary's restart and its return to leadership" },
-    Described { name: "store-fails", doc: "as restart, after a request whose signing or store failed once its id was allocated" },
-    Described { name: "expired", doc: "as restart, after the largest certificate expired and was removed" },
-    Described { name: "rejoin", doc: "scm3 was down; the primary restarts and leads while scm3 installs the leader's checkpoint after a log purge, leads and serves a request" },
-];
+impl Variant {
+    fn upgrade(self) -> Upgrade {
+        match self {
+            Variant::Buggy => Upgrade::Forced,
+            Variant::RaiseOnly => Upgrade::RaiseOnly,
+            Variant::NoForcedCall => Upgrade::NoForcedCall,
+            Variant::ThroughRatis => Upgrade::ThroughRatis,
+        }
+    }
+}
 
-fn unique_serials(h: &Handout) -> Result<(), String> {
-    match &h.before {
+fn show(row: Option<u64>) -> String {
+    row.map_or_else(|| "absent".into(), |r| r.to_string())
+}
+
+/// No serial is handed out twice.
+pub const UNIQUE_SERIALS: Invariant<Handout> = Invariant::always(
+    "UniqueSerials",
+    "no serial is handed out twice",
+    |h| match &h.before {
         None => Ok(()),
         Some(before) => Err(format!(
             "serial {} handed out to {} was already handed out to {before}",
             h.serial, h.to
         )),
-    }
-}
+    },
+);
 
-fn sequence_rows_agree(r: &RowAt) -> Result<(), String> {
-    match &r.first {
+/// SCMs at one applied index hold one row.
+pub const SEQUENCE_ROWS_AGREE: Invariant<RowAt> = Invariant::always(
+    "SequenceRowsAgree",
+    "SCMs at the same applied index hold the same CertificateId row",
+    |r| match &r.first {
         Some((scm, row)) if *row != r.row => Err(format!(
             "at applied index {} {} holds CertificateId {} but {scm} held {}",
             r.index,
@@ -157,113 +177,51 @@ fn sequence_rows_agree(r: &RowAt) -> Result<(), String> {
             show(*row)
         )),
         _ => Ok(()),
-    }
-}
+    },
+);
 
-fn no_refused_request(e: &RequestEnd) -> Result<(), String> {
-    match &e.outcome {
+/// No valid request is refused.
+pub const NO_REFUSED_REQUEST: Invariant<RequestEnd> = Invariant::always(
+    "NoRefusedRequest",
+    "a valid certificate request is never refused (\"Conflicting certificate ID<n>\")",
+    |e| match &e.outcome {
         Outcome::Refused(msg) => Err(format!("valid request {} refused: {msg}", e.subject)),
         _ => Ok(()),
-    }
-}
+    },
+);
 
-fn show(row: Option<u64>) -> String {
-    row.map_or_else(|| "absent".into(), |r| r.to_string())
-}
+/// The SCMs' rows once every actor has stopped: `(scm, row, largest stored serial)`.
+pub struct RowsAtRest(pub Vec<(String, Option<u64>, u64)>);
 
-/// Checked whenever a leader's generator hands out a serial.
-pub const HANDOUT: &[Invariant<Handout>] = &[Invariant {
-    name: UNIQUE_SERIALS,
-    doc: "no serial is handed out twice",
-    check: unique_serials,
-}];
-
-/// Checked at every durable write of every SCM.
-pub const ROWS: &[Invariant<RowAt>] = &[Invariant {
-    name: SEQUENCE_ROWS_AGREE,
-    doc: "SCMs at the same applied index hold the same CertificateId row",
-    check: sequence_rows_agree,
-}];
-
-/// Checked when a request ends.
-pub const REQUESTS: &[Invariant<RequestEnd>] = &[Invariant {
-    name: NO_REFUSED_REQUEST,
-    doc: "a valid certificate request is never refused",
-    check: no_refused_request,
-}];
+/// Every running SCM's row covers its stored serials.
+pub const ROW_COVERS_STORED_SERIALS: Invariant<RowsAtRest> = Invariant::eventually(
+    "RowCoversStoredSerials",
+    "once every actor has stopped, each running SCM's CertificateId row is at least every serial it stores",
+    |r| {
+        for (scm, row, largest) in &r.0 {
+            if row.unwrap_or(0) < *largest {
+                return Err(format!(
+                    "{scm} holds CertificateId {} below its stored serial {largest}",
+                    show(*row)
+                ));
+            }
+        }
+        Ok(())
+    },
+);
 
 /// The invariants, plugged into the cluster.
 pub const CHECKS: Checks = Checks {
-    handout: |h, r| check_all(HANDOUT, h, r),
-    row: |s, r| check_all(ROWS, s, r),
-    request: |e, r| check_all(REQUESTS, e, r),
+    handout: |h, r| {
+        UNIQUE_SERIALS.check_into(h, r);
+    },
+    row: |s, r| {
+        SEQUENCE_ROWS_AGREE.check_into(s, r);
+    },
+    request: |e, r| {
+        NO_REFUSED_REQUEST.check_into(e, r);
+    },
 };
-
-const INVARIANTS: &[Described] = &[
-    Described {
-        name: UNIQUE_SERIALS,
-        doc: "no serial is handed out twice",
-    },
-    Described {
-        name: SEQUENCE_ROWS_AGREE,
-        doc: "SCMs at the same applied index hold the same CertificateId row",
-    },
-    Described {
-        name: NO_REFUSED_REQUEST,
-        doc: "a valid certificate request is never refused (\"Conflicting certificate ID<n>\")",
-    },
-];
-
-const PROBES: &[Described] = &[Described {
-    name: PROBE_ROW_ABOVE_LARGEST,
-    doc: "when the primary stored its own certificate at startup, its CertificateId row was above every stored serial",
-}];
-
-static INFO: Info = Info {
-    name: "hdds-16900",
-    jira: "HDDS-16900",
-    title: "primary SCM restart lowers the replicated CertificateId row; serials handed out twice",
-    variants: VARIANTS,
-    plans: PLANS,
-    invariants: INVARIANTS,
-    probes: PROBES,
-    required_probes: &[PROBE_ROW_ABOVE_LARGEST],
-    expected,
-};
-
-fn expected(variant: &str, plan: &str) -> Expected {
-    const ALL: &[&str] = &[UNIQUE_SERIALS, SEQUENCE_ROWS_AGREE, NO_REFUSED_REQUEST];
-    const TWO: &[&str] = &[UNIQUE_SERIALS, SEQUENCE_ROWS_AGREE];
-    match (variant, plan) {
-        ("buggy", "restart") => Expected::Violates(ALL),
-        ("buggy", _) => Expected::Violates(TWO),
-        // No stored serial is ever above the row on these plans: see the module docs.
-        _ => Expected::Holds,
-    }
-}
-
-fn upgrade(variant: &str) -> Option<Upgrade> {
-    Some(match variant {
-        "buggy" => Upgrade::Forced,
-        "raise-only" => Upgrade::RaiseOnly,
-        "no-forced-call" => Upgrade::NoForcedCall,
-        "through-ratis" => Upgrade::ThroughRatis,
-        _ => return None,
-    })
-}
-
-/// The plans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Plan {
-    /// Two valid requests race the primary's restart.
-    Restart,
-    /// The first request's signing or store fails.
-    StoreFails,
-    /// The largest certificate expired and is removed.
-    Expired,
-    /// `scm3` installs a checkpoint after a log purge.
-    Rejoin,
-}
 
 /// `scm1`, `scm2`, `scm3` at index 0 with the initial tables, `scm1` leading term 1 (its
 /// configuration entry at index 1); the SCMs named in `down` are stopped.
@@ -310,20 +268,44 @@ pub fn in_flight(cluster: &Cluster, me: &Actor) -> InFlight {
 }
 
 impl Scenario for Hdds16900 {
-    fn info(&self) -> &'static Info {
-        &INFO
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-16900";
+    const JIRA: &'static str = "HDDS-16900";
+    const TITLE: &'static str =
+        "primary SCM restart lowers the replicated CertificateId row; serials handed out twice";
+    const PROPERTIES: &'static [Property] = &[
+        UNIQUE_SERIALS.property(),
+        SEQUENCE_ROWS_AGREE.property(),
+        NO_REFUSED_REQUEST.property(),
+        ROW_COVERS_STORED_SERIALS.property(),
+        ROW_ABOVE_LARGEST_AT_STARTUP.required(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            UNIQUE_SERIALS.property(),
+            SEQUENCE_ROWS_AGREE.property(),
+            NO_REFUSED_REQUEST.property(),
+        ];
+        const TWO: &[Property] = &[UNIQUE_SERIALS.property(), SEQUENCE_ROWS_AGREE.property()];
+        use Plan::{Expired, Rejoin, Restart, StoreFails};
+        use Variant::{Buggy, NoForcedCall, RaiseOnly, ThroughRatis};
+        match (variant, plan) {
+            (Buggy, Restart) => Expected::Violates(ALL),
+            (Buggy, StoreFails | Expired | Rejoin) => Expected::Violates(TWO),
+            // No stored serial is ever above the row on these plans: see the module docs.
+            (RaiseOnly | NoForcedCall | ThroughRatis, Restart | StoreFails | Expired | Rejoin) => {
+                Expected::Holds
+            }
+        }
     }
 
-    fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
-        let upgrade = upgrade(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
-        let plan = match plan {
-            "restart" => Plan::Restart,
-            "store-fails" => Plan::StoreFails,
-            "expired" => Plan::Expired,
-            "rejoin" => Plan::Rejoin,
-            _ => return Err(format!("unknown plan `{plan}`")),
-        };
-        Ok(Box::new(Prepared { upgrade, plan }))
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            upgrade: variant.upgrade(),
+            plan,
+        })
     }
 }
 
@@ -380,5 +362,15 @@ impl Case for Prepared {
         };
         primary.join();
         other.join();
+        recorder.quiesce();
+        let rows = (0..3)
+            .map(|i| cluster.scm(i))
+            .filter(|scm| scm.is_up())
+            .map(|scm| {
+                let t = scm.durable();
+                (scm.name().to_string(), last_id(&t), largest_serial(&t))
+            })
+            .collect();
+        ROW_COVERS_STORED_SERIALS.check_into(&RowsAtRest(rows), recorder);
     }
 }

@@ -82,23 +82,26 @@
 //! follower apply first): om2 applies 2, 3, 4 and stores S4 at index 4; om1 then rejects
 //! index 4 (the store holds S4) and answers the client with an error, while S4 stays.
 //!
+//! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
+//! has stopped, restarted and replayed.
+//!
 //! `leader-side` holds every invariant on every plan, with `LateApply` fired: an OM applied
 //! or flushed an entry after the store had served a call for a later one.
 
-use crate::invariants::{check_all, Described, Invariant};
+use crate::choices;
 use crate::kit::external_store::Fault;
 use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::Tables;
+use crate::kit::tx_info::TxRow;
 use crate::models::s3_secret::node::{
-    fresh_db, restart_and_replay, Om, Shared, PROBE_ERROR_FLUSHED, PROBE_FLUSH_REVOKES_NEWER,
-    PROBE_LATE_APPLY, PROBE_STALE_WRITE_REFUSED, PROBE_TOMBSTONE_THEN_WRITE,
+    fresh_db, restart_and_replay, Om, Shared, ERROR_FLUSHED, FLUSH_REVOKES_NEWER_SECRET,
+    LATE_APPLY, STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
 };
 use crate::models::s3_secret::requests::S3Request;
-use crate::models::s3_secret::{
-    initial_tables, AccessId, Design, Row, Secret, StoredSecret, TX_TABLE,
-};
+use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, StoredSecret};
+use crate::properties::{check_all, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Info, Scenario};
+use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::{channel, thread, Arc};
 use std::collections::BTreeMap;
 
@@ -106,50 +109,45 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy)]
 pub struct Hdds17215;
 
-/// Invariant names.
-pub const REPLICAS_AGREE: &str = "ReplicasAgree";
-/// Invariant names.
-pub const STORE_HOLDS_ISSUED_SECRET: &str = "StoreHoldsIssuedSecret";
-/// Invariant names.
-pub const NO_OM_TERMINATION: &str = "NoOmTermination";
-
 /// The secret the seed's set writes.
 pub const SET_BY_ANOTHER_CALLER: Secret = Secret("set-by-another-caller-0123456789");
 
-const VARIANTS: &[Described] = &[
-    Described {
-        name: "buggy",
-        doc: "the Java today: every OM calls the shared store while applying and at flush time",
-    },
-    Described {
-        name: "index-per-secret",
-        doc: "the store keeps the log index with each secret and refuses older writes and deletes",
-    },
-    Described {
-        name: "leader-side",
-        doc:
-            "the leader calls the store once in preExecute; applying updates caches and the DB only",
-    },
-];
+choices! {
+    /// Where the OMs call the shared store.
+    pub enum Variant {
+        /// the Java today: every OM calls the shared store while applying and at flush time
+        Buggy = "buggy",
+        /// the store keeps the log index with each secret and refuses older writes and deletes
+        IndexPerSecret = "index-per-secret",
+        /// the leader calls the store once in preExecute; applying updates caches and the DB only
+        LeaderSide = "leader-side",
+    }
+}
 
-const PLANS: &[Described] = &[
-    Described {
-        name: "lagging-follower",
-        doc: "assign, tenant revoke, assign again; a follower applies behind the leader",
-    },
-    Described {
-        name: "crash-replay",
-        doc: "revoke, set, getsecret on one OM that crashes before flushing and replays",
-    },
-    Described {
-        name: "apply-vs-flush",
-        doc: "getsecret, revoke, getsecret on one OM whose flush trails its apply",
-    },
-    Described {
-        name: "store-failure",
-        doc: "assign and getsecret on two OMs; one store call fails",
-    },
-];
+choices! {
+    /// The log, the OMs and the fault.
+    pub enum Plan {
+        /// assign, tenant revoke, assign again; a follower applies behind the leader
+        LaggingFollower = "lagging-follower",
+        /// revoke, set, getsecret on one OM that crashes before flushing and replays
+        CrashReplay = "crash-replay",
+        /// getsecret, revoke, getsecret on one OM whose flush trails its apply
+        ApplyVsFlush = "apply-vs-flush",
+        /// assign and getsecret on two OMs; one store call fails
+        StoreFailure = "store-failure",
+    }
+}
+
+impl Variant {
+    /// The design the variant stands for.
+    pub fn design(self) -> Design {
+        match self {
+            Variant::Buggy => Design::PerOm,
+            Variant::IndexPerSecret => Design::IndexPerSecret,
+            Variant::LeaderSide => Design::LeaderSide,
+        }
+    }
+}
 
 /// The state at the end of a plan.
 pub struct Final {
@@ -163,151 +161,61 @@ pub struct Final {
     pub terminations: Vec<String>,
 }
 
-fn replicas_agree(f: &Final) -> Result<(), String> {
-    let Some((first, tables)) = f.replicas.first() else {
-        return Ok(());
-    };
-    for (name, other) in &f.replicas[1..] {
-        if let Some(d) = other
-            .without(TX_TABLE)
-            .diff(&tables.without(TX_TABLE))
-            .first()
-        {
-            return Err(format!("{name} vs {first}: {d}"));
+/// All OMs end with the same tables.
+pub const REPLICAS_AGREE: Invariant<Final> = Invariant::eventually(
+    "ReplicasAgree",
+    "all OMs end with the same tables (TransactionInfo aside)",
+    |f| {
+        let Some((first, tables)) = f.replicas.first() else {
+            return Ok(());
+        };
+        for (name, other) in &f.replicas[1..] {
+            if let Some(d) = other
+                .without(Row::TABLE)
+                .diff(&tables.without(Row::TABLE))
+                .first()
+            {
+                return Err(format!("{name} vs {first}: {d}"));
+            }
         }
-    }
-    Ok(())
-}
+        Ok(())
+    },
+);
 
-fn store_holds_issued_secret(f: &Final) -> Result<(), String> {
-    for (id, told) in &f.issued {
-        let held = f.store.get(*id).map(|s| s.secret);
-        if held != *told {
-            let show = |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
-            return Err(format!(
-                "clients were told {id} = {}, the store holds {}",
-                show(*told),
-                show(held)
-            ));
+/// The store holds what the clients were told.
+pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
+    "StoreHoldsIssuedSecret",
+    "the store holds the secret the leader returned (nothing after a revoke)",
+    |f| {
+        for (id, told) in &f.issued {
+            let held = f.store.get(*id).map(|s| s.secret);
+            if held != *told {
+                let show =
+                    |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
+                return Err(format!(
+                    "clients were told {id} = {}, the store holds {}",
+                    show(*told),
+                    show(held)
+                ));
+            }
         }
-    }
-    Ok(())
-}
+        Ok(())
+    },
+);
 
-fn no_om_termination(f: &Final) -> Result<(), String> {
-    match f.terminations.first() {
-        None => Ok(()),
-        Some(t) => Err(format!(
-            "{} termination(s), first {t}",
-            f.terminations.len()
-        )),
-    }
-}
-
-/// Invariants checked when every OM has stopped, restarted and replayed.
-pub const FINAL: &[Invariant<Final>] = &[
-    Invariant {
-        name: REPLICAS_AGREE,
-        doc: "all OMs end with the same tables",
-        check: replicas_agree,
-    },
-    Invariant {
-        name: STORE_HOLDS_ISSUED_SECRET,
-        doc: "the store holds the secret the leader returned (nothing after a revoke)",
-        check: store_holds_issued_secret,
-    },
-    Invariant {
-        name: NO_OM_TERMINATION,
-        doc: "no OM terminates",
-        check: no_om_termination,
-    },
-];
-
-const INVARIANTS: &[Described] = &[
-    Described {
-        name: REPLICAS_AGREE,
-        doc: "all OMs end with the same tables (TransactionInfo aside)",
-    },
-    Described {
-        name: STORE_HOLDS_ISSUED_SECRET,
-        doc: "the store holds the secret the leader returned (nothing after a revoke)",
-    },
-    Described {
-        name: NO_OM_TERMINATION,
-        doc: "no OM terminates",
-    },
-];
-
-const PROBES: &[Described] = &[
-    Described {
-        name: PROBE_LATE_APPLY,
-        doc:
-            "an OM applied or flushed an entry after the store had served a call for a later entry",
-    },
-    Described {
-        name: PROBE_TOMBSTONE_THEN_WRITE,
-        doc: "a getsecret hit a cache tombstone and stored a new secret at once",
-    },
-    Described {
-        name: PROBE_FLUSH_REVOKES_NEWER,
-        doc: "a flush-time revoke found a secret written for a later index",
-    },
-    Described {
-        name: PROBE_STALE_WRITE_REFUSED,
-        doc: "the store refused a write or delete from an older index",
-    },
-    Described {
-        name: PROBE_ERROR_FLUSHED,
-        doc: "an INTERNAL_ERROR response was flushed before its OM's termination",
-    },
-];
-
-static INFO: Info = Info {
-    name: "hdds-17215",
-    jira: "HDDS-17215",
-    title: "OMs apply against one shared external S3 secret store",
-    variants: VARIANTS,
-    plans: PLANS,
-    invariants: INVARIANTS,
-    probes: PROBES,
-    required_probes: &[PROBE_LATE_APPLY],
-    expected,
-};
-
-fn expected(variant: &str, plan: &str) -> Expected {
-    match (variant, plan) {
-        ("leader-side", _) => Expected::Holds,
-        (_, "lagging-follower") => {
-            Expected::Violates(&[REPLICAS_AGREE, STORE_HOLDS_ISSUED_SECRET, NO_OM_TERMINATION])
+/// No OM terminates.
+pub const NO_OM_TERMINATION: Invariant<Final> =
+    Invariant::eventually("NoOmTermination", "no OM terminates", |f| {
+        match f.terminations.first() {
+            None => Ok(()),
+            Some(t) => Err(format!(
+                "{} termination(s), first {t}",
+                f.terminations.len()
+            )),
         }
-        // om2 fails before it writes anything: the store is om1's alone.
-        (_, "store-failure") => Expected::Violates(&[REPLICAS_AGREE, NO_OM_TERMINATION]),
-        // index-per-secret too: see "What the model shows".
-        _ => Expected::Violates(&[STORE_HOLDS_ISSUED_SECRET]),
-    }
-}
+    });
 
-fn design(variant: &str) -> Option<Design> {
-    Some(match variant {
-        "buggy" => Design::PerOm,
-        "index-per-secret" => Design::IndexPerSecret,
-        "leader-side" => Design::LeaderSide,
-        _ => return None,
-    })
-}
-
-/// The plans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Plan {
-    /// `lagging-follower`.
-    LaggingFollower,
-    /// `crash-replay`.
-    CrashReplay,
-    /// `apply-vs-flush`.
-    ApplyVsFlush,
-    /// `store-failure`.
-    StoreFailure,
-}
+const FINAL: &[Invariant<Final>] = &[REPLICAS_AGREE, STORE_HOLDS_ISSUED_SECRET, NO_OM_TERMINATION];
 
 fn data(log: &mut RaftLog<S3Request>, requests: &[S3Request]) {
     log.start_term(1);
@@ -419,24 +327,53 @@ impl Plan {
 }
 
 impl Scenario for Hdds17215 {
-    fn info(&self) -> &'static Info {
-        &INFO
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-17215";
+    const JIRA: &'static str = "HDDS-17215";
+    const TITLE: &'static str = "OMs apply against one shared external S3 secret store";
+    const PROPERTIES: &'static [Property] = &[
+        REPLICAS_AGREE.property(),
+        STORE_HOLDS_ISSUED_SECRET.property(),
+        NO_OM_TERMINATION.property(),
+        LATE_APPLY.required(),
+        TOMBSTONE_THEN_STORE_WRITE.property(),
+        FLUSH_REVOKES_NEWER_SECRET.property(),
+        STALE_WRITE_REFUSED.property(),
+        ERROR_FLUSHED.property(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            REPLICAS_AGREE.property(),
+            STORE_HOLDS_ISSUED_SECRET.property(),
+            NO_OM_TERMINATION.property(),
+        ];
+        const DIVERGE_AND_TERMINATE: &[Property] =
+            &[REPLICAS_AGREE.property(), NO_OM_TERMINATION.property()];
+        const SECRET_LOST: &[Property] = &[STORE_HOLDS_ISSUED_SECRET.property()];
+        use Plan::{ApplyVsFlush, CrashReplay, LaggingFollower, StoreFailure};
+        use Variant::{Buggy, IndexPerSecret, LeaderSide};
+        match (variant, plan) {
+            (LeaderSide, LaggingFollower | CrashReplay | ApplyVsFlush | StoreFailure) => {
+                Expected::Holds
+            }
+            (Buggy | IndexPerSecret, LaggingFollower) => Expected::Violates(ALL),
+            // om2 fails before it writes anything: the store is om1's alone.
+            (Buggy | IndexPerSecret, StoreFailure) => Expected::Violates(DIVERGE_AND_TERMINATE),
+            // index-per-secret too: see "What the model shows".
+            (Buggy | IndexPerSecret, CrashReplay | ApplyVsFlush) => {
+                Expected::Violates(SECRET_LOST)
+            }
+        }
     }
 
-    fn prepare(&self, variant: &str, plan: &str) -> Result<Box<dyn Case>, String> {
-        let design = design(variant).ok_or_else(|| format!("unknown variant `{variant}`"))?;
-        let plan = match plan {
-            "lagging-follower" => Plan::LaggingFollower,
-            "crash-replay" => Plan::CrashReplay,
-            "apply-vs-flush" => Plan::ApplyVsFlush,
-            "store-failure" => Plan::StoreFailure,
-            _ => return Err(format!("unknown plan `{plan}`")),
-        };
-        Ok(Box::new(Prepared {
-            design,
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            design: variant.design(),
             plan,
             log: Arc::new(plan.log()),
-        }))
+        })
     }
 }
 
@@ -586,6 +523,7 @@ impl Case for Prepared {
                 }
             }
         }
+        recorder.quiesce();
         // Every terminated OM restarts once and replays after its stored index.
         let me = Actor::new("restart", recorder);
         for om in &mut oms {

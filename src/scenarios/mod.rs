@@ -1,6 +1,278 @@
-//! One module per modelled bug.
+//! One module per modelled bug, and the registry the CLI, the explorer and the test suites
+//! iterate. Registering a scenario is one line in [`all`].
+//!
+//! The registry is dynamic (names as strings, as the command line has them); it wraps the
+//! typed [`Scenario`]s, so a misspelt name is an error with the known names, never a silent
+//! fallback.
+//!
+//! ```
+//! use ozone_ha_check::scenarios;
+//!
+//! let s = scenarios::find("hdds-16092").unwrap();
+//! assert!(s.cases().iter().any(|c| c.variant == "fixed"));
+//! assert!(s.expected("fixed", "steady").is_ok());
+//! assert!(s.expected("fixd", "steady").is_err());
+//! ```
 
 pub mod hdds_16092;
 pub mod hdds_16452;
 pub mod hdds_16900;
 pub mod hdds_17215;
+
+use crate::properties::{Kind, Property};
+use crate::scenario::{Case, Choice, Expected, Scenario, SizeKnob};
+use std::fmt;
+
+/// Every registered scenario.
+pub fn all() -> &'static [&'static dyn AnyScenario] {
+    &[
+        &hdds_16092::Hdds16092,
+        &hdds_16452::Hdds16452,
+        &hdds_17215::Hdds17215,
+        &hdds_16900::Hdds16900,
+    ]
+}
+
+/// The scenario called `name`.
+pub fn find(name: &str) -> Option<&'static dyn AnyScenario> {
+    all().iter().copied().find(|s| s.name() == name)
+}
+
+/// The scenario called `name`, or an error that lists the known ones.
+pub fn lookup(name: &str) -> Result<&'static dyn AnyScenario, UnknownName> {
+    find(name).ok_or_else(|| UnknownName {
+        kind: "scenario",
+        name: name.to_string(),
+        scenario: None,
+        known: all().iter().map(|s| s.name()).collect(),
+    })
+}
+
+/// A name on the command line that names nothing known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    /// `"scenario"`, `"variant"`, `"plan"`, `"invariant"` or `"engine"`.
+    pub kind: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The scenario it was looked up in, if one.
+    pub scenario: Option<&'static str>,
+    /// The names that exist.
+    pub known: Vec<&'static str>,
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} `{}`", self.kind, self.name)?;
+        if let Some(scenario) = self.scenario {
+            write!(f, " for {scenario}")?;
+        }
+        write!(f, "; known: {}", self.known.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// Why a case could not be prepared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrepareError {
+    /// A variant or plan name is unknown.
+    Unknown(UnknownName),
+    /// The scenario does not implement this size (0, or other than 1 without a size knob).
+    Size {
+        /// The scenario.
+        scenario: &'static str,
+        /// The size asked for.
+        size: usize,
+    },
+}
+
+impl fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrepareError::Unknown(u) => u.fmt(f),
+            PrepareError::Size { scenario, size: 0 } => {
+                write!(f, "{scenario}: the size must be at least 1")
+            }
+            PrepareError::Size { scenario, size } => write!(
+                f,
+                "{scenario} has no size knob; it runs at size 1 only, not {size}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PrepareError {}
+
+/// A (variant, plan) by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CaseName {
+    /// The variant.
+    pub variant: &'static str,
+    /// The plan.
+    pub plan: &'static str,
+}
+
+/// A name and its one-line description, for listings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Named {
+    /// The name.
+    pub name: &'static str,
+    /// One line.
+    pub doc: &'static str,
+}
+
+/// A registered scenario, by name: what the CLI, the explorer and the tests see.
+pub trait AnyScenario: Sync {
+    /// Name on the command line.
+    fn name(&self) -> &'static str;
+    /// The Jira issue.
+    fn jira(&self) -> &'static str;
+    /// One line.
+    fn title(&self) -> &'static str;
+    /// The variants, the Java as it is first.
+    fn variants(&self) -> Vec<Named>;
+    /// The plans.
+    fn plans(&self) -> Vec<Named>;
+    /// Every property: invariants, eventually-properties and probes.
+    fn properties(&self) -> &'static [Property];
+    /// The size knob, if any.
+    fn size_knob(&self) -> Option<SizeKnob>;
+    /// Every (variant, plan), variants first.
+    fn cases(&self) -> Vec<CaseName>;
+    /// The expected verdict of a (variant, plan) at the default size.
+    fn expected(&self, variant: &str, plan: &str) -> Result<Expected, UnknownName>;
+    /// Prepare a (variant, plan) at `size` (`None`: the default size).
+    fn prepare(
+        &self,
+        variant: &str,
+        plan: &str,
+        size: Option<usize>,
+    ) -> Result<Box<dyn Case>, PrepareError>;
+
+    /// The invariant (always or eventually) called `name`.
+    fn invariant(&self, name: &str) -> Option<Property> {
+        self.properties()
+            .iter()
+            .copied()
+            .find(|p| p.is_invariant() && p.name == name)
+    }
+
+    /// Every invariant (always or eventually), in listing order.
+    fn invariants(&self) -> Vec<Property> {
+        self.properties()
+            .iter()
+            .copied()
+            .filter(Property::is_invariant)
+            .collect()
+    }
+
+    /// Every probe, in listing order.
+    fn probes(&self) -> Vec<Property> {
+        self.properties()
+            .iter()
+            .copied()
+            .filter(|p| p.kind == Kind::Sometimes)
+            .collect()
+    }
+
+    /// The probes a "held" verdict needs.
+    fn required_probes(&self) -> Vec<&'static str> {
+        self.properties()
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect()
+    }
+
+    /// Whether `size` is the size the expectations are written for.
+    fn is_default_size(&self, size: Option<usize>) -> bool {
+        size.is_none_or(|n| n == self.size_knob().map_or(1, |k| k.default))
+    }
+}
+
+fn parse<C: Choice>(scenario: &'static str, kind: &'static str, name: &str) -> Result<C, UnknownName> {
+    C::parse(name).ok_or_else(|| UnknownName {
+        kind,
+        name: name.to_string(),
+        scenario: Some(scenario),
+        known: C::names(),
+    })
+}
+
+fn named<C: Choice>() -> Vec<Named> {
+    C::ALL
+        .iter()
+        .map(|c| Named {
+            name: c.name(),
+            doc: c.doc(),
+        })
+        .collect()
+}
+
+impl<S: Scenario> AnyScenario for S {
+    fn name(&self) -> &'static str {
+        S::NAME
+    }
+
+    fn jira(&self) -> &'static str {
+        S::JIRA
+    }
+
+    fn title(&self) -> &'static str {
+        S::TITLE
+    }
+
+    fn variants(&self) -> Vec<Named> {
+        named::<S::Variant>()
+    }
+
+    fn plans(&self) -> Vec<Named> {
+        named::<S::Plan>()
+    }
+
+    fn properties(&self) -> &'static [Property] {
+        S::PROPERTIES
+    }
+
+    fn size_knob(&self) -> Option<SizeKnob> {
+        S::SIZE
+    }
+
+    fn cases(&self) -> Vec<CaseName> {
+        S::Variant::ALL
+            .iter()
+            .flat_map(|v| {
+                S::Plan::ALL.iter().map(move |p| CaseName {
+                    variant: v.name(),
+                    plan: p.name(),
+                })
+            })
+            .collect()
+    }
+
+    fn expected(&self, variant: &str, plan: &str) -> Result<Expected, UnknownName> {
+        Ok(<S as Scenario>::expected(
+            parse(S::NAME, "variant", variant)?,
+            parse(S::NAME, "plan", plan)?,
+        ))
+    }
+
+    fn prepare(
+        &self,
+        variant: &str,
+        plan: &str,
+        size: Option<usize>,
+    ) -> Result<Box<dyn Case>, PrepareError> {
+        let v = parse(S::NAME, "variant", variant).map_err(PrepareError::Unknown)?;
+        let p = parse(S::NAME, "plan", plan).map_err(PrepareError::Unknown)?;
+        let size = size.unwrap_or_else(|| S::SIZE.map_or(1, |k| k.default));
+        if size == 0 || (S::SIZE.is_none() && size != 1) {
+            return Err(PrepareError::Size {
+                scenario: S::NAME,
+                size,
+            });
+        }
+        Ok(Scenario::prepare(self, v, p, size))
+    }
+}

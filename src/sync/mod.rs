@@ -1,4 +1,4 @@
-//! The sync facade: the only module that names a concurrency backend.
+//! The sync facade: the primitives models use, for whichever backend this build has.
 //!
 //! Model code imports its locks, atomics, channels and threads from here and never from
 //! `std::sync`, `shuttle`, `loom` or `parking_lot` directly. One API shape serves all three
@@ -24,7 +24,7 @@
 //! ```
 //! use ozone_ha_check::sync::{thread, Arc, Mutex};
 //!
-//! # ozone_ha_check::sync::drive::run_once(|| {
+//! # ozone_ha_check::engine::run_once(|| {
 //! let counter = Arc::new(Mutex::new(0u64));
 //! let c = Arc::clone(&counter);
 //! let t = thread::spawn("incrementer", move || *c.lock() += 1);
@@ -52,7 +52,6 @@ mod os_threads;
 #[cfg(ohc_threads)]
 pub use os_threads::*;
 
-pub mod drive;
 pub mod ghost;
 
 /// `std::sync::Arc` on every backend: loom's own `Arc` cannot hold unsized trait objects, and

@@ -13,8 +13,7 @@
 //! (a plain wait here: `stop` notifies), metrics, and `cleanupCache`'s effect (it evicts the
 //! flushed epochs' cache entries, none of which the plans read back).
 
-use super::node::OmNode;
-use super::{OmRow, TX_KEY, TX_TABLE};
+use super::OmRow;
 use crate::kit::store::WriteBatch;
 use crate::recorder::Actor;
 use crate::sync::{Condvar, Mutex};
@@ -85,7 +84,7 @@ impl DoubleBuffer {
     }
 
     /// `canFlush` and the swap: wait for responses, take them all; `None` once stopped.
-    fn next_batch(&self, actor: &Actor) -> Option<Vec<Response>> {
+    pub fn next_batch(&self, actor: &Actor) -> Option<Vec<Response>> {
         let mut b = self.monitor.lock();
         while b.current.is_empty() && b.running {
             b = self.not_empty.wait(b);
@@ -99,39 +98,5 @@ impl DoubleBuffer {
             format!("ready buffer: indices {indices:?}")
         });
         Some(ready)
-    }
-}
-
-/// The `OMDoubleBufferFlushThread` loop of `node`.
-pub fn flush_thread(node: &OmNode, actor: &Actor) {
-    const JAVA: &str = "OzoneManagerDoubleBuffer.flushTransactions";
-    while let Some(ready) = node.buffer().next_batch(actor) {
-        let Some(last) = ready.last().map(|r| (r.index, r.term)) else {
-            continue;
-        };
-        let mut batch = WriteBatch::new();
-        for response in ready {
-            batch.append(response.rows);
-        }
-        batch.put(
-            TX_TABLE,
-            TX_KEY,
-            OmRow::TxInfo {
-                term: last.1,
-                index: last.0,
-            },
-        );
-        {
-            let _tx = node
-                .index_write()
-                .commit_takes_lock()
-                .then(|| node.tx_info_lock().lock());
-            node.store().commit(actor, JAVA, batch);
-            node.open_flush_window(last.0);
-        }
-        actor.step(JAVA, "cleanupCache, release permits");
-        node.state_machine()
-            .update_last_applied(actor, last.1, last.0);
-        node.close_flush_window();
     }
 }

@@ -6,10 +6,12 @@
 
 pub mod double_buffer;
 pub mod node;
+pub mod persist;
 pub mod requests;
 pub mod state_machine;
 
 use crate::kit::store::{TableName, Tables};
+use crate::kit::tx_info::{put_tx_info, TxRow};
 use std::fmt;
 
 /// `OmMetadataManagerImpl.OPEN_KEY_TABLE`.
@@ -18,10 +20,6 @@ pub const OPEN_KEY_TABLE: TableName = "openKeyTable";
 pub const KEY_TABLE: TableName = "keyTable";
 /// `OmMetadataManagerImpl.BUCKET_TABLE`.
 pub const BUCKET_TABLE: TableName = "bucketTable";
-/// `OmMetadataManagerImpl.TRANSACTION_INFO_TABLE`.
-pub const TX_TABLE: TableName = "transactionInfoTable";
-/// `OzoneConsts.TRANSACTION_INFO_KEY`.
-pub const TX_KEY: &str = "#TRANSACTIONINFO";
 /// The one bucket the models write to.
 pub const BUCKET: &str = "/vol1/bucket1";
 
@@ -71,11 +69,19 @@ impl fmt::Display for OmRow {
     }
 }
 
-/// The transaction index a DB claims to cover (`TransactionInfo.readTransactionInfo`).
-pub fn stored_index(tables: &Tables<OmRow>) -> u64 {
-    match tables.get(TX_TABLE, TX_KEY) {
-        Some(OmRow::TxInfo { index, .. }) => *index,
-        _ => 0,
+impl TxRow for OmRow {
+    /// `OmMetadataManagerImpl.TRANSACTION_INFO_TABLE`.
+    const TABLE: TableName = "transactionInfoTable";
+
+    fn tx_info(term: u64, index: u64) -> Self {
+        OmRow::TxInfo { term, index }
+    }
+
+    fn tx_index(&self) -> Option<u64> {
+        match self {
+            OmRow::TxInfo { index, .. } => Some(*index),
+            _ => None,
+        }
     }
 }
 
@@ -91,6 +97,6 @@ pub fn initial_tables() -> Tables<OmRow> {
             update_id: 0,
         },
     );
-    t.put(TX_TABLE, TX_KEY, OmRow::TxInfo { term: 0, index: 0 });
+    put_tx_info(&mut t, 0, 0);
     t
 }

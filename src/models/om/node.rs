@@ -1,39 +1,35 @@
-//! One OM replica: its store, state machine, double buffer and `transactionInfoLock`.
+//! One OM replica: its store, state machine, double buffer and the writers of its
+//! `TransactionInfo` row, and the `OMDoubleBufferFlushThread` loop that ties them.
 
 use super::double_buffer::DoubleBuffer;
-use super::state_machine::{IndexWrite, StateMachine};
+use super::persist::{IndexWrite, TxInfoWriter};
+use super::state_machine::{SnapshotTaken, StateMachine};
 use super::OmRow;
-use crate::kit::store::Store;
-use crate::sync::ghost::Ghost;
-use crate::sync::{Arc, Mutex};
+use crate::kit::store::{Store, WriteBatch};
+use crate::kit::tx_info::stage_tx_info;
+use crate::recorder::Actor;
+use crate::sync::Arc;
 
 /// One OM replica's persistence path.
 pub struct OmNode {
-    store: Arc<Store<OmRow>>,
+    writer: TxInfoWriter,
     state_machine: StateMachine,
     buffer: DoubleBuffer,
-    tx_info_lock: Mutex<()>,
-    index_write: IndexWrite,
-    /// Ghost: the index of a commit that is durable while applied has not reached it.
-    window: Ghost<Option<u64>>,
 }
 
 impl OmNode {
     /// A replica over `store`, whose applied index starts at `(index, term)`.
     pub fn new(store: Arc<Store<OmRow>>, index_write: IndexWrite, index: u64, term: u64) -> Self {
         Self {
-            store,
+            writer: TxInfoWriter::new(store, index_write),
             state_machine: StateMachine::new(index, term),
             buffer: DoubleBuffer::new(),
-            tx_info_lock: Mutex::new(()),
-            index_write,
-            window: Ghost::new(None),
         }
     }
 
     /// The replica's DB.
     pub fn store(&self) -> &Store<OmRow> {
-        &self.store
+        self.writer.store()
     }
 
     /// The state machine.
@@ -46,26 +42,29 @@ impl OmNode {
         &self.buffer
     }
 
-    /// `transactionInfoLock` (PR #10953), used by the variants that take it.
-    pub fn tx_info_lock(&self) -> &Mutex<()> {
-        &self.tx_info_lock
+    /// `takeSnapshot`.
+    pub fn take_snapshot(&self, actor: &Actor, why: &str) -> SnapshotTaken {
+        self.state_machine.take_snapshot(&self.writer, actor, why)
     }
 
-    /// How the snapshot persists its index.
-    pub fn index_write(&self) -> IndexWrite {
-        self.index_write
-    }
-
-    pub(crate) fn open_flush_window(&self, index: u64) {
-        self.window.set(Some(index));
-    }
-
-    pub(crate) fn close_flush_window(&self) {
-        self.window.set(None);
-    }
-
-    /// The committed index ahead of `applied`, while the flush thread is between the two.
-    pub fn flush_window(&self) -> Option<u64> {
-        self.window.get()
+    /// The `OMDoubleBufferFlushThread` loop (`OzoneManagerDoubleBuffer.flushTransactions`):
+    /// stage every response's rows and `TRANSACTION_INFO_KEY = last index`, commit, clean up,
+    /// and only then advance the applied index; until the buffer is stopped.
+    pub fn flush_thread(&self, actor: &Actor) {
+        const JAVA: &str = "OzoneManagerDoubleBuffer.flushTransactions";
+        while let Some(ready) = self.buffer.next_batch(actor) {
+            let Some((index, term)) = ready.last().map(|r| (r.index, r.term)) else {
+                continue;
+            };
+            let mut batch = WriteBatch::new();
+            for response in ready {
+                batch.append(response.rows);
+            }
+            stage_tx_info(&mut batch, term, index);
+            self.writer.commit(actor, JAVA, batch, index);
+            actor.step(JAVA, "cleanupCache, release permits");
+            self.state_machine.update_last_applied(actor, term, index);
+            self.writer.close_window();
+        }
     }
 }

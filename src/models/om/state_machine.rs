@@ -6,8 +6,8 @@
 //! computes `index = max(applied, notified)` (:597-599) and writes `TRANSACTION_INFO_KEY`
 //! with an unbatched put (:604), then `flushDB` (:605).
 //!
-//! The variants of that write ([`IndexWrite`]) are the Java as it is and the fixes proposed
-//! for HDDS-16092 (apache/ozone PR #10953 and its two halves).
+//! The variants of that write ([`super::persist::IndexWrite`]) are the Java as it is and the
+//! fixes proposed for HDDS-16092 (apache/ozone PR #10953 and its two halves).
 //!
 //! Abstracted away: the wait loop in `takeSnapshot` (:582-591) runs only while
 //! `applied < lastSkippedIndex`, and `lastSkippedIndex` moves only when Ratis skips indices
@@ -15,37 +15,17 @@
 //! 1, right after 0); terms beyond a number; `snapshotInfo` and the in-memory
 //! `TransactionInfo` copy (nothing in the plans reads them).
 
-use super::node::OmNode;
-use super::{OmRow, TX_KEY, TX_TABLE};
+use super::persist::TxInfoWriter;
 use crate::recorder::Actor;
 use crate::sync::Mutex;
 
-/// How `takeSnapshotImpl` persists its index, and whether the batch commit takes the same
-/// lock.
+/// What one `takeSnapshot` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IndexWrite {
-    /// The Java today: an unbatched put of the candidate, no lock, no comparison.
-    Unguarded,
-    /// One lock orders the commit and the put, but the put is unconditional.
-    LockOnly,
-    /// Read the stored index (skipping the cache) and write only if higher, without a lock.
-    CompareOnly,
-    /// Lock and comparison, but the stored index is read through the table cache, and the
-    /// guarded write also fills the cache (the only writer that could).
-    CachedCompare,
-    /// The fix: `persistIfNewer` under the double buffer's `transactionInfoLock`, reading with
-    /// the cache skipped; the snapshot reports what is stored.
-    PersistIfNewer,
-}
-
-impl IndexWrite {
-    /// Whether the double buffer's batch commit holds `transactionInfoLock`.
-    pub fn commit_takes_lock(self) -> bool {
-        matches!(
-            self,
-            IndexWrite::LockOnly | IndexWrite::CachedCompare | IndexWrite::PersistIfNewer
-        )
-    }
+pub struct SnapshotTaken {
+    /// The index it chose: `max(applied, notified)`.
+    pub chosen: u64,
+    /// The index it reported to Ratis.
+    pub reported: u64,
 }
 
 /// The fields the state machine's monitor guards.
@@ -62,11 +42,6 @@ struct Indices {
 pub struct StateMachine {
     monitor: Mutex<Indices>,
 }
-
-/// The snapshot's probe: it chose its index while a committed batch was ahead of `applied`.
-pub const PROBE_SNAPSHOT_IN_WINDOW: &str = "SnapshotInFlushWindow";
-/// A comparing write refused a candidate below the stored index.
-pub const PROBE_STALE_REFUSED: &str = "StaleCandidateRefused";
 
 impl StateMachine {
     /// A state machine whose applied index is `index` (`loadSnapshotInfoFromDB`, :709-724).
@@ -107,9 +82,9 @@ impl StateMachine {
         );
     }
 
-    /// `takeSnapshot` / `takeSnapshotImpl`: persist the snapshot index as `write` says, and
-    /// return the index reported to Ratis.
-    pub fn take_snapshot(&self, node: &OmNode, actor: &Actor, why: &str) -> u64 {
+    /// `takeSnapshot` / `takeSnapshotImpl`: under the monitor, choose
+    /// `max(applied, notified)` and persist it through `writer`.
+    pub fn take_snapshot(&self, writer: &TxInfoWriter, actor: &Actor, why: &str) -> SnapshotTaken {
         const JAVA: &str = "OzoneManagerStateMachine.takeSnapshotImpl";
         let m = self.monitor.lock();
         let (candidate, term) = if m.applied.0 >= m.notified.0 {
@@ -123,76 +98,14 @@ impl StateMachine {
                 m.applied.0, m.notified.0
             )
         });
-        if node.flush_window().is_some_and(|n| n > candidate) {
-            actor.probe(PROBE_SNAPSHOT_IN_WINDOW);
-        }
-        let row = OmRow::TxInfo {
-            term,
-            index: candidate,
-        };
-        let store = node.store();
-        let reported = match node.index_write() {
-            IndexWrite::Unguarded => {
-                store.put(actor, JAVA, TX_TABLE, TX_KEY, row);
-                candidate
-            }
-            IndexWrite::LockOnly => {
-                let _tx = node.tx_info_lock().lock();
-                store.put(actor, JAVA, TX_TABLE, TX_KEY, row);
-                candidate
-            }
-            IndexWrite::CompareOnly => {
-                let stored = index_of(store.get_skip_cache(actor, JAVA, TX_TABLE, TX_KEY));
-                self.write_if_newer(node, actor, row, candidate, stored, false)
-            }
-            IndexWrite::CachedCompare => {
-                let _tx = node.tx_info_lock().lock();
-                let stored = index_of(store.get(actor, JAVA, TX_TABLE, TX_KEY));
-                self.write_if_newer(node, actor, row, candidate, stored, true)
-            }
-            IndexWrite::PersistIfNewer => {
-                let _tx = node.tx_info_lock().lock();
-                let java = "OzoneManagerDoubleBuffer.persistIfNewer";
-                let stored = index_of(store.get_skip_cache(actor, java, TX_TABLE, TX_KEY));
-                self.write_if_newer(node, actor, row, candidate, stored, false)
-            }
-        };
+        let reported = writer.persist_snapshot(actor, JAVA, term, candidate);
         actor.step_with("RDBStore.flushDB", || {
             format!("flushDB; snapshot index reported to Ratis: {reported}")
         });
         drop(m);
-        reported
-    }
-
-    fn write_if_newer(
-        &self,
-        node: &OmNode,
-        actor: &Actor,
-        row: OmRow,
-        candidate: u64,
-        stored: u64,
-        fill_cache: bool,
-    ) -> u64 {
-        const JAVA: &str = "OzoneManagerDoubleBuffer.persistIfNewer";
-        if candidate > stored {
-            node.store().put(actor, JAVA, TX_TABLE, TX_KEY, row);
-            if fill_cache {
-                node.store().cache_put(actor, JAVA, TX_TABLE, TX_KEY, row);
-            }
-            candidate
-        } else {
-            actor.probe(PROBE_STALE_REFUSED);
-            actor.step_with(JAVA, || {
-                format!("candidate {candidate} <= stored {stored}: keep {stored}")
-            });
-            stored
+        SnapshotTaken {
+            chosen: candidate,
+            reported,
         }
-    }
-}
-
-fn index_of(row: Option<OmRow>) -> u64 {
-    match row {
-        Some(OmRow::TxInfo { index, .. }) => index,
-        _ => 0,
     }
 }

@@ -23,6 +23,7 @@ pub mod node;
 pub mod requests;
 
 use crate::kit::store::{TableName, Tables};
+use crate::kit::tx_info::{put_tx_info, TxRow};
 use std::fmt;
 
 /// An S3 access id (`kerberosID` / tenant access id).
@@ -71,10 +72,6 @@ pub enum Design {
 
 /// `OMMetadataManager.getTenantAccessIdTable()`: access id -> `OmDBAccessIdInfo`.
 pub const TENANT_ACCESS_ID_TABLE: TableName = "tenantAccessIdTable";
-/// `TRANSACTION_INFO_TABLE`.
-pub const TX_TABLE: TableName = "transactionInfoTable";
-/// `TRANSACTION_INFO_KEY`.
-pub const TX_KEY: &str = "#TRANSACTIONINFO";
 
 /// A row of an OM's own RocksDB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,17 +97,25 @@ impl fmt::Display for Row {
     }
 }
 
+impl TxRow for Row {
+    /// `TRANSACTION_INFO_TABLE`.
+    const TABLE: TableName = "transactionInfoTable";
+
+    fn tx_info(_term: u64, index: u64) -> Self {
+        Row::TxInfo { index }
+    }
+
+    fn tx_index(&self) -> Option<u64> {
+        match self {
+            Row::TxInfo { index } => Some(*index),
+            Row::AccessIdInfo { .. } => None,
+        }
+    }
+}
+
 /// A fresh OM's DB: `TransactionInfo` 0.
 pub fn initial_tables() -> Tables<Row> {
     let mut t = Tables::default();
-    t.put(TX_TABLE, TX_KEY, Row::TxInfo { index: 0 });
+    put_tx_info(&mut t, 0, 0);
     t
-}
-
-/// The index an OM's DB claims to cover.
-pub fn stored_index(t: &Tables<Row>) -> u64 {
-    match t.get(TX_TABLE, TX_KEY) {
-        Some(Row::TxInfo { index }) => *index,
-        _ => 0,
-    }
 }

@@ -22,29 +22,45 @@
 use super::cache::{Lookup, SecretCache};
 use super::requests::{Decision, FlushCall, Issued, S3Request, Termination};
 use super::{
-    initial_tables, stored_index, AccessId, Design, Row, Secret, StoredSecret,
-    TENANT_ACCESS_ID_TABLE, TX_KEY, TX_TABLE,
+    initial_tables, AccessId, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE,
 };
 use crate::kit::external_store::{ExternalStore, Fault, StoreError};
 use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::{Store, Tables, WriteBatch};
+use crate::kit::tx_info::{stage_tx_info, stored_index};
+use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Condvar, Mutex};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
-/// Probe: an OM applied or flushed entry i after the shared store had served a call for a
-/// later entry (the window in which a per-OM decision can differ from the leader's).
-pub const PROBE_LATE_APPLY: &str = "LateApply";
-/// Probe: a getsecret found a tombstone in the cache and wrote a new secret to the store.
-pub const PROBE_TOMBSTONE_THEN_WRITE: &str = "TombstoneThenStoreWrite";
-/// Probe: a flush-time revoke found a secret written for a later index.
-pub const PROBE_FLUSH_REVOKES_NEWER: &str = "FlushRevokesNewerSecret";
-/// Probe: the store refused a write or delete from an older index (`index-per-secret`).
-pub const PROBE_STALE_WRITE_REFUSED: &str = "StaleWriteRefused";
-/// Probe: an INTERNAL_ERROR response was flushed before its OM's termination took effect.
-pub const PROBE_ERROR_FLUSHED: &str = "ErrorResponseFlushedBeforeTermination";
+/// An OM applied or flushed entry i after the shared store had served a call for a later
+/// entry (the window in which a per-OM decision can differ from the leader's).
+pub const LATE_APPLY: Probe = Probe::new(
+    "LateApply",
+    "an OM applied or flushed an entry after the store had served a call for a later entry",
+);
+/// A getsecret found a tombstone in the cache and wrote a new secret to the store.
+pub const TOMBSTONE_THEN_STORE_WRITE: Probe = Probe::new(
+    "TombstoneThenStoreWrite",
+    "a getsecret hit a cache tombstone and stored a new secret at once",
+);
+/// A flush-time revoke found a secret written for a later index.
+pub const FLUSH_REVOKES_NEWER_SECRET: Probe = Probe::new(
+    "FlushRevokesNewerSecret",
+    "a flush-time revoke found a secret written for a later index",
+);
+/// The store refused a write or delete from an older index (`index-per-secret`).
+pub const STALE_WRITE_REFUSED: Probe = Probe::new(
+    "StaleWriteRefused",
+    "the store refused a write or delete from an older index",
+);
+/// An INTERNAL_ERROR response was flushed before its OM's termination took effect.
+pub const ERROR_FLUSHED: Probe = Probe::new(
+    "ErrorResponseFlushedBeforeTermination",
+    "an INTERNAL_ERROR response was flushed before its OM's termination",
+);
 
 /// What every OM of a plan shares: the external store, and ghost bookkeeping of what the
 /// clients were told, the terminations, and the leader's decisions (part of the entries).
@@ -179,7 +195,7 @@ impl Om {
 
     fn late_probe(&self, actor: &Actor, index: u64) {
         if self.shared.store.high_water() > index {
-            actor.probe(PROBE_LATE_APPLY);
+            actor.probe(&LATE_APPLY);
         }
     }
 
@@ -226,7 +242,7 @@ impl Om {
                     guarded && old.index > index
                 })?;
         if !wrote {
-            actor.probe(PROBE_STALE_WRITE_REFUSED);
+            actor.probe(&STALE_WRITE_REFUSED);
         }
         Ok(())
     }
@@ -247,9 +263,9 @@ impl Om {
                 guarded && old.index > index
             })?;
         if newer.get() {
-            actor.probe(PROBE_FLUSH_REVOKES_NEWER);
+            actor.probe(&FLUSH_REVOKES_NEWER_SECRET);
             if guarded {
-                actor.probe(PROBE_STALE_WRITE_REFUSED);
+                actor.probe(&STALE_WRITE_REFUSED);
             }
         }
         Ok(())
@@ -362,7 +378,7 @@ impl Om {
                         self.store_write(actor, java, index, id, secret)
                             .map_err(internal)?;
                         if found == Lookup::Hit(None) {
-                            actor.probe(PROBE_TOMBSTONE_THEN_WRITE);
+                            actor.probe(&TOMBSTONE_THEN_STORE_WRITE);
                         }
                         told = Some(Issued::Secret(id, secret));
                         format!("created {secret} and stored it at once")
@@ -568,10 +584,10 @@ impl Om {
             }
             batch.append(r.rows);
         }
-        batch.put(TX_TABLE, TX_KEY, Row::TxInfo { index: last });
+        stage_tx_info(&mut batch, 0, last);
         self.db.commit(actor, JAVA, batch);
         if !errors.is_empty() {
-            actor.probe(PROBE_ERROR_FLUSHED);
+            actor.probe(&ERROR_FLUSHED);
             self.shared.error_flushed.with(|e| e.extend(errors));
         }
         self.cache.lock().evict_through(last);

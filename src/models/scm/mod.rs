@@ -11,6 +11,7 @@ pub mod state_machine;
 pub mod tx_buffer;
 
 use crate::kit::store::{TableName, Tables};
+use crate::kit::tx_info::{put_tx_info, TxRow};
 use std::fmt;
 
 /// `SCMDBDefinition.DELETED_BLOCKS`: deleted-block transactions keyed by txID.
@@ -19,10 +20,6 @@ pub const DELETED_BLOCKS_TABLE: TableName = "deletedBlocks";
 pub const SUMMARY_TABLE: TableName = "deletedBlocksSummary";
 /// The key of the summary row.
 pub const SUMMARY_KEY: &str = "summary";
-/// `SCMDBDefinition.TRANSACTIONINFO`.
-pub const TX_TABLE: TableName = "scmTransactionInfos";
-/// `OzoneConsts.TRANSACTION_INFO_KEY`.
-pub const TX_KEY: &str = "#TRANSACTIONINFO";
 
 /// A row of the SCM's DB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,11 +60,19 @@ impl fmt::Display for ScmRow {
     }
 }
 
-/// The transaction index a DB claims to cover (`TransactionInfo.readTransactionInfo`).
-pub fn stored_index(tables: &Tables<ScmRow>) -> u64 {
-    match tables.get(TX_TABLE, TX_KEY) {
-        Some(ScmRow::TxInfo { index, .. }) => *index,
-        _ => 0,
+impl TxRow for ScmRow {
+    /// `SCMDBDefinition.TRANSACTIONINFO`.
+    const TABLE: TableName = "scmTransactionInfos";
+
+    fn tx_info(term: u64, index: u64) -> Self {
+        ScmRow::TxInfo { term, index }
+    }
+
+    fn tx_index(&self) -> Option<u64> {
+        match self {
+            ScmRow::TxInfo { index, .. } => Some(*index),
+            _ => None,
+        }
     }
 }
 
@@ -79,6 +84,6 @@ pub fn initial_tables() -> Tables<ScmRow> {
         SUMMARY_KEY,
         ScmRow::Summary { pending_deletes: 0 },
     );
-    t.put(TX_TABLE, TX_KEY, ScmRow::TxInfo { term: 0, index: 0 });
+    put_tx_info(&mut t, 0, 0);
     t
 }

@@ -22,9 +22,10 @@
 
 use super::deleted_blocks::ScmRequest;
 use super::tx_buffer::{FlushPath, TransactionBuffer};
-use super::{initial_tables, stored_index, ScmRow, TX_KEY, TX_TABLE};
+use super::{initial_tables, ScmRow};
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
 use crate::kit::store::{Checkpoint, Store, Tables, WriteBatch};
+use crate::kit::tx_info::{self, stage_tx_info, stored_index};
 use crate::recorder::Actor;
 
 /// `applyTransaction` of one entry on a leader whose in-memory state is `view`.
@@ -90,14 +91,7 @@ pub fn install_and_catch_up(
         for put in request.apply(&mut view) {
             batch.put(put.table, &put.key, put.row);
         }
-        batch.put(
-            TX_TABLE,
-            TX_KEY,
-            ScmRow::TxInfo {
-                term: entry.term,
-                index: entry.index,
-            },
-        );
+        stage_tx_info(&mut batch, entry.term, entry.index);
         actor.step_with(request.java(), || {
             format!("re-apply index {} {request}", entry.index)
         });
@@ -108,21 +102,7 @@ pub fn install_and_catch_up(
 /// `apply(log[1..i])` with TX = i, for i = 0..=last: what a replica that applied each entry
 /// once holds at index i.
 pub fn reference_states(log: &RaftLog<ScmRequest>) -> Vec<Tables<ScmRow>> {
-    let mut view = initial_tables();
-    let mut states = vec![view.clone()];
-    for entry in log.prefix(log.last_index()) {
-        if let Payload::Data(request) = &entry.payload {
-            request.apply(&mut view);
-        }
-        view.put(
-            TX_TABLE,
-            TX_KEY,
-            ScmRow::TxInfo {
-                term: entry.term,
-                index: entry.index,
-            },
-        );
-        states.push(view.clone());
-    }
-    states
+    tx_info::reference_states(log, initial_tables(), |_, request, view| {
+        request.apply(view);
+    })
 }

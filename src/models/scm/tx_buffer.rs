@@ -23,14 +23,19 @@
 //! The batch itself sits behind a facade [`Mutex`]: only the apply thread stages, so it
 //! never contends with another stager; it makes one staging one atomic step.
 
-use super::{ScmRow, TX_KEY, TX_TABLE};
+use super::ScmRow;
 use crate::kit::store::{Store, TableName, WriteBatch};
+use crate::kit::tx_info::stage_tx_info;
+use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Mutex, RwLock, Volatile};
 
-/// The probe: a download or leader-change flush was attempted while an apply was in flight.
-pub const PROBE_FLUSH_DURING_APPLY: &str = "FlushDuringApply";
+/// A download or leader-change flush was attempted while an apply was in flight.
+pub const FLUSH_DURING_APPLY: Probe = Probe::new(
+    "FlushDuringApply",
+    "a download or leader-change flush was attempted while an apply was in flight",
+);
 
 /// How a concurrent caller (download, leader change) flushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +152,7 @@ impl TransactionBuffer {
         match path {
             FlushPath::Unguarded => {
                 if self.applying_ghost.get() > 0 {
-                    actor.probe(PROBE_FLUSH_DURING_APPLY);
+                    actor.probe(&FLUSH_DURING_APPLY);
                 }
                 self.flush(actor, why);
             }
@@ -164,7 +169,7 @@ impl TransactionBuffer {
         let _write = self.rw_lock.write();
         let applying = self.applying.get();
         if applying > 0 {
-            actor.probe(PROBE_FLUSH_DURING_APPLY);
+            actor.probe(&FLUSH_DURING_APPLY);
             actor.step_with(JAVA, || {
                 format!("{why}: applyingTransactions = {applying}: defer")
             });
@@ -186,7 +191,7 @@ impl TransactionBuffer {
         let mut batch = std::mem::take(&mut b.ops);
         b.pending = 0;
         drop(b);
-        batch.put(TX_TABLE, TX_KEY, ScmRow::TxInfo { term, index });
+        stage_tx_info(&mut batch, term, index);
         actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
         self.store.commit(actor, JAVA, batch);
     }

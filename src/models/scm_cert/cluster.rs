@@ -25,18 +25,23 @@
 
 use super::generator::get_next_id;
 use super::scm::{Reply, Scm, ScmGhost, Upgrade};
-use super::{largest_serial, last_id, serial_key, stored_index, ScmRow, ScmTx, VALID_CERTS_TABLE};
+use super::{largest_serial, last_id, serial_key, ScmRow, ScmTx, VALID_CERTS_TABLE};
 use crate::kit::raft_log::RaftLog;
 use crate::kit::replica::{CatchUp, SharedLog};
 use crate::kit::store::Tables;
 use crate::recorder::{Actor, Recorder};
+use crate::kit::tx_info::stored_index;
+use crate::properties::Probe;
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, RwLock};
 use std::collections::BTreeMap;
 
 /// The probe of the race window: when the primary stored its own certificates at startup,
 /// its `CertificateId` row was above every stored serial.
-pub const PROBE_ROW_ABOVE_LARGEST: &str = "RowAboveLargestAtStartup";
+pub const ROW_ABOVE_LARGEST_AT_STARTUP: Probe = Probe::new(
+    "RowAboveLargestAtStartup",
+    "when the primary stored its own certificate at startup, its CertificateId row was above every stored serial",
+);
 
 /// A serial handed out by a leader's generator.
 #[derive(Clone, Debug)]
@@ -363,7 +368,7 @@ impl Cluster {
     }
 
     fn allocate_on(&self, me: &Actor, leader: usize, req: &CertRequest) -> u64 {
-        let serial = get_next_id(self, me, leader);
+        let serial = get_next_id(self.scm(leader), me, |tx| self.submit(me, leader, tx));
         let before = self.book.with(|b| {
             let before = b.handed_out.get(&serial).cloned();
             b.handed_out.insert(serial, req.subject.clone());
@@ -544,7 +549,7 @@ fn row_observer(
     Box::new(move |_before, after| {
         let (index, row) = (stored_index(after), last_id(after));
         if ghost.with(|g| g.persisting) && row.is_some_and(|r| r > largest_serial(after)) {
-            recorder.probe(PROBE_ROW_ABOVE_LARGEST);
+            recorder.probe(ROW_ABOVE_LARGEST_AT_STARTUP.name);
         }
         let first = book.with(|b| match b.rows_at.get(&index) {
             Some(first) => Some(first.clone()),

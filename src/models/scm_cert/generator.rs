@@ -8,13 +8,13 @@
 //! allocation retried. The other SCMs apply the same compare-and-set against their own map,
 //! and a mismatch there only logs.
 
-use super::cluster::Cluster;
+use super::scm::{Reply, Scm};
 use super::ScmTx;
 use crate::recorder::Actor;
 
-/// `getNextId(CertificateId)` on SCM `leader`.
-pub fn get_next_id(cluster: &Cluster, me: &Actor, leader: usize) -> u64 {
-    let scm = cluster.scm(leader);
+/// `getNextId(CertificateId)` on the leader `scm`, which replicates a transaction through
+/// `submit` and returns its own apply's reply.
+pub fn get_next_id(scm: &Scm, me: &Actor, mut submit: impl FnMut(ScmTx) -> Reply) -> u64 {
     let mut batch = scm.generator().lock();
     let mut prev = match batch.last {
         Some(last) => last,
@@ -22,7 +22,7 @@ pub fn get_next_id(cluster: &Cluster, me: &Actor, leader: usize) -> u64 {
     };
     loop {
         let next = prev + 1;
-        match cluster.submit(me, leader, ScmTx::AllocateBatch { prev, next }) {
+        match submit(ScmTx::AllocateBatch { prev, next }) {
             Ok(()) => {
                 batch.last = Some(next);
                 me.step(

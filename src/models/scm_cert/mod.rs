@@ -28,6 +28,7 @@ pub mod generator;
 pub mod scm;
 
 use crate::kit::store::{TableName, Tables};
+use crate::kit::tx_info::{put_tx_info, TxRow};
 use std::fmt;
 
 /// `SCMDBDefinition.SEQUENCE_ID`.
@@ -38,10 +39,6 @@ pub const CERTIFICATE_ID: &str = "CertificateId";
 pub const VALID_CERTS_TABLE: TableName = "validCertsTable";
 /// `SCMDBDefinition.VALID_SCM_CERTS`: the SCMs' own certificates.
 pub const VALID_SCM_CERTS_TABLE: TableName = "validSCMCertsTable";
-/// `SCMDBDefinition.TRANSACTIONINFO`.
-pub const TX_TABLE: TableName = "transactionInfoTable";
-/// `OzoneConsts.TRANSACTION_INFO_KEY`.
-pub const TX_KEY: &str = "#TRANSACTIONINFO";
 /// `upgradeToCertificateSequenceId` never writes less than this (the root CA certificate
 /// and the primary's SCM certificate of a cluster initialised with the current code).
 pub const MIN_CERTIFICATE_ID: u64 = 2;
@@ -132,11 +129,19 @@ pub fn last_id(tables: &Tables<ScmRow>) -> Option<u64> {
     }
 }
 
-/// The applied index a DB claims to cover.
-pub fn stored_index(tables: &Tables<ScmRow>) -> u64 {
-    match tables.get(TX_TABLE, TX_KEY) {
-        Some(ScmRow::TxInfo(index)) => *index,
-        _ => 0,
+impl TxRow for ScmRow {
+    /// `SCMDBDefinition.TRANSACTIONINFO`.
+    const TABLE: TableName = "transactionInfoTable";
+
+    fn tx_info(_term: u64, index: u64) -> Self {
+        ScmRow::TxInfo(index)
+    }
+
+    fn tx_index(&self) -> Option<u64> {
+        match self {
+            ScmRow::TxInfo(index) => Some(*index),
+            _ => None,
+        }
     }
 }
 
@@ -178,6 +183,6 @@ pub fn initial_tables() -> Tables<ScmRow> {
         CERTIFICATE_ID,
         ScmRow::LastId(MIN_CERTIFICATE_ID),
     );
-    t.put(TX_TABLE, TX_KEY, ScmRow::TxInfo(0));
+    put_tx_info(&mut t, 0, 0);
     t
 }

@@ -20,14 +20,15 @@
 //! applied index (see the module docs of [`super`]).
 
 use super::{
-    largest_serial, last_id, serial_key, stored_index, ScmRow, ScmTx, CERTIFICATE_ID,
-    PRIMARY_SCM_CERT_SERIAL, SEQUENCE_ID_TABLE, TX_KEY, TX_TABLE, VALID_CERTS_TABLE,
+    largest_serial, last_id, serial_key, ScmRow, ScmTx, CERTIFICATE_ID,
+    PRIMARY_SCM_CERT_SERIAL, SEQUENCE_ID_TABLE, VALID_CERTS_TABLE,
     VALID_SCM_CERTS_TABLE,
 };
 use crate::kit::raft_log::{LogEntry, Payload};
 use crate::kit::replica::{Applier, CatchUp, SharedLog};
 use crate::kit::store::{Observer, Store, Tables, WriteBatch};
 use crate::recorder::Actor;
+use crate::kit::tx_info::{stage_tx_info, stored_index};
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Mutex};
 use std::collections::BTreeMap;
@@ -223,7 +224,7 @@ impl Scm {
             java,
             format!("{} applies index {}: {summary}", self.name, entry.index),
         );
-        batch.put(TX_TABLE, TX_KEY, ScmRow::TxInfo(entry.index));
+        stage_tx_info(&mut batch, entry.term, entry.index);
         self.store
             .commit(me, "SCMHADBTransactionBuffer.flush", batch);
         m.replies.insert(entry.index, reply);

@@ -5,8 +5,8 @@
 //! once per process, and a violation here is not a panic at all).
 
 use super::schedule::{Schedule, Step};
-use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
-use shuttle::scheduler::{
+use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
+use ::shuttle::scheduler::{
     DfsScheduler, PctScheduler, Schedule as ShuttleSchedule, Scheduler, Task, TaskId,
 };
 
@@ -52,12 +52,12 @@ impl Scheduler for Uniform {
         self.next()
     }
 }
-use shuttle::{Config, FailurePersistence, Runner};
+use ::shuttle::{Config, FailurePersistence, Runner};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[&str] = &["random", "pct", "dfs", "replay"];
+pub(super) const ENGINES: &[Engine] = &[Engine::Random, Engine::Pct, Engine::Dfs, Engine::Replay];
 
 /// State shared between the driver and the scheduler it hands to shuttle's `Runner`.
 #[derive(Default)]
@@ -245,15 +245,17 @@ fn body(exploration: &Arc<dyn Exploration>) -> impl Fn() + Send + Sync + 'static
     }
 }
 
+/// Run `inner` to its end, recording every decision. `dfs_limit` is the execution limit of
+/// an exhaustive enumeration, which has run out of schedules when it stops short of it.
 fn run_recorded<S: Scheduler + 'static>(
     inner: S,
     exploration: Arc<dyn Exploration>,
-    limit: usize,
+    dfs_limit: Option<usize>,
 ) -> Result<Driven, DriveError> {
     run_recorded_on(
         inner,
         exploration,
-        limit,
+        dfs_limit,
         Rc::new(RefCell::new(Tape::default())),
     )
 }
@@ -261,7 +263,7 @@ fn run_recorded<S: Scheduler + 'static>(
 fn run_recorded_on<S: Scheduler + 'static>(
     inner: S,
     exploration: Arc<dyn Exploration>,
-    limit: usize,
+    dfs_limit: Option<usize>,
     tape: Rc<RefCell<Tape>>,
 ) -> Result<Driven, DriveError> {
     let scheduler = Recording {
@@ -280,7 +282,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
     let t = tape.borrow();
     Ok(Driven {
         executions: t.executions,
-        exhausted: !t.stopped && t.executions < limit,
+        exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
         switches: None,
     })
 }
@@ -296,7 +298,7 @@ pub(super) fn drive(
                 left: *executions,
             },
             exploration,
-            usize::MAX,
+            None,
         ),
         Strategy::Pct {
             seed,
@@ -305,12 +307,12 @@ pub(super) fn drive(
         } => run_recorded(
             PctScheduler::new_from_seed(*seed, (*depth).max(1), *executions),
             exploration,
-            usize::MAX,
+            None,
         ),
         Strategy::Dfs { executions } => run_recorded(
             DfsScheduler::new(Some(*executions), false),
             exploration,
-            *executions,
+            Some(*executions),
         ),
         Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
         Strategy::Guided { switches } => steer(
@@ -318,14 +320,14 @@ pub(super) fn drive(
             exploration,
         ),
         Strategy::Loom { .. } | Strategy::Threads { .. } => {
-            Err(DriveError::EngineMissing(strategy.engine_name()))
+            Err(DriveError::EngineMissing(strategy.engine()))
         }
     }
 }
 
 fn steer(steer: Steer, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
     let tape = Rc::new(RefCell::new(Tape::default()));
-    let outcome = run_recorded_on(Steered::new(steer, &tape), exploration, 1, Rc::clone(&tape));
+    let outcome = run_recorded_on(Steered::new(steer, &tape), exploration, None, Rc::clone(&tape));
     if let Some(m) = tape.borrow_mut().mismatch.take() {
         return Err(DriveError::ScheduleMismatch(m));
     }

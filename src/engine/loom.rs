@@ -5,28 +5,30 @@
 //! driver catches it. loom records no schedule that survives a code change; the domain trace
 //! is the counterexample.
 
-use super::{panic_message, DriveError, Driven, Exploration, Flow, StopSignal, Strategy};
+use super::quiet_panics::{Quiet, StopSignal};
+use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[&str] = &["loom"];
+pub(super) const ENGINES: &[Engine] = &[Engine::Loom];
 
 pub(super) fn drive(
     strategy: &Strategy,
     exploration: Arc<dyn Exploration>,
 ) -> Result<Driven, DriveError> {
     let Strategy::Loom { preemption_bound } = strategy else {
-        return Err(DriveError::EngineMissing(strategy.engine_name()));
+        return Err(DriveError::EngineMissing(strategy.engine()));
     };
     let executions = Arc::new(AtomicUsize::new(0));
     let stopped = Arc::new(AtomicBool::new(false));
-    let mut builder = loom::model::Builder::new();
+    let mut builder = ::loom::model::Builder::new();
     builder.preemption_bound = *preemption_bound;
     let (x, n, s) = (
         Arc::clone(&exploration),
         Arc::clone(&executions),
         Arc::clone(&stopped),
     );
+    let quiet = Quiet::install();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         builder.check(move || {
             n.fetch_add(1, Ordering::SeqCst);
@@ -38,6 +40,7 @@ pub(super) fn drive(
             }
         })
     }));
+    drop(quiet);
     let stopped = stopped.load(Ordering::SeqCst);
     if let Err(payload) = outcome {
         if !stopped {
@@ -52,5 +55,5 @@ pub(super) fn drive(
 }
 
 pub(super) fn run_once(f: impl Fn() + Send + Sync + 'static) {
-    loom::model(f);
+    ::loom::model(f);
 }

@@ -1,16 +1,16 @@
 //! Driving real OS threads: run the exploration's body a number of times.
 
-use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
+use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[&str] = &["threads"];
+pub(super) const ENGINES: &[Engine] = &[Engine::Threads];
 
 pub(super) fn drive(
     strategy: &Strategy,
     exploration: Arc<dyn Exploration>,
 ) -> Result<Driven, DriveError> {
     let Strategy::Threads { runs } = strategy else {
-        return Err(DriveError::EngineMissing(strategy.engine_name()));
+        return Err(DriveError::EngineMissing(strategy.engine()));
     };
     let mut executions = 0;
     while executions < *runs {

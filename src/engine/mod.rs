@@ -1,0 +1,318 @@
+//! Engines: run an [`Exploration`] under the exploration engine this build has.
+//!
+//! The explorer ([`crate::explore`]) is engine-independent; the code here is the part that
+//! calls shuttle's `Runner`, loom's `model::Builder` or spawns OS threads. Together with
+//! [`crate::sync`] (the primitives the models use) it is the only code that names a backend.
+
+mod quiet_panics;
+mod schedule;
+pub use schedule::{Schedule, ScheduleError};
+
+#[cfg(not(any(loom, ohc_threads)))]
+mod shuttle;
+#[cfg(not(any(loom, ohc_threads)))]
+use self::shuttle as backend;
+
+#[cfg(loom)]
+mod loom;
+#[cfg(loom)]
+use self::loom as backend;
+
+#[cfg(ohc_threads)]
+mod threads;
+#[cfg(ohc_threads)]
+use self::threads as backend;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// An exploration engine, as the CLI and the reports spell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// shuttle's uniformly random scheduler (own seeded generator).
+    Random,
+    /// shuttle's PCT scheduler.
+    Pct,
+    /// shuttle's depth-first enumeration.
+    Dfs,
+    /// One recorded or steered schedule under shuttle.
+    Replay,
+    /// loom's exhaustive DPOR exploration.
+    Loom,
+    /// Real OS threads.
+    Threads,
+}
+
+impl Engine {
+    /// Every engine, in the order the CLI lists them.
+    pub const ALL: &'static [Engine] = &[
+        Engine::Random,
+        Engine::Pct,
+        Engine::Dfs,
+        Engine::Replay,
+        Engine::Loom,
+        Engine::Threads,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Random => "random",
+            Engine::Pct => "pct",
+            Engine::Dfs => "dfs",
+            Engine::Replay => "replay",
+            Engine::Loom => "loom",
+            Engine::Threads => "threads",
+        }
+    }
+
+    /// The engine called `name`.
+    pub fn parse(name: &str) -> Option<Engine> {
+        Engine::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// Whether this build has the engine.
+    pub fn available(self) -> bool {
+        backend::ENGINES.contains(&self)
+    }
+
+    /// Whether the engine enumerates every schedule (within its bound) and can therefore
+    /// run out of them.
+    pub fn exhaustive(self) -> bool {
+        matches!(self, Engine::Dfs | Engine::Loom)
+    }
+
+    /// Whether the engine can only witness a violation, never rule one out nor steer into a
+    /// race window (real threads).
+    pub fn witness_only(self) -> bool {
+        self == Engine::Threads
+    }
+
+    /// The command that builds a binary with this engine, for an error message.
+    pub fn build_hint(self) -> &'static str {
+        match self {
+            Engine::Loom => {
+                "RUSTFLAGS=\"--cfg loom\" CARGO_TARGET_DIR=target/loom cargo run --release --"
+            }
+            Engine::Threads => {
+                "RUSTFLAGS=\"--cfg ohc_threads\" CARGO_TARGET_DIR=target/threads cargo run --release --"
+            }
+            _ => "cargo run --release --",
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The engines this build can run.
+pub fn available_engines() -> &'static [Engine] {
+    backend::ENGINES
+}
+
+/// How to choose interleavings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Uniformly random choices from a seeded generator, under shuttle.
+    Random {
+        /// Seed of the scheduler's generator.
+        seed: u64,
+        /// Executions to run.
+        executions: usize,
+    },
+    /// shuttle's PCT scheduler (probabilistic concurrency testing).
+    Pct {
+        /// Seed of the scheduler's generator.
+        seed: u64,
+        /// Bug depth d: the scheduler makes d-1 priority changes per execution.
+        depth: usize,
+        /// Executions to run.
+        executions: usize,
+    },
+    /// shuttle's depth-first enumeration, stopped after a number of executions.
+    Dfs {
+        /// Executions to run at most.
+        executions: usize,
+    },
+    /// Re-run one recorded schedule under shuttle.
+    Replay {
+        /// The recorded schedule.
+        schedule: Schedule,
+    },
+    /// Re-run under shuttle with a non-preemptive default (keep the running task while it can
+    /// run, else the lowest-numbered runnable one) and switch tasks only at these
+    /// `(decision, task)` points. Minimization drops switches one at a time.
+    Guided {
+        /// The forced switches, by decision number from 0.
+        switches: Vec<(usize, usize)>,
+    },
+    /// loom's exhaustive DPOR exploration.
+    Loom {
+        /// The preemption bound; `None` explores without one.
+        preemption_bound: Option<usize>,
+    },
+    /// Real OS threads, run a number of times.
+    Threads {
+        /// Runs.
+        runs: usize,
+    },
+}
+
+impl Strategy {
+    /// The engine that runs the strategy.
+    pub fn engine(&self) -> Engine {
+        match self {
+            Strategy::Random { .. } => Engine::Random,
+            Strategy::Pct { .. } => Engine::Pct,
+            Strategy::Dfs { .. } => Engine::Dfs,
+            Strategy::Replay { .. } | Strategy::Guided { .. } => Engine::Replay,
+            Strategy::Loom { .. } => Engine::Loom,
+            Strategy::Threads { .. } => Engine::Threads,
+        }
+    }
+
+    /// Whether this build can run the strategy.
+    pub fn available(&self) -> bool {
+        self.engine().available()
+    }
+
+    /// Whether a violation found by this strategy can be replayed from its schedule.
+    pub fn replayable(&self) -> bool {
+        matches!(
+            self,
+            Strategy::Random { .. } | Strategy::Pct { .. } | Strategy::Dfs { .. }
+        )
+    }
+
+    /// The seed of a randomized strategy.
+    pub fn seed(&self) -> Option<u64> {
+        match self {
+            Strategy::Random { seed, .. } | Strategy::Pct { seed, .. } => Some(*seed),
+            _ => None,
+        }
+    }
+
+    /// The strategy's settings in words.
+    pub fn settings(&self) -> String {
+        match self {
+            Strategy::Random { executions, .. } => format!("{executions} executions"),
+            Strategy::Pct {
+                depth, executions, ..
+            } => format!("depth {depth}, {executions} executions"),
+            Strategy::Dfs { executions } => format!("at most {executions} executions"),
+            Strategy::Replay { .. } => "one recorded schedule".into(),
+            Strategy::Guided { switches } => format!("{} forced switches", switches.len()),
+            Strategy::Loom { preemption_bound } => match preemption_bound {
+                Some(b) => format!("preemption bound {b}"),
+                None => "no preemption bound".into(),
+            },
+            Strategy::Threads { runs } => format!("{runs} runs"),
+        }
+    }
+}
+
+/// What an engine asks of the exploration it drives.
+pub trait Exploration: Send + Sync + 'static {
+    /// Called at the start of every execution, on the engine's main thread.
+    fn begin(&self);
+    /// The body of one execution: it spawns the actors and joins them.
+    fn body(&self);
+    /// Called once an execution is over (finished or abandoned), with its schedule when the
+    /// engine records one. Return [`Flow::Stop`] to end the exploration.
+    fn end(&self, schedule: Option<Schedule>) -> Flow;
+    /// Whether the current execution may be abandoned now (its outcome is already known).
+    /// Engines that cannot stop an execution midway ignore it.
+    fn settled(&self) -> bool;
+}
+
+/// Whether to go on exploring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Run another execution.
+    Continue,
+    /// Stop the exploration.
+    Stop,
+}
+
+/// What a finished drive reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Driven {
+    /// Executions the engine started.
+    pub executions: usize,
+    /// Whether an exhaustive engine ran out of schedules (never for random, PCT, replay or
+    /// real threads).
+    pub exhausted: bool,
+    /// For a replayed or guided execution: the decisions at which it left the
+    /// non-preemptive default, as `(decision, task)`.
+    pub switches: Option<Vec<(usize, usize)>>,
+}
+
+/// Why a drive failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DriveError {
+    /// The engine is not compiled into this build.
+    EngineMissing(Engine),
+    /// A replayed schedule does not fit the model as it is now.
+    ScheduleMismatch(String),
+    /// The model panicked or deadlocked; the message says where.
+    ModelFailure(String),
+}
+
+impl fmt::Display for DriveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DriveError::EngineMissing(engine) => write!(
+                f,
+                "engine `{engine}` is not in this build; build it with: {}",
+                engine.build_hint()
+            ),
+            DriveError::ScheduleMismatch(m) => write!(
+                f,
+                "the schedule does not fit the model as it is now (was the model changed since it was recorded?): {m}"
+            ),
+            DriveError::ModelFailure(m) => write!(f, "the model failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for DriveError {}
+
+/// Run `exploration` under `strategy`.
+pub fn drive(strategy: &Strategy, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
+    if !strategy.available() {
+        return Err(DriveError::EngineMissing(strategy.engine()));
+    }
+    backend::drive(strategy, exploration)
+}
+
+/// Run `f` once under this build's backend (shuttle: one random execution; loom: one
+/// model; threads: a plain call). For examples and smoke tests.
+///
+/// ```
+/// use ozone_ha_check::sync::{thread, Arc, Mutex};
+///
+/// ozone_ha_check::engine::run_once(|| {
+///     let n = Arc::new(Mutex::new(0));
+///     let m = Arc::clone(&n);
+///     thread::spawn("one", move || *m.lock() += 1).join();
+///     assert_eq!(*n.lock(), 1);
+/// });
+/// ```
+pub fn run_once(f: impl Fn() + Send + Sync + 'static) {
+    backend::run_once(f);
+}
+
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}

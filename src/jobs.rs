@@ -1,0 +1,576 @@
+//! Planning a run: which (scenario, variant, plan) cases, under which engines and seeds, in
+//! which shard, within which time budget; and running the plan.
+//!
+//! The command line only parses its flags into a [`Selection`] and prints what [`run`]
+//! reports.
+//!
+//! ```
+//! use ozone_ha_check::jobs::{plan, Selection, Shard};
+//!
+//! let whole = plan(&Selection::default()).unwrap();
+//! let first = plan(&Selection { shard: Some(Shard::parse("1/2").unwrap()), ..Selection::default() }).unwrap();
+//! let second = plan(&Selection { shard: Some(Shard::parse("2/2").unwrap()), ..Selection::default() }).unwrap();
+//! assert_eq!(first.len() + second.len(), whole.len());
+//! ```
+
+use crate::engine::{available_engines, Engine, Strategy};
+use crate::explore::{explore, ExploreError, Report, Request};
+use crate::minimize::minimize;
+use crate::scenarios::{self, AnyScenario, UnknownName};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// Executions per case of random and PCT when none are given.
+pub const DEFAULT_EXECUTIONS: usize = 2_000;
+/// Executions of DFS when none are given.
+pub const DEFAULT_DFS_EXECUTIONS: usize = 20_000;
+/// Runs of real threads when none are given.
+pub const DEFAULT_THREAD_RUNS: usize = 10_000;
+/// loom's preemption bound when neither the flag nor `LOOM_MAX_PREEMPTIONS` gives one.
+pub const DEFAULT_PREEMPTION_BOUND: usize = 2;
+
+/// Part `index` (from 1) of `count` of a run's items, as `cargo nextest --partition
+/// count:I/N` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, from 1.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parse `I/N` with `1 <= I <= N`.
+    ///
+    /// ```
+    /// use ozone_ha_check::jobs::Shard;
+    /// assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
+    /// assert!(Shard::parse("0/4").is_err());
+    /// assert!(Shard::parse("5/4").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (i, n) = text
+            .split_once('/')
+            .ok_or_else(|| format!("`{text}` is not I/N"))?;
+        let index: usize = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{i}` is not a number"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{n}` is not a number"))?;
+        if index == 0 || count == 0 || index > count {
+            return Err(format!(
+                "shard {index}/{count}: need 1 <= I <= N (parts count from 1)"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether item `k` (from 0) of the whole run belongs to this part.
+    pub fn holds(&self, k: usize) -> bool {
+        k % self.count == self.index - 1
+    }
+}
+
+/// loom's preemption bound: a number, or none at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptionBound {
+    /// At most this many preemptions per execution (0: none).
+    At(usize),
+    /// No bound: every schedule.
+    Unbounded,
+}
+
+impl PreemptionBound {
+    /// Parse a number, or `none`.
+    ///
+    /// ```
+    /// use ozone_ha_check::jobs::PreemptionBound;
+    /// assert_eq!(PreemptionBound::parse("0"), Ok(PreemptionBound::At(0)));
+    /// assert_eq!(PreemptionBound::parse("none"), Ok(PreemptionBound::Unbounded));
+    /// assert!(PreemptionBound::parse("-1").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "none" => Ok(PreemptionBound::Unbounded),
+            n => n.parse().map(PreemptionBound::At).map_err(|_| {
+                format!("`{text}` is not a preemption bound: give a number, or `none`")
+            }),
+        }
+    }
+
+    /// The bound as loom's `Builder::preemption_bound` takes it.
+    pub fn as_option(self) -> Option<usize> {
+        match self {
+            PreemptionBound::At(n) => Some(n),
+            PreemptionBound::Unbounded => None,
+        }
+    }
+}
+
+impl Default for PreemptionBound {
+    fn default() -> Self {
+        PreemptionBound::At(DEFAULT_PREEMPTION_BOUND)
+    }
+}
+
+/// What to run, as the command line says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// Scenarios (empty: all).
+    pub scenarios: Vec<String>,
+    /// Only this variant.
+    pub variant: Option<String>,
+    /// Only this plan.
+    pub plan: Option<String>,
+    /// Watch only this invariant; cases of scenarios without it are left out.
+    pub invariant: Option<String>,
+    /// The engine (default: every engine of the build but DFS and replay).
+    pub engine: Option<String>,
+    /// Executions per case (random, PCT, DFS) or runs (threads).
+    pub executions: Option<usize>,
+    /// The first seed.
+    pub seed: u64,
+    /// Seeds per case for random and PCT.
+    pub seeds: u64,
+    /// PCT's depth.
+    pub depth: usize,
+    /// loom's bound.
+    pub preemption_bound: PreemptionBound,
+    /// The size knob (`None`: each scenario's default).
+    pub size: Option<usize>,
+    /// Run only this part.
+    pub shard: Option<Shard>,
+    /// Seconds for the whole run, split evenly across its items.
+    pub time_budget: Option<f64>,
+    /// Keep counterexamples as found.
+    pub no_minimize: bool,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Self {
+            scenarios: Vec::new(),
+            variant: None,
+            plan: None,
+            invariant: None,
+            engine: None,
+            executions: None,
+            seed: 0,
+            seeds: 1,
+            depth: 3,
+            preemption_bound: PreemptionBound::default(),
+            size: None,
+            shard: None,
+            time_budget: None,
+            no_minimize: false,
+        }
+    }
+}
+
+/// One item of a run: a case under one strategy.
+#[derive(Clone)]
+pub struct Job {
+    /// The scenario.
+    pub scenario: &'static dyn AnyScenario,
+    /// The variant.
+    pub variant: &'static str,
+    /// The plan.
+    pub plan: &'static str,
+    /// The engine and its settings.
+    pub strategy: Strategy,
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}/{} {:?}",
+            self.scenario.name(),
+            self.variant,
+            self.plan,
+            self.strategy
+        )
+    }
+}
+
+/// Why a selection cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// A name is unknown.
+    Unknown(UnknownName),
+    /// The engine is not compiled into this build.
+    EngineMissing(Engine),
+    /// No case matches.
+    NoMatch,
+    /// A number is out of range.
+    Invalid(String),
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::Unknown(u) => u.fmt(f),
+            PlanError::EngineMissing(e) => write!(
+                f,
+                "engine `{e}` is not in this build; build it with: {} check --engine {e}",
+                e.build_hint()
+            ),
+            PlanError::NoMatch => f.write_str(
+                "no case matches the scenario, variant, plan, invariant and shard given; see `ozone-ha-check list`",
+            ),
+            PlanError::Invalid(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+fn engines(selection: &Selection) -> Result<Vec<Engine>, PlanError> {
+    match &selection.engine {
+        None => Ok(available_engines()
+            .iter()
+            .copied()
+            .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs))
+            .collect()),
+        Some(name) => {
+            let engine = Engine::parse(name)
+                .filter(|e| *e != Engine::Replay)
+                .ok_or_else(|| {
+                    PlanError::Unknown(UnknownName {
+                        kind: "engine",
+                        name: name.clone(),
+                        scenario: None,
+                        known: Engine::ALL
+                            .iter()
+                            .filter(|e| **e != Engine::Replay)
+                            .map(|e| e.name())
+                            .collect(),
+                    })
+                })?;
+            if !engine.available() {
+                return Err(PlanError::EngineMissing(engine));
+            }
+            Ok(vec![engine])
+        }
+    }
+}
+
+fn strategy(selection: &Selection, engine: Engine, seed: u64) -> Strategy {
+    let executions = selection.executions;
+    match engine {
+        Engine::Random => Strategy::Random {
+            seed,
+            executions: executions.unwrap_or(DEFAULT_EXECUTIONS),
+        },
+        Engine::Pct => Strategy::Pct {
+            seed,
+            depth: selection.depth,
+            executions: executions.unwrap_or(DEFAULT_EXECUTIONS),
+        },
+        Engine::Dfs | Engine::Replay => Strategy::Dfs {
+            executions: executions.unwrap_or(DEFAULT_DFS_EXECUTIONS),
+        },
+        Engine::Loom => Strategy::Loom {
+            preemption_bound: selection.preemption_bound.as_option(),
+        },
+        Engine::Threads => Strategy::Threads {
+            runs: executions.unwrap_or(DEFAULT_THREAD_RUNS),
+        },
+    }
+}
+
+/// Check that `given` names something of at least one of `scenarios`.
+fn known(
+    scenarios: &[&'static dyn AnyScenario],
+    kind: &'static str,
+    given: Option<&str>,
+    names: impl Fn(&dyn AnyScenario) -> Vec<&'static str>,
+) -> Result<(), PlanError> {
+    let Some(given) = given else {
+        return Ok(());
+    };
+    let mut all: Vec<&'static str> = scenarios.iter().flat_map(|s| names(*s)).collect();
+    all.sort_unstable();
+    all.dedup();
+    if all.contains(&given) {
+        return Ok(());
+    }
+    Err(PlanError::Unknown(UnknownName {
+        kind,
+        name: given.to_string(),
+        scenario: None,
+        known: all,
+    }))
+}
+
+/// The items of `selection`, in a stable order (case, then engine, then seed), restricted
+/// to its shard.
+pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
+    let scenarios: Vec<&'static dyn AnyScenario> = if selection.scenarios.is_empty() {
+        scenarios::all().to_vec()
+    } else {
+        selection
+            .scenarios
+            .iter()
+            .map(|n| scenarios::lookup(n).map_err(PlanError::Unknown))
+            .collect::<Result<_, _>>()?
+    };
+    if selection.size == Some(0) {
+        return Err(PlanError::Invalid("the size must be at least 1".into()));
+    }
+    if selection.depth == 0 {
+        return Err(PlanError::Invalid("PCT's depth must be at least 1".into()));
+    }
+    if selection.executions == Some(0) {
+        return Err(PlanError::Invalid(
+            "--executions must be at least 1".into(),
+        ));
+    }
+    if selection
+        .time_budget
+        .is_some_and(|b| !(b.is_finite() && b > 0.0))
+    {
+        return Err(PlanError::Invalid(
+            "--time-budget takes a positive number of seconds".into(),
+        ));
+    }
+    let engines = engines(selection)?;
+    known(&scenarios, "variant", selection.variant.as_deref(), |s| {
+        s.variants().iter().map(|v| v.name).collect()
+    })?;
+    known(&scenarios, "plan", selection.plan.as_deref(), |s| {
+        s.plans().iter().map(|p| p.name).collect()
+    })?;
+    known(&scenarios, "invariant", selection.invariant.as_deref(), |s| {
+        s.invariants().iter().map(|p| p.name).collect()
+    })?;
+    let mut jobs = Vec::new();
+    for s in scenarios {
+        if let Some(i) = &selection.invariant {
+            if s.invariant(i).is_none() {
+                continue;
+            }
+        }
+        for case in s.cases() {
+            if selection.variant.as_deref().is_some_and(|v| v != case.variant)
+                || selection.plan.as_deref().is_some_and(|p| p != case.plan)
+            {
+                continue;
+            }
+            for engine in &engines {
+                // Seeds mean nothing to loom, DFS and real threads: one item each.
+                let seeds = if matches!(engine, Engine::Random | Engine::Pct) {
+                    selection.seeds.max(1)
+                } else {
+                    1
+                };
+                for seed in selection.seed..selection.seed.saturating_add(seeds) {
+                    jobs.push(Job {
+                        scenario: s,
+                        variant: case.variant,
+                        plan: case.plan,
+                        strategy: strategy(selection, *engine, seed),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(shard) = selection.shard {
+        jobs = jobs
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| shard.holds(*k))
+            .map(|(_, job)| job)
+            .collect();
+    }
+    if jobs.is_empty() {
+        return Err(PlanError::NoMatch);
+    }
+    Ok(jobs)
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub struct RunError {
+    /// The item that failed.
+    pub job: Job,
+    /// What went wrong.
+    pub error: ExploreError,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} {}: {}",
+            self.job.scenario.name(),
+            self.job.variant,
+            self.job.plan,
+            self.error
+        )
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Run every job: explore, then minimize a counterexample unless `selection.no_minimize`.
+/// `started` is told each job as it starts, `finished` each report as it is ready.
+pub fn run(
+    selection: &Selection,
+    jobs: &[Job],
+    mut started: impl FnMut(&Job),
+    mut finished: impl FnMut(&Job, &Report),
+) -> Result<Vec<Report>, RunError> {
+    let share = selection
+        .time_budget
+        .map(|b| Duration::from_secs_f64(b / jobs.len().max(1) as f64));
+    let mut reports = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        started(job);
+        let deadline = share.map(|d| Instant::now() + d);
+        let request = Request::new(job.variant, job.plan, job.strategy.clone())
+            .stop_at_first(job.strategy.engine() != Engine::Threads)
+            .watch(selection.invariant.as_deref())
+            .size(selection.size)
+            .deadline(deadline);
+        let found = explore(job.scenario, &request).and_then(|r| {
+            if selection.no_minimize {
+                Ok(r)
+            } else {
+                minimize(job.scenario, &r)
+            }
+        });
+        match found {
+            Ok(report) => {
+                finished(job, &report);
+                reports.push(report);
+            }
+            Err(error) => {
+                return Err(RunError {
+                    job: job.clone(),
+                    error,
+                })
+            }
+        }
+    }
+    Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(jobs: &[Job]) -> Vec<String> {
+        jobs.iter().map(|j| format!("{j:?}")).collect()
+    }
+
+    #[test]
+    fn shards_partition_the_run() {
+        let whole = names(&plan(&Selection::default()).unwrap());
+        let mut union = Vec::new();
+        for index in 1..=3 {
+            let part = Selection {
+                shard: Some(Shard { index, count: 3 }),
+                ..Selection::default()
+            };
+            union.extend(names(&plan(&part).unwrap()));
+        }
+        union.sort();
+        let mut sorted = whole.clone();
+        sorted.sort();
+        assert_eq!(union, sorted);
+    }
+
+    #[test]
+    fn shard_bounds_count_from_one() {
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert!(Shard::parse("3/0").is_err());
+        assert!(Shard::parse("x/3").is_err());
+        assert_eq!(Shard::parse("3/3").unwrap().index, 3);
+    }
+
+    #[test]
+    fn seeds_multiply_randomized_engines_only() {
+        let one = plan(&Selection::default()).unwrap().len();
+        let three = plan(&Selection {
+            seeds: 3,
+            ..Selection::default()
+        })
+        .unwrap()
+        .len();
+        let randomized = available_engines()
+            .iter()
+            .all(|e| matches!(e, Engine::Random | Engine::Pct | Engine::Dfs | Engine::Replay));
+        if randomized {
+            assert_eq!(three, 3 * one);
+        } else {
+            assert_eq!(three, one);
+        }
+    }
+
+    #[test]
+    fn unknown_names_and_bad_numbers_are_plan_errors() {
+        let bad = |s: Selection| plan(&s).unwrap_err();
+        assert!(matches!(
+            bad(Selection {
+                scenarios: vec!["hdds-1".into()],
+                ..Selection::default()
+            }),
+            PlanError::Unknown(_)
+        ));
+        assert!(matches!(
+            bad(Selection {
+                variant: Some("nope".into()),
+                ..Selection::default()
+            }),
+            PlanError::Unknown(_)
+        ));
+        assert!(matches!(
+            bad(Selection {
+                engine: Some("replay".into()),
+                ..Selection::default()
+            }),
+            PlanError::Unknown(_)
+        ));
+        assert!(matches!(
+            bad(Selection {
+                size: Some(0),
+                ..Selection::default()
+            }),
+            PlanError::Invalid(_)
+        ));
+        assert!(matches!(
+            bad(Selection {
+                time_budget: Some(-1.0),
+                ..Selection::default()
+            }),
+            PlanError::Invalid(_)
+        ));
+    }
+
+    #[test]
+    fn an_invariant_selects_the_scenarios_that_have_it() {
+        let jobs = plan(&Selection {
+            invariant: Some("TxIndexMonotone".into()),
+            ..Selection::default()
+        })
+        .unwrap();
+        assert!(jobs.iter().all(|j| j.scenario.name() == "hdds-16092"));
+    }
+
+    #[test]
+    fn a_filter_that_matches_nothing_is_an_error() {
+        // Each name exists, but in different scenarios.
+        let none = plan(&Selection {
+            scenarios: vec!["hdds-16092".into(), "hdds-16452".into()],
+            variant: Some("lock-only".into()),
+            plan: Some("base".into()),
+            ..Selection::default()
+        });
+        assert_eq!(none.unwrap_err(), PlanError::NoMatch);
+    }
+}

@@ -1,0 +1,97 @@
+//! The verdict-matrix check the test suites run under every engine: each case gets its
+//! expected verdict, each expected invariant can be shown broken on its own, and a "held"
+//! verdict comes with its required probes fired (and, under an exhaustive engine, with the
+//! schedules exhausted).
+
+use crate::engine::Strategy;
+use crate::explore::{explore, Report, Request, Verdict};
+use crate::scenario::Expected;
+use crate::scenarios::{AnyScenario, CaseName};
+
+fn run(
+    s: &dyn AnyScenario,
+    case: CaseName,
+    strategy: Strategy,
+    watch: Option<&str>,
+) -> Result<Report, String> {
+    explore(
+        s,
+        &Request::new(case.variant, case.plan, strategy).watch(watch),
+    )
+    .map_err(|e| format!("{} {}/{}: {e}", s.name(), case.variant, case.plan))
+}
+
+/// Check one case under `strategy` (called afresh for every exploration). `Err` says what
+/// differs from the expectation.
+pub fn verify_case(
+    s: &dyn AnyScenario,
+    case: CaseName,
+    strategy: &dyn Fn() -> Strategy,
+) -> Result<(), String> {
+    let name = format!("{} {}/{}", s.name(), case.variant, case.plan);
+    let expected = s
+        .expected(case.variant, case.plan)
+        .map_err(|e| e.to_string())?;
+    match expected {
+        Expected::Holds => {
+            let r = run(s, case, strategy(), None)?;
+            if r.verdict != Verdict::Held {
+                return Err(format!(
+                    "{name}: expected held, got {} ({:?}: {:?})",
+                    r.verdict.word(),
+                    r.invariant,
+                    r.detail
+                ));
+            }
+            for probe in s.required_probes() {
+                if r.probes.get(probe).copied().unwrap_or(0) == 0 {
+                    return Err(format!("{name}: probe {probe} never fired"));
+                }
+            }
+            if r.engine.exhaustive() && !r.exhausted {
+                return Err(format!(
+                    "{name}: {} did not exhaust its schedules ({} executions)",
+                    r.engine, r.executions
+                ));
+            }
+        }
+        Expected::Violates(properties) => {
+            let names: Vec<&str> = properties.iter().map(|p| p.name).collect();
+            let r = run(s, case, strategy(), None)?;
+            let broke = r.invariant.clone().unwrap_or_default();
+            if r.verdict != Verdict::Violated || !names.contains(&broke.as_str()) {
+                return Err(format!(
+                    "{name}: expected one of {names:?} broken, got {} {broke}",
+                    r.verdict.word()
+                ));
+            }
+            if r.trace.is_empty() {
+                return Err(format!("{name}: empty counterexample"));
+            }
+            for invariant in names {
+                let watched = run(s, case, strategy(), Some(invariant))?;
+                if watched.invariant.as_deref() != Some(invariant) {
+                    return Err(format!(
+                        "{name}: {invariant} never broke when watched alone ({} executions)",
+                        watched.executions
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check every case of `s`; `Err` lists every case that differs.
+pub fn verify_matrix(s: &dyn AnyScenario, strategy: &dyn Fn() -> Strategy) -> Result<(), String> {
+    let failures: Vec<String> = s
+        .cases()
+        .into_iter()
+        .filter_map(|case| verify_case(s, case, strategy).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
