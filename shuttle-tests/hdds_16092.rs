@@ -10,7 +10,8 @@ use ozone_ha_check::models::om::persist::IndexWrite;
 use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
 use ozone_ha_check::models::om::{initial_tables, OmRow, BUCKET, BUCKET_TABLE};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_16092::{sized_log, reference_states, restart_and_replay};
+use ozone_ha_check::models::om::startup::restart_and_replay;
+use ozone_ha_check::scenarios::hdds_16092::{reference_states, sized_log};
 use ozone_ha_check::engine::{run_once, Strategy};
 use ozone_ha_check::sync::Arc;
 

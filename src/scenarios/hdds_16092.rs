@@ -69,12 +69,13 @@
 
 use crate::choices;
 use crate::kit::raft_log::{Payload, RaftLog};
-use crate::kit::store::{Store, Tables, WriteBatch};
-use crate::kit::tx_info::{self, stage_tx_info, stored_index, TxRow};
+use crate::kit::store::{Store, Tables};
+use crate::kit::tx_info::{self, stored_index, TxRow};
 use crate::models::om::double_buffer::Response;
 use crate::models::om::node::OmNode;
 use crate::models::om::persist::{IndexWrite, SNAPSHOT_IN_FLUSH_WINDOW, STALE_CANDIDATE_REFUSED};
 use crate::models::om::requests::OmRequest;
+use crate::models::om::startup::restart_and_replay;
 use crate::models::om::{initial_tables, OmRow};
 use crate::properties::{durable_observer, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
@@ -376,7 +377,7 @@ impl Case for Prepared {
                     completed.recv();
                 }
                 snapshot("stop snapshot");
-                node.buffer().stop(&me);
+                node.buffer().stop(&me, "stop flush thread");
             })
         };
         ratis.join();
@@ -401,34 +402,5 @@ impl Case for Prepared {
             let restarted = store.durable();
             REPLICAS_AGREE.check_into(&Replicas { restarted, peer }, recorder);
         }
-    }
-}
-
-/// OM startup after a stop: reopen, `loadSnapshotInfoFromDB`, and the Ratis replay of every
-/// entry after the stored index, each applied and flushed in order.
-pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &Actor) {
-    store.reopen(me, "OzoneManager.start");
-    let stored = stored_index(&store.durable());
-    me.step_with("OzoneManagerStateMachine.loadSnapshotInfoFromDB", || {
-        format!(
-            "applied = stored TX {stored}; Ratis replays from {}",
-            stored + 1
-        )
-    });
-    let mut view = store.durable();
-    for entry in log.after(stored) {
-        let Payload::Data(request) = &entry.payload else {
-            continue;
-        };
-        let applied = request.apply(entry.index, &mut view);
-        me.step_with(request.java(), || {
-            format!(
-                "replay index {} {request}: {}",
-                entry.index, applied.summary
-            )
-        });
-        let mut batch: WriteBatch<OmRow> = applied.rows;
-        stage_tx_info(&mut batch, entry.term, entry.index);
-        store.commit(me, "OzoneManagerDoubleBuffer.flushTransactions", batch);
     }
 }

@@ -8,6 +8,7 @@ pub mod double_buffer;
 pub mod node;
 pub mod persist;
 pub mod requests;
+pub mod startup;
 pub mod state_machine;
 
 use crate::kit::store::{TableName, Tables};

@@ -1,7 +1,7 @@
 //! One OM replica: its store, state machine, double buffer and the writers of its
 //! `TransactionInfo` row, and the `OMDoubleBufferFlushThread` loop that ties them.
 
-use super::double_buffer::DoubleBuffer;
+use super::double_buffer::{DoubleBuffer, Response};
 use super::persist::{IndexWrite, TxInfoWriter};
 use super::state_machine::{SnapshotTaken, StateMachine};
 use super::OmRow;
@@ -14,7 +14,7 @@ use crate::sync::Arc;
 pub struct OmNode {
     writer: TxInfoWriter,
     state_machine: StateMachine,
-    buffer: DoubleBuffer,
+    buffer: DoubleBuffer<Response>,
 }
 
 impl OmNode {
@@ -38,7 +38,7 @@ impl OmNode {
     }
 
     /// The double buffer.
-    pub fn buffer(&self) -> &DoubleBuffer {
+    pub fn buffer(&self) -> &DoubleBuffer<Response> {
         &self.buffer
     }
 

@@ -25,13 +25,15 @@ use super::{
     initial_tables, AccessId, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE,
 };
 use crate::kit::external_store::{ExternalStore, Fault, StoreError};
-use crate::kit::raft_log::{Payload, RaftLog};
+use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables, WriteBatch};
-use crate::kit::tx_info::{stage_tx_info, stored_index};
+use crate::kit::tx_info::stage_tx_info;
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::sync::{Arc, Condvar, Mutex};
+use crate::models::om::double_buffer::{DoubleBuffer, Indexed, Life};
+use crate::models::om::startup::{data_after, load_snapshot_info};
+use crate::sync::{Arc, Mutex};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
@@ -140,16 +142,10 @@ pub struct Response {
     pub internal_error: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Life {
-    Running,
-    Stopped,
-    Terminated,
-}
-
-struct Buffer {
-    current: Vec<Response>,
-    life: Life,
+impl Indexed for Response {
+    fn index(&self) -> u64 {
+        self.index
+    }
 }
 
 /// One OM.
@@ -160,8 +156,7 @@ pub struct Om {
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
     secret_lock: Mutex<()>,
-    buffer: Mutex<Buffer>,
-    not_empty: Condvar,
+    buffer: DoubleBuffer<Response>,
 }
 
 impl Om {
@@ -175,11 +170,7 @@ impl Om {
             db,
             cache: Mutex::new(SecretCache::default()),
             secret_lock: Mutex::new(()),
-            buffer: Mutex::new(Buffer {
-                current: Vec::new(),
-                life: Life::Running,
-            }),
-            not_empty: Condvar::new(),
+            buffer: DoubleBuffer::new(),
         }
     }
 
@@ -489,23 +480,12 @@ impl Om {
 
     /// `OzoneManagerDoubleBuffer.add`; false once the OM stopped or terminated.
     pub fn add(&self, actor: &Actor, response: Response) -> bool {
-        let mut b = self.buffer.lock();
-        if b.life != Life::Running {
-            return false;
-        }
-        actor.step(
-            "OzoneManagerDoubleBuffer.add",
-            format!("queue response of index {}", response.index),
-        );
-        b.current.push(response);
-        self.not_empty.notify_all();
-        true
+        self.buffer.add(actor, response)
     }
 
     /// `ExitUtils.terminate`.
     pub fn terminate(&self, actor: &Actor, why: &Termination) {
-        let mut b = self.buffer.lock();
-        b.life = Life::Terminated;
+        self.buffer.terminate();
         actor.step(
             "ExitUtils.terminate",
             format!("{} terminates: {why}", self.name),
@@ -513,47 +493,21 @@ impl Om {
         self.shared
             .terminations
             .with(|t| t.push(format!("{}: {why}", self.name)));
-        self.not_empty.notify_all();
     }
 
     /// Stop the flush thread (a crash, or the start of an orderly stop).
     pub fn stop(&self, actor: &Actor, why: &str) {
-        let mut b = self.buffer.lock();
-        if b.life == Life::Running {
-            b.life = Life::Stopped;
-        }
-        actor.step(
-            "OzoneManagerDoubleBuffer.stop",
-            format!("{why} ({} responses not swapped)", b.current.len()),
-        );
-        self.not_empty.notify_all();
+        self.buffer.stop(actor, why);
     }
 
     /// Whether the OM terminated.
     pub fn terminated(&self) -> bool {
-        self.buffer.lock().life == Life::Terminated
+        self.buffer.life() == Life::Terminated
     }
 
     /// After an orderly stop: the responses never swapped, for a final flush.
     pub fn take_unflushed(&self) -> Vec<Response> {
-        std::mem::take(&mut self.buffer.lock().current)
-    }
-
-    fn next_batch(&self, actor: &Actor) -> Option<Vec<Response>> {
-        let mut b = self.buffer.lock();
-        while b.current.is_empty() && b.life == Life::Running {
-            b = self.not_empty.wait(b);
-        }
-        if b.life != Life::Running {
-            return None;
-        }
-        let ready = std::mem::take(&mut b.current);
-        let indices: Vec<u64> = ready.iter().map(|r| r.index).collect();
-        actor.step(
-            "OzoneManagerDoubleBuffer.swapCurrentAndReadyBuffer",
-            format!("ready: {indices:?}"),
-        );
-        Some(ready)
+        self.buffer.take_unflushed()
     }
 
     /// `flushTransactions` of `ready`: the store calls of `addToDBBatch`, the batch commit
@@ -600,7 +554,7 @@ impl Om {
 
     /// The `OMDoubleBufferFlushThread` loop.
     pub fn flush_thread(&self, actor: &Actor) {
-        while let Some(ready) = self.next_batch(actor) {
+        while let Some(ready) = self.buffer.next_batch(actor) {
             if let Err(why) = self.flush(actor, ready) {
                 self.terminate(actor, &why);
                 return;
@@ -672,22 +626,11 @@ pub fn restart_and_replay(
     log: &RaftLog<S3Request>,
     actor: &Actor,
 ) -> Om {
-    db.reopen(actor, "OzoneManager.start");
+    let (stored, mut view) = load_snapshot_info(db, actor, &format!("{name} restarts: "));
     let om = Om::new(name, false, Arc::clone(shared), Arc::clone(db));
-    let mut view = db.durable();
-    let stored = stored_index(&view);
-    actor.step(
-        "OzoneManagerStateMachine.loadSnapshotInfoFromDB",
-        format!(
-            "{name} restarts at stored TX {stored}; Ratis replays from {}",
-            stored + 1
-        ),
-    );
-    for entry in log.after(stored) {
-        if let Payload::Data(request) = &entry.payload {
-            if !om.apply_and_flush(actor, &mut view, entry.index, request) {
-                break;
-            }
+    for (entry, request) in data_after(log, stored) {
+        if !om.apply_and_flush(actor, &mut view, entry.index, request) {
+            break;
         }
     }
     om

@@ -1,0 +1,56 @@
+//! OM startup after a stop or a crash: `OzoneManager.start` reopens the DB,
+//! `OzoneManagerStateMachine.loadSnapshotInfoFromDB` reads the stored `TransactionInfo`, and
+//! Ratis replays every log entry after it.
+
+use super::requests::OmRequest;
+use super::OmRow;
+use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
+use crate::kit::store::{Store, Tables, WriteBatch};
+use crate::kit::tx_info::{stage_tx_info, stored_index, TxRow};
+use crate::recorder::Actor;
+use std::fmt;
+
+/// Reopen `store` and read its stored index (`loadSnapshotInfoFromDB`); returns the index
+/// and the durable tables the replay starts from. `who` names the OM in the trace.
+pub fn load_snapshot_info<V: TxRow + fmt::Display>(
+    store: &Store<V>,
+    actor: &Actor,
+    who: &str,
+) -> (u64, Tables<V>) {
+    store.reopen(actor, "OzoneManager.start");
+    let view = store.durable();
+    let stored = stored_index(&view);
+    actor.step_with("OzoneManagerStateMachine.loadSnapshotInfoFromDB", || {
+        format!(
+            "{who}applied = stored TX {stored}; Ratis replays from {}",
+            stored + 1
+        )
+    });
+    (stored, view)
+}
+
+/// The data entries of `log` after `index`, in order.
+pub fn data_after<E>(log: &RaftLog<E>, index: u64) -> impl Iterator<Item = (&LogEntry<E>, &E)> {
+    log.after(index).filter_map(|entry| match &entry.payload {
+        Payload::Data(request) => Some((entry, request)),
+        Payload::Configuration => None,
+    })
+}
+
+/// Restart an OM whose DB is `store` and replay every key request after its stored index,
+/// each applied and flushed in order.
+pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &Actor) {
+    let (stored, mut view) = load_snapshot_info(store, me, "");
+    for (entry, request) in data_after(log, stored) {
+        let applied = request.apply(entry.index, &mut view);
+        me.step_with(request.java(), || {
+            format!(
+                "replay index {} {request}: {}",
+                entry.index, applied.summary
+            )
+        });
+        let mut batch: WriteBatch<OmRow> = applied.rows;
+        stage_tx_info(&mut batch, entry.term, entry.index);
+        store.commit(me, "OzoneManagerDoubleBuffer.flushTransactions", batch);
+    }
+}
