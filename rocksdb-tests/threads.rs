@@ -1,13 +1,14 @@
 //! Real OS threads against real RocksDB (`RUSTFLAGS="--cfg ohc_threads"`, feature `rocksdb`):
 //! every store of `hdds-16092` and `hdds-16452` is mirrored to a RocksDB database
-//! ([`Mirror`]), and the fixed variants never break an invariant. The buggy variants' counts
+//! ([`Mirror`], installed as every store's shadow), and the fixed variants never break an invariant. The buggy variants' counts
 //! are printed as figures, not asserted: real threads can only witness a race.
 #![cfg(ohc_threads)]
 
 use ozone_ha_check::explore::{explore, Request, Verdict};
-use ozone_ha_check::kit::rocks::{Mirror, MIRROR_ENV};
-use ozone_ha_check::scenario::all;
 use ozone_ha_check::engine::Strategy;
+use ozone_ha_check::kit::rocks::Mirror;
+use ozone_ha_check::kit::store::install_shadows;
+use ozone_ha_check::scenarios::all;
 
 /// Runs per case; `OHC_ROCKSDB_RUNS` overrides.
 fn runs() -> usize {
@@ -20,14 +21,15 @@ fn runs() -> usize {
 #[test]
 fn scenarios_on_real_threads_against_rocksdb() {
     let dir = tempfile::tempdir().unwrap();
-    std::env::set_var(MIRROR_ENV, dir.path());
+    install_shadows(Some(Mirror::factory(dir.path().to_path_buf())));
     let runs = runs();
     for scenario in all() {
-        let info = scenario.info();
-        if !["hdds-16092", "hdds-16452"].contains(&info.name) {
+        let name = scenario.name();
+        if !["hdds-16092", "hdds-16452"].contains(&name) {
             continue;
         }
-        for (variant, plan) in info.cases() {
+        for case in scenario.cases() {
+            let (variant, plan) = (case.variant, case.plan);
             if !["buggy", "fixed"].contains(&variant) {
                 continue;
             }
@@ -44,14 +46,13 @@ fn scenarios_on_real_threads_against_rocksdb() {
             assert_eq!(r.executions, runs);
             eprintln!(
                 "{} {variant} {plan}: {} of {runs} runs violated ({:?}), probes {:?}",
-                info.name, r.violations, r.invariant, r.probes
+                name, r.violations, r.invariant, r.probes
             );
             if variant == "fixed" {
                 assert_ne!(
                     r.verdict,
                     Verdict::Violated,
-                    "{}: {:?}",
-                    info.name,
+                    "{name}: {:?}",
                     r.detail
                 );
                 assert_eq!(r.violations, 0);

@@ -32,12 +32,13 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
-use super::store::{Checkpoint, TableName, Tables, WriteBatch};
+use super::store::{Checkpoint, Shadow, ShadowFactory, TableName, Tables, WriteBatch};
 use rocksdb::{checkpoint::Checkpoint as RocksCheckpoint, IteratorMode, Options, DB};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// A value that can be stored as RocksDB bytes.
@@ -317,11 +318,6 @@ impl<V: Codec + Clone> RocksStore<V> {
     }
 }
 
-/// The environment variable that asks every [`Store`](super::store::Store) built by
-/// [`Store::with_state`](super::store::Store::with_state) to mirror itself to RocksDB: a
-/// directory under which each store gets a fresh database.
-pub const MIRROR_ENV: &str = "OHC_ROCKSDB_DIR";
-
 /// A RocksDB database that follows a model store write for write, inside the model's lock.
 /// Values are stored as their `Display` text. Every read the model answers from the committed
 /// state, every checkpoint (through RocksDB's Checkpoint API) and the whole committed state
@@ -333,44 +329,18 @@ pub struct Mirror {
 
 static MIRRORS: AtomicU64 = AtomicU64::new(0);
 
-fn texts<V: fmt::Display + Clone>(tables: &Tables<V>) -> Tables<String> {
-    let mut out = Tables::default();
-    for (t, k, v) in tables.iter() {
-        out.put(t, k, v.to_string());
-    }
-    out
-}
-
-fn batch_texts<V: fmt::Display>(batch: &WriteBatch<V>) -> WriteBatch<String> {
-    let mut out = WriteBatch::new();
-    for (t, k, v) in batch.iter() {
-        match v {
-            Some(v) => out.put(t, k, v.to_string()),
-            None => out.delete(t, k),
-        }
-    }
-    out
-}
-
 fn must<T>(what: &str, r: Result<T>) -> T {
     r.unwrap_or_else(|e| panic!("RocksDB mirror: {what}: {e}"))
 }
 
 impl Mirror {
-    /// The directory [`MIRROR_ENV`] names, if set and not empty.
-    pub fn requested() -> Option<PathBuf> {
-        std::env::var_os(MIRROR_ENV)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    }
-
     /// How many mirrors this process has created.
     pub fn created() -> u64 {
         MIRRORS.load(Ordering::Relaxed)
     }
 
     /// A fresh database under `root` holding `initial`; removed when the mirror is dropped.
-    pub fn create<V: fmt::Display + Clone>(root: &Path, initial: &Tables<V>) -> Result<Self> {
+    pub fn create(root: &Path, initial: &Tables<String>) -> Result<Self> {
         let n = MIRRORS.fetch_add(1, Ordering::Relaxed);
         let dir = root.join(format!("store-{}-{n}", std::process::id()));
         if dir.exists() {
@@ -380,36 +350,44 @@ impl Mirror {
         let db = RocksStore::open(dir.join("db"))?;
         let mut batch = WriteBatch::new();
         for (t, k, v) in initial.iter() {
-            batch.put(t, k, v.to_string());
+            batch.put(t, k, v.clone());
         }
         db.commit(&batch)?;
         Ok(Self { db, dir })
     }
 
-    /// Commit `batch` as one RocksDB write batch.
-    pub fn commit<V: fmt::Display>(&self, batch: &WriteBatch<V>) {
-        must("commit", self.db.commit(&batch_texts(batch)));
+    /// A factory for [`install_shadows`](super::store::install_shadows): every new store
+    /// gets a fresh mirror under `root`.
+    pub fn factory(root: PathBuf) -> Arc<ShadowFactory> {
+        Arc::new(move |initial: &Tables<String>| -> Box<dyn Shadow> {
+            Box::new(
+                Mirror::create(&root, initial)
+                    .unwrap_or_else(|e| panic!("RocksDB mirror under {}: {e}", root.display())),
+            )
+        })
+    }
+}
+
+impl Shadow for Mirror {
+    fn commit(&self, batch: &WriteBatch<String>) {
+        must("commit", self.db.commit(batch));
     }
 
-    /// An unbatched put.
-    pub fn put<V: fmt::Display>(&self, table: TableName, key: &str, value: &V) {
+    fn put(&self, table: TableName, key: &str, value: &str) {
         must("put", self.db.put(table, key, value.to_string()));
     }
 
-    /// Check a committed-row read of the model against RocksDB's `get`.
-    pub fn check_read<V: fmt::Display>(&self, table: TableName, key: &str, model: Option<&V>) {
+    fn check_read(&self, table: TableName, key: &str, model: Option<&str>) {
         let rocks = must("get", self.db.get_skip_cache(table, key));
-        let model = model.map(ToString::to_string);
         assert_eq!(
-            model, rocks,
+            model,
+            rocks.as_deref(),
             "RocksDB mirror: read of {table}/{key}: model vs RocksDB"
         );
     }
 
-    /// Check the model's committed state against every row in RocksDB.
-    pub fn check_state<V: fmt::Display + Clone>(&self, what: &str, model: &Tables<V>) {
+    fn check_state(&self, what: &str, model: &Tables<String>) {
         let rocks = must("read", self.db.durable());
-        let model = texts(model);
         let diff = model.diff(&rocks);
         assert!(
             diff.is_empty(),
@@ -417,24 +395,21 @@ impl Mirror {
         );
     }
 
-    /// Take a RocksDB checkpoint and check it holds exactly the model's checkpoint.
-    pub fn checkpoint<V: fmt::Display + Clone>(&self, model: &Tables<V>) {
+    fn checkpoint(&self, model: &Tables<String>) {
         let rocks = must("checkpoint", self.db.checkpoint());
-        let diff = texts(model).diff(&rocks);
+        let diff = model.diff(&rocks);
         assert!(
             diff.is_empty(),
             "RocksDB mirror: checkpoint: model vs RocksDB differ: {diff:?}"
         );
     }
 
-    /// Close the database and open it again.
-    pub fn reopen(&self) {
+    fn reopen(&self) {
         must("reopen", self.db.reopen());
     }
 
-    /// Replace the database by one holding exactly `checkpoint`.
-    pub fn install<V: fmt::Display + Clone>(&self, checkpoint: &Tables<V>) {
-        must("install", self.db.install(&texts(checkpoint)));
+    fn install(&self, checkpoint: &Tables<String>) {
+        must("install", self.db.install(checkpoint));
     }
 }
 

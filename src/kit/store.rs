@@ -223,6 +223,65 @@ impl<V: fmt::Display> fmt::Display for WriteBatch<V> {
 /// Sees the durable state before and after each write, inside the write's atomic step.
 pub type Observer<V> = Box<dyn Fn(&Tables<V>, &Tables<V>) + Send + Sync>;
 
+/// A real database that follows a store write for write, inside the store's atomic step,
+/// and checks the model's reads and states against its own (a difference panics, naming
+/// it). Rows reach it as their `Display` text. With the `rocksdb` feature,
+/// `kit::rocks::Mirror` is one.
+pub trait Shadow: Send + Sync {
+    /// A batch committed atomically.
+    fn commit(&self, batch: &WriteBatch<String>);
+    /// An unbatched put.
+    fn put(&self, table: TableName, key: &str, value: &str);
+    /// The model read `model` from the committed state.
+    fn check_read(&self, table: TableName, key: &str, model: Option<&str>);
+    /// The model's whole committed state after a write (`what` names it).
+    fn check_state(&self, what: &str, model: &Tables<String>);
+    /// The model took a checkpoint holding `model`.
+    fn checkpoint(&self, model: &Tables<String>);
+    /// The store was reopened.
+    fn reopen(&self);
+    /// The store was replaced by `checkpoint`.
+    fn install(&self, checkpoint: &Tables<String>);
+}
+
+/// Builds the shadow of each new store from its initial rows.
+pub type ShadowFactory = dyn Fn(&Tables<String>) -> Box<dyn Shadow> + Send + Sync;
+
+static SHADOWS: std::sync::Mutex<Option<std::sync::Arc<ShadowFactory>>> =
+    std::sync::Mutex::new(None);
+
+/// Give every store built from now on a shadow made by `factory` (`None`: no shadows). The
+/// caller installs it, for a test or a run against a real database; stores built before
+/// keep what they had.
+pub fn install_shadows(factory: Option<std::sync::Arc<ShadowFactory>>) {
+    *SHADOWS.lock().unwrap_or_else(|e| e.into_inner()) = factory;
+}
+
+fn new_shadow<V: fmt::Display + Clone>(initial: &Tables<V>) -> Option<Box<dyn Shadow>> {
+    let factory = SHADOWS.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+    Some(factory(&texts(initial)))
+}
+
+/// Every row as its `Display` text.
+pub fn texts<V: fmt::Display + Clone>(tables: &Tables<V>) -> Tables<String> {
+    let mut out = Tables::default();
+    for (t, k, v) in tables.iter() {
+        out.put(t, k, v.to_string());
+    }
+    out
+}
+
+fn batch_texts<V: fmt::Display>(batch: &WriteBatch<V>) -> WriteBatch<String> {
+    let mut out = WriteBatch::new();
+    for (t, k, v) in batch.iter() {
+        match v {
+            Some(v) => out.put(t, k, v.to_string()),
+            None => out.delete(t, k),
+        }
+    }
+    out
+}
+
 struct State<V> {
     durable: Tables<V>,
     cache: BTreeMap<(TableName, String), Option<V>>,
@@ -233,9 +292,8 @@ struct State<V> {
 pub struct Store<V> {
     state: Mutex<State<V>>,
     observer: Option<Observer<V>>,
-    /// A real RocksDB following every write (feature `rocksdb`, see [`super::rocks::Mirror`]).
-    #[cfg(feature = "rocksdb")]
-    mirror: Option<super::rocks::Mirror>,
+    /// A real database following every write, if one was installed ([`install_shadows`]).
+    shadow: Option<Box<dyn Shadow>>,
 }
 
 impl<V: Clone + fmt::Display> Default for Store<V> {
@@ -250,43 +308,17 @@ impl<V: Clone + fmt::Display> Store<V> {
         Self::with_state(Tables::default(), None)
     }
 
-    /// A store holding `durable`, whose writes are shown to `observer`. With the `rocksdb`
-    /// feature and `OHC_ROCKSDB_DIR` set, it is mirrored to a fresh RocksDB under that
-    /// directory (see [`Store::with_rocksdb`]).
+    /// A store holding `durable`, whose writes are shown to `observer`, and followed by a
+    /// shadow database if one is installed ([`install_shadows`]).
     pub fn with_state(durable: Tables<V>, observer: Option<Observer<V>>) -> Self {
-        #[cfg(feature = "rocksdb")]
-        if let Some(root) = super::rocks::Mirror::requested() {
-            return Self::with_rocksdb(durable, observer, &root);
-        }
+        let shadow = new_shadow(&durable);
         Self {
             state: Mutex::new(State {
                 durable,
                 cache: BTreeMap::new(),
             }),
             observer,
-            #[cfg(feature = "rocksdb")]
-            mirror: None,
-        }
-    }
-
-    /// A store holding `durable`, mirrored write for write to a fresh RocksDB under `root`:
-    /// reads from the committed state, checkpoints and the state after every write are
-    /// checked against RocksDB inside the same atomic step, and a difference panics.
-    #[cfg(feature = "rocksdb")]
-    pub fn with_rocksdb(
-        durable: Tables<V>,
-        observer: Option<Observer<V>>,
-        root: &std::path::Path,
-    ) -> Self {
-        let mirror = super::rocks::Mirror::create(root, &durable)
-            .unwrap_or_else(|e| panic!("RocksDB mirror under {}: {e}", root.display()));
-        Self {
-            state: Mutex::new(State {
-                durable,
-                cache: BTreeMap::new(),
-            }),
-            observer,
-            mirror: Some(mirror),
+            shadow,
         }
     }
 
@@ -302,9 +334,8 @@ impl<V: Clone + fmt::Display> Store<V> {
         if let Some(action) = mutate(&mut s, actor.tracing()) {
             actor.step(java, action);
         }
-        #[cfg(feature = "rocksdb")]
-        if let Some(m) = &self.mirror {
-            m.check_state(java, &s.durable);
+        if let Some(m) = &self.shadow {
+            m.check_state(java, &texts(&s.durable));
         }
         if let (Some(observe), Some(before)) = (&self.observer, before) {
             observe(&before, &s.durable);
@@ -316,9 +347,8 @@ impl<V: Clone + fmt::Display> Store<V> {
         self.write(
             |s, tracing| {
                 s.durable.apply(&batch);
-                #[cfg(feature = "rocksdb")]
-                if let Some(m) = &self.mirror {
-                    m.commit(&batch);
+                if let Some(m) = &self.shadow {
+                    m.commit(&batch_texts(&batch));
                 }
                 tracing.then(|| format!("commit batch {batch}"))
             },
@@ -332,9 +362,8 @@ impl<V: Clone + fmt::Display> Store<V> {
         self.write(
             |s, tracing| {
                 let action = tracing.then(|| format!("put {table}/{key}={value} (unbatched)"));
-                #[cfg(feature = "rocksdb")]
-                if let Some(m) = &self.mirror {
-                    m.put(table, key, &value);
+                if let Some(m) = &self.shadow {
+                    m.put(table, key, &value.to_string());
                 }
                 s.durable.put(table, key, value);
                 action
@@ -351,9 +380,8 @@ impl<V: Clone + fmt::Display> Store<V> {
             Some(cached) => (cached.clone(), "cache"),
             None => (s.durable.get(table, key).cloned(), "db"),
         };
-        #[cfg(feature = "rocksdb")]
-        if let (Some(m), "db") = (&self.mirror, from) {
-            m.check_read(table, key, value.as_ref());
+        if let (Some(m), "db") = (&self.shadow, from) {
+            m.check_read(table, key, value.as_ref().map(ToString::to_string).as_deref());
         }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (from {from})", show(&value))
@@ -371,9 +399,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     ) -> Option<V> {
         let s = self.state.lock();
         let value = s.durable.get(table, key).cloned();
-        #[cfg(feature = "rocksdb")]
-        if let Some(m) = &self.mirror {
-            m.check_read(table, key, value.as_ref());
+        if let Some(m) = &self.shadow {
+            m.check_read(table, key, value.as_ref().map(ToString::to_string).as_deref());
         }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (skip cache)", show(&value))
@@ -398,9 +425,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
     pub fn checkpoint(&self, actor: &Actor, java: &str) -> Checkpoint<V> {
         let s = self.state.lock();
-        #[cfg(feature = "rocksdb")]
-        if let Some(m) = &self.mirror {
-            m.checkpoint(&s.durable);
+        if let Some(m) = &self.shadow {
+            m.checkpoint(&texts(&s.durable));
         }
         actor.step_with(java, || format!("checkpoint {}", s.durable));
         s.durable.clone()
@@ -410,8 +436,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn reopen(&self, actor: &Actor, java: &str) {
         let mut s = self.state.lock();
         s.cache.clear();
-        #[cfg(feature = "rocksdb")]
-        if let Some(m) = &self.mirror {
+        if let Some(m) = &self.shadow {
             m.reopen();
         }
         actor.step_with(java, || format!("reopen DB {}", s.durable));
@@ -423,9 +448,8 @@ impl<V: Clone + fmt::Display> Store<V> {
             |s, tracing| {
                 s.cache.clear();
                 let action = tracing.then(|| format!("install checkpoint {checkpoint}"));
-                #[cfg(feature = "rocksdb")]
-                if let Some(m) = &self.mirror {
-                    m.install(&checkpoint);
+                if let Some(m) = &self.shadow {
+                    m.install(&texts(&checkpoint));
                 }
                 s.durable = checkpoint;
                 action
@@ -438,9 +462,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// The committed state, read as a final observation after every thread has stopped.
     pub fn durable(&self) -> Tables<V> {
         let s = self.state.lock();
-        #[cfg(feature = "rocksdb")]
-        if let Some(m) = &self.mirror {
-            m.check_state("durable", &s.durable);
+        if let Some(m) = &self.shadow {
+            m.check_state("durable", &texts(&s.durable));
         }
         s.durable.clone()
     }
