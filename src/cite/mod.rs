@@ -6,7 +6,10 @@
 //! `cite::java::Class::method` (a [`Citation`]), so a model that names a method the
 //! manifest lacks does not compile; trace steps carry a [`Label`].
 //!
-//! [`java`] finds methods by parsing Java and fingerprints them.
+//! [`check()`] finds each method again by parsing Java ([`java`]) and says whether it is
+//! unchanged, moved, changed, missing or not checked; [`render`] prints that with the
+//! cases that use each changed or missing method ([`usage_from_traces`]); [`record()`]
+//! rewrites the fingerprints and the pinned commit from a clean checkout.
 //!
 //! ```
 //! use ozone_ha_check::cite::{java, Label};
@@ -17,8 +20,17 @@
 //! assert_eq!(Label::model("peer OM").text(), "peer OM");
 //! ```
 
+pub mod check;
+mod git;
 pub mod java;
 pub mod manifest;
+pub mod record;
+pub mod render;
+pub mod usage;
+
+pub use check::{check, CiteReport, Status};
+pub use record::{record, Recorded};
+pub use usage::{usage_from_traces, CaseRef, Usage};
 
 use std::fmt;
 use std::path::PathBuf;
