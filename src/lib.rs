@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod cite;
 pub mod counterexample;
 pub mod engine;
 pub mod explore;

@@ -44,6 +44,8 @@ enum Command {
     Report(ReportArgs),
     /// Measure the engines of this build (a JSON part), or merge parts into bench/RESULTS.md.
     Bench(BenchArgs),
+    /// Check the cited Java methods against an Ozone (and Ratis) checkout.
+    Cite(CiteArgs),
 }
 
 #[derive(Args)]
@@ -255,6 +257,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay(&args),
         Command::Report(args) => report(&args),
         Command::Bench(args) => bench(&args),
+        Command::Cite(args) => cite(&args),
     };
     result.unwrap_or_else(|failure| match failure {
         Failure::Usage(message) => {
@@ -616,4 +619,87 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         None => emit(&json),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+// ---- cite: the citations of Java methods, checked against a checkout ----
+
+#[derive(Args)]
+struct CiteArgs {
+    /// The Ozone source tree (a clone of apache/ozone).
+    #[arg(long, value_name = "DIR")]
+    ozone: PathBuf,
+    /// The Ratis source tree; without it Ratis citations are not checked.
+    #[arg(long, value_name = "DIR")]
+    ratis: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Rewrite the manifest's fingerprints and pinned commits from the (clean) checkouts.
+    #[arg(long)]
+    record: bool,
+    /// The manifest (default: the one built in; `--record` writes citations.toml of this
+    /// crate).
+    #[arg(long, value_name = "PATH")]
+    manifest: Option<PathBuf>,
+    /// Executions per case when finding which cases use a changed or missing citation.
+    #[arg(long, default_value_t = 50)]
+    usage_executions: usize,
+}
+
+/// Exit 0 when every citation is unchanged, moved or not checked, 1 when one changed or is
+/// missing, 2 when a directory is not the source tree it should be or the manifest is
+/// unreadable.
+fn cite(args: &CiteArgs) -> Result<ExitCode, Usage> {
+    use ozone_ha_check::cite::{self, render, CiteError};
+    let failed = |e: CiteError| match e {
+        CiteError::Unresolved { .. } => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(1))
+        }
+        other => Err(Usage(other.to_string())),
+    };
+    if args.record {
+        let path = args
+            .manifest
+            .clone()
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("citations.toml"));
+        return match cite::record(&path, &args.ozone, args.ratis.as_deref()) {
+            Ok(recorded) => {
+                emit(&format!("wrote {}\n{recorded}", path.display()));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => failed(e),
+        };
+    }
+    let manifest = match cite::load_manifest(args.manifest.as_deref()) {
+        Ok(m) => m,
+        Err(e) => return failed(e),
+    };
+    let report = match cite::check(&manifest, &args.ozone, args.ratis.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return failed(e),
+    };
+    // Which cases use a citation is found by exploring every case: only worth it when
+    // something changed.
+    let usage = if report.clean() {
+        None
+    } else {
+        match cite::usage_from_traces(args.usage_executions, 0) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                eprintln!("note: the cases using each citation are not listed: {e}");
+                None
+            }
+        }
+    };
+    if args.json {
+        emit(&format!("{:#}\n", render::json(&report, usage.as_ref())));
+    } else {
+        emit(&render::text(&report, usage.as_ref()));
+    }
+    Ok(if report.clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -1,0 +1,585 @@
+//! Citations checked against a small Java tree the tests write themselves: each status,
+//! `record`, and the exit codes of `ozone-ha-check cite`.
+#![cfg(not(any(loom, ohc_threads)))]
+
+use ozone_ha_check::cite::check::Checked;
+use ozone_ha_check::cite::manifest::Manifest;
+use ozone_ha_check::cite::{self, java, looks_like_java, CiteError, Label, Status};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BUF: &str = "hadoop-hdds/server-scm/src/main/java/p/Buf.java";
+const OTHER: &str = "hadoop-ozone/ozone-manager/src/main/java/p/Other.java";
+
+const BUF_JAVA: &str = r#"package p;
+
+/** A buffer. */
+public class Buf {
+  private long n;
+
+  // Flushes.
+  public synchronized void flush() {
+    n = 0; // reset
+  }
+
+  void add(long x, String why) {
+    n += x;
+  }
+
+  void add(long x) {
+    n += x;
+  }
+
+  static class Inner {
+    void run() {
+      System.out.println("a b");
+    }
+  }
+}
+"#;
+
+const OTHER_JAVA: &str = r#"package p;
+
+class Other {
+  Other() {
+  }
+
+  void gone() {
+  }
+}
+"#;
+
+/// The manifest before `record`: names only, fingerprints and commit to be recorded.
+const MANIFEST: &str = r#"
+[sources.ozone]
+repository = "https://github.com/apache/ozone"
+commit = "0000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Buf.flush"
+file = "hadoop-hdds/server-scm/src/main/java/p/Buf.java"
+class = "Buf"
+method = "flush"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Buf.add(long,String)"
+file = "hadoop-hdds/server-scm/src/main/java/p/Buf.java"
+class = "Buf"
+method = "add"
+params = ["long", "String"]
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Buf.add(long)"
+file = "hadoop-hdds/server-scm/src/main/java/p/Buf.java"
+class = "Buf"
+method = "add"
+params = ["long"]
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Buf.Inner.run"
+file = "hadoop-hdds/server-scm/src/main/java/p/Buf.java"
+class = "Buf.Inner"
+method = "run"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Other.Other"
+file = "hadoop-ozone/ozone-manager/src/main/java/p/Other.java"
+class = "Other"
+method = "Other"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "Other.gone"
+file = "hadoop-ozone/ozone-manager/src/main/java/p/Other.java"
+class = "Other"
+method = "gone"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+"#;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=cite tests",
+            "-c",
+            "user.email=cite@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// An Ozone-shaped tree with the two Java files, committed once (the pinned commit), and
+/// the manifest recorded from it.
+struct Tree {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    manifest_path: PathBuf,
+    commit: String,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ozone");
+        for d in ["hadoop-ozone", "hadoop-hdds"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        std::fs::write(
+            dir.join("pom.xml"),
+            "<project>\n  <groupId>org.apache.ozone</groupId>\n  <artifactId>ozone-main</artifactId>\n</project>\n",
+        )
+        .unwrap();
+        let tree = Tree {
+            manifest_path: tmp.path().join("citations.toml"),
+            _tmp: tmp,
+            dir,
+            commit: String::new(),
+        };
+        tree.write(BUF, BUF_JAVA);
+        tree.write(OTHER, OTHER_JAVA);
+        git(&tree.dir, &["init", "-q"]);
+        git(&tree.dir, &["add", "-A"]);
+        git(&tree.dir, &["commit", "-q", "-m", "pinned"]);
+        let commit = git(&tree.dir, &["rev-parse", "HEAD"]);
+        std::fs::write(&tree.manifest_path, MANIFEST).unwrap();
+        cite::record(&tree.manifest_path, &tree.dir, None).unwrap();
+        Tree { commit, ..tree }
+    }
+
+    fn write(&self, file: &str, text: &str) {
+        let path = self.dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Replace `from` by `to` in `file` (in the work tree, not committed).
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let text = std::fs::read_to_string(self.dir.join(file)).unwrap();
+        assert!(text.contains(from), "{from:?} not in {file}");
+        self.write(file, &text.replacen(from, to, 1));
+    }
+
+    fn manifest(&self) -> Manifest {
+        cite::load_manifest(Some(&self.manifest_path)).unwrap()
+    }
+
+    fn check(&self) -> Vec<Checked> {
+        self.check_in(&self.dir)
+    }
+
+    fn check_in(&self, dir: &Path) -> Vec<Checked> {
+        cite::check(&self.manifest(), dir, None).unwrap().citations
+    }
+}
+
+fn status(report: &[Checked], id: &str) -> Status {
+    find(report, id).status
+}
+
+fn find<'a>(report: &'a [Checked], id: &str) -> &'a Checked {
+    report.iter().find(|c| c.id == id).unwrap()
+}
+
+#[test]
+fn record_pins_the_commit_and_every_fingerprint() {
+    let t = Tree::new();
+    let m = t.manifest();
+    assert_eq!(m.sources["ozone"].commit, t.commit);
+    let expected = java::parse(BUF_JAVA).unwrap();
+    let flush = m.citations.iter().find(|e| e.id == "Buf.flush").unwrap();
+    assert_eq!(
+        flush.fingerprint,
+        expected.overloads("Buf", "flush")[0].fingerprint
+    );
+    // Sorted by id, and the same text when recorded again.
+    let ids: Vec<&str> = m.citations.iter().map(|e| e.id.as_str()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted);
+    let before = std::fs::read_to_string(&t.manifest_path).unwrap();
+    let again = cite::record(&t.manifest_path, &t.dir, None).unwrap();
+    assert!(again.fingerprints.is_empty());
+    assert_eq!(std::fs::read_to_string(&t.manifest_path).unwrap(), before);
+    assert!(!before.contains("n += x"), "no Java text in the manifest");
+}
+
+#[test]
+fn an_untouched_tree_is_unchanged_with_its_lines() {
+    let t = Tree::new();
+    let r = t.check();
+    assert!(r.iter().all(|c| c.status == Status::Unchanged), "{r:#?}");
+    let flush = find(&r, "Buf.flush");
+    assert_eq!(flush.lines, Some((8, 10)));
+    assert_eq!(flush.pinned_lines, Some((8, 10)));
+    assert_eq!(find(&r, "Buf.Inner.run").lines, Some((21, 23)));
+}
+
+#[test]
+fn lines_added_above_make_it_moved() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "  private long n;\n",
+        "  private long n;\n  private long m;\n\n",
+    );
+    let r = t.check();
+    let flush = find(&r, "Buf.flush");
+    assert_eq!(flush.status, Status::Moved);
+    assert_eq!(flush.lines, Some((10, 12)));
+    assert_eq!(flush.pinned_lines, Some((8, 10)));
+    assert_eq!(status(&r, "Other.gone"), Status::Unchanged);
+}
+
+#[test]
+fn without_the_git_history_a_moved_method_counts_as_unchanged() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "  private long n;\n",
+        "  private long n;\n  private long m;\n\n",
+    );
+    std::fs::remove_dir_all(t.dir.join(".git")).unwrap();
+    let report = cite::check(&t.manifest(), &t.dir, None).unwrap();
+    assert!(report.sources[0].baseline.is_err());
+    let flush = find(&report.citations, "Buf.flush");
+    assert_eq!(
+        (flush.status, flush.lines, flush.pinned_lines),
+        (Status::Unchanged, Some((10, 12)), None)
+    );
+}
+
+#[test]
+fn reformatting_and_comment_edits_keep_it_unchanged() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "    n = 0; // reset\n",
+        "      n   =   0 ;   /* set to zero */\n",
+    );
+    t.edit(
+        BUF,
+        "  // Flushes.\n",
+        "  // Flushes everything, now with a longer comment.\n",
+    );
+    t.edit(
+        BUF,
+        "  void add(long x) {\n    n += x;",
+        "  void add( long   x ) {\n\tn+=x;",
+    );
+    let r = t.check();
+    assert!(r.iter().all(|c| c.status == Status::Unchanged), "{r:#?}");
+}
+
+#[test]
+fn an_edited_statement_is_changed() {
+    let t = Tree::new();
+    t.edit(BUF, "n = 0;", "n = 1;");
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.flush"), Status::Changed);
+    assert_eq!(find(&r, "Buf.flush").lines, Some((8, 10)));
+    assert_eq!(status(&r, "Buf.add(long)"), Status::Unchanged);
+}
+
+#[test]
+fn dropping_synchronized_is_a_change() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "public synchronized void flush()",
+        "public void flush()",
+    );
+    assert_eq!(status(&t.check(), "Buf.flush"), Status::Changed);
+}
+
+#[test]
+fn only_the_edited_overload_changes() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "  void add(long x) {\n    n += x;",
+        "  void add(long x) {\n    n -= x;",
+    );
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.add(long)"), Status::Changed);
+    assert_eq!(status(&r, "Buf.add(long,String)"), Status::Unchanged);
+}
+
+#[test]
+fn a_deleted_method_class_or_file_is_missing() {
+    let t = Tree::new();
+    t.edit(OTHER, "  void gone() {\n  }\n", "");
+    let r = t.check();
+    assert_eq!(status(&r, "Other.gone"), Status::Missing);
+    assert_eq!(status(&r, "Other.Other"), Status::Unchanged);
+
+    t.edit(BUF, "  static class Inner {", "  static class Renamed {");
+    let c = t.check();
+    assert_eq!(status(&c, "Buf.Inner.run"), Status::Missing);
+    assert!(find(&c, "Buf.Inner.run")
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("no class"));
+
+    std::fs::remove_file(t.dir.join(OTHER)).unwrap();
+    let f = t.check();
+    assert_eq!(status(&f, "Other.Other"), Status::Missing);
+    assert!(find(&f, "Other.Other")
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("file not found"));
+}
+
+#[test]
+fn a_new_overload_makes_an_unqualified_citation_missing() {
+    let t = Tree::new();
+    t.edit(
+        BUF,
+        "  // Flushes.\n",
+        "  void flush(int x) {\n  }\n\n  // Flushes.\n",
+    );
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.flush"), Status::Missing);
+    assert!(find(&r, "Buf.flush")
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("overloads"));
+}
+
+#[test]
+fn a_source_without_a_checkout_is_not_checked() {
+    let t = Tree::new();
+    let mut text = std::fs::read_to_string(&t.manifest_path).unwrap();
+    text.push_str(
+        "\n[sources.ratis]\nrepository = \"https://github.com/apache/ratis\"\ncommit = \"1111111111111111111111111111111111111111\"\n\n[[citation]]\nid = \"StateMachineUpdater.run\"\nsource = \"ratis\"\nfile = \"ratis-server/src/main/java/StateMachineUpdater.java\"\nclass = \"StateMachineUpdater\"\nmethod = \"run\"\nfingerprint = \"0000000000000000000000000000000000000000000000000000000000000000\"\n",
+    );
+    std::fs::write(&t.manifest_path, text).unwrap();
+    let r = t.check();
+    assert_eq!(status(&r, "StateMachineUpdater.run"), Status::NotChecked);
+    assert_eq!(status(&r, "Buf.flush"), Status::Unchanged);
+}
+
+#[test]
+fn errors_are_typed() {
+    let t = Tree::new();
+    let m = t.manifest();
+    let not_ozone = t.dir.join("hadoop-ozone");
+    assert!(matches!(
+        cite::check(&m, &not_ozone, None),
+        Err(CiteError::NotOzoneTree { .. })
+    ));
+    assert!(matches!(
+        cite::check(&m, &t.dir, Some(&t.dir)),
+        Err(CiteError::NotRatisTree { .. })
+    ));
+    assert!(matches!(
+        cite::load_manifest(Some(&t.dir.join("nope.toml"))),
+        Err(CiteError::ManifestUnreadable { .. })
+    ));
+    // record refuses uncommitted changes and writes nothing for a missing method.
+    t.edit(BUF, "n = 0;", "n = 1;");
+    let before = std::fs::read_to_string(&t.manifest_path).unwrap();
+    let dirty = cite::record(&t.manifest_path, &t.dir, None).unwrap_err();
+    assert!(matches!(dirty, CiteError::Dirty { .. }), "{dirty}");
+    t.edit(OTHER, "  void gone() {\n  }\n", "");
+    git(&t.dir, &["commit", "-q", "-am", "drop gone"]);
+    let unresolved = cite::record(&t.manifest_path, &t.dir, None).unwrap_err();
+    assert!(
+        matches!(&unresolved, CiteError::Unresolved { citations } if citations.len() == 1),
+        "{unresolved}"
+    );
+    assert_eq!(std::fs::read_to_string(&t.manifest_path).unwrap(), before);
+}
+
+#[test]
+fn record_takes_a_new_commit() {
+    let t = Tree::new();
+    t.edit(BUF, "n = 0;", "n = 1;");
+    git(&t.dir, &["commit", "-q", "-am", "edit flush"]);
+    let recorded = cite::record(&t.manifest_path, &t.dir, None).unwrap();
+    assert_eq!(recorded.fingerprints, vec!["Buf.flush".to_string()]);
+    let head = git(&t.dir, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        recorded.commits,
+        vec![("ozone".into(), t.commit.clone(), head.clone())]
+    );
+    assert_eq!(t.manifest().sources["ozone"].commit, head);
+    assert!(t.check().iter().all(|c| c.status == Status::Unchanged));
+}
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ozone-ha-check"))
+        .arg("cite")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_exits_0_1_or_2() {
+    let t = Tree::new();
+    let (dir, manifest) = (t.dir.to_str().unwrap(), t.manifest_path.to_str().unwrap());
+    let (code, out, _) = cli(&["--ozone", dir, "--manifest", manifest]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("6 unchanged"), "{out}");
+
+    t.edit(BUF, "  private long n;\n", "  private long n;\n\n");
+    let (code, out, _) = cli(&["--ozone", dir, "--manifest", manifest]);
+    assert_eq!(code, 0, "moved is fine: {out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("moved")
+            && l.contains("Buf.flush")
+            && l.contains(":9-11 (was 8-10)")),
+        "{out}"
+    );
+
+    t.edit(BUF, "n = 0;", "n = 2;");
+    let (code, out, _) = cli(&[
+        "--ozone",
+        dir,
+        "--manifest",
+        manifest,
+        "--usage-executions",
+        "1",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("changed or missing, and the cases that use them"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Buf.flush (changed)\n    no explored trace prints it"),
+        "{out}"
+    );
+
+    let (code, out, _) = cli(&[
+        "--ozone",
+        dir,
+        "--manifest",
+        manifest,
+        "--json",
+        "--usage-executions",
+        "1",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let flush = v["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "Buf.flush")
+        .unwrap();
+    assert_eq!(flush["status"], "changed");
+    assert_eq!(flush["used_by"], serde_json::json!([]));
+    assert_eq!(v["summary"]["changed"], 1);
+
+    let (code, _, err) = cli(&[
+        "--ozone",
+        &format!("{dir}/hadoop-hdds"),
+        "--manifest",
+        manifest,
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an Ozone source tree"), "{err}");
+
+    let bad = t.dir.join("bad.toml");
+    std::fs::write(&bad, "this is not = [ toml").unwrap();
+    let (code, _, err) = cli(&["--ozone", dir, "--manifest", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read the manifest"), "{err}");
+    let (code, _, err) = cli(&["--ozone", dir, "--manifest", &format!("{dir}/absent.toml")]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn the_command_records() {
+    let t = Tree::new();
+    t.edit(BUF, "n = 0;", "n = 1;");
+    let (dir, manifest) = (t.dir.to_str().unwrap(), t.manifest_path.to_str().unwrap());
+    let (code, _, err) = cli(&["--ozone", dir, "--manifest", manifest, "--record"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("uncommitted changes"), "{err}");
+    git(&t.dir, &["commit", "-q", "-am", "edit"]);
+    let (code, out, _) = cli(&["--ozone", dir, "--manifest", manifest, "--record"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("new fingerprint: Buf.flush"), "{out}");
+    let (code, _, _) = cli(&["--ozone", dir, "--manifest", manifest]);
+    assert_eq!(code, 0);
+}
+
+/// Every label the models' traces print is a citation of the manifest, or a model step's
+/// label that does not look like a Java method, or one of the labels still to be renamed.
+#[test]
+fn every_trace_label_is_cited() {
+    // Labels that name a method under another name than the manifest's id, carry a
+    // qualifier, or name a method that is not in Ozone at the pinned commit.
+    const TO_RENAME: &[&str] = &[
+        "ExitUtils.terminate",
+        "OzoneManagerDoubleBuffer.persistIfNewer",
+        "S3SecretManager.revokeSecret (addToDBBatch)",
+        "S3SecretManager.storeSecret (addToDBBatch)",
+        "SCMCertStore.removeAllExpiredCertificates (read)",
+        "SCMDBCheckpointProvider.writeDBCheckpointToStream",
+        "SCMHAManagerImpl.transferLeadership",
+        "SCMStateMachine.notifyInstallSnapshotFromLeader (leader checkpoint)",
+        "SCMStateMachine.reinitialize (installed checkpoint)",
+        "SequenceIdGenerator.upgradeToCertificateSequenceId (read)",
+        "SequenceIdGenerator.upgradeToCertificateSequenceId (replicated)",
+        "StateManagerImpl.allocateBatch",
+    ];
+    let usage = cite::usage_from_traces(20, 0).unwrap();
+    let ids: Vec<&str> = java::ALL.iter().map(|c| c.id).collect();
+    for label in usage.keys() {
+        let ok = ids.contains(&label.as_str())
+            || TO_RENAME.contains(&label.as_str())
+            || !looks_like_java(label);
+        assert!(ok, "trace label `{label}` is not in citations.toml");
+    }
+    assert!(usage["SCMHADBTransactionBufferImpl.flushUnderWriteLock"]
+        .iter()
+        .any(|c| c.scenario == "hdds-16452"));
+}
+
+#[test]
+fn labels() {
+    const FLUSH: Label = Label::Java(&java::OzoneManagerDoubleBuffer::flushTransactions);
+    const PEER: Label = Label::model("peer OM");
+    assert_eq!(FLUSH.text(), "OzoneManagerDoubleBuffer.flushTransactions");
+    assert_eq!(PEER.citation(), None);
+    let terminate = &java::ExitUtils::terminate__int_String_Throwable_Logger;
+    assert_eq!(
+        terminate.params,
+        Some(&["int", "String", "Throwable", "Logger"][..])
+    );
+    assert!(terminate
+        .pinned_url(None)
+        .starts_with("https://github.com/apache/ratis/blob/37932bf60111bd1a26d047d9bd33c46faa5f7022/ratis-common/"));
+    let nested = &java::SequenceIdGenerator::StateManagerImpl::allocateBatch;
+    assert_eq!(
+        nested.label(),
+        "SequenceIdGenerator.StateManagerImpl.allocateBatch"
+    );
+    assert!(std::panic::catch_unwind(|| Label::model("RDBStore.flushDB")).is_err());
+}

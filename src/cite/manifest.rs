@@ -1,0 +1,207 @@
+//! The manifest `citations.toml`: the commits the models were written from, and every Java
+//! method they cite (ids, names and fingerprints; never Java text, never line numbers).
+//!
+//! ```toml
+//! [sources.ozone]
+//! repository = "https://github.com/apache/ozone"
+//! commit = "78d5650c313f2fa0731bdf08b76d4604090dabca"
+//!
+//! [[citation]]
+//! id = "OzoneManagerDoubleBuffer.flushTransactions"
+//! file = "hadoop-ozone/ozone-manager/src/main/java/org/apache/hadoop/ozone/om/ratis/OzoneManagerDoubleBuffer.java"
+//! class = "OzoneManagerDoubleBuffer"
+//! method = "flushTransactions"
+//! fingerprint = "…64 hex digits…"
+//! ```
+//!
+//! A citation's `source` is `ozone` unless it says `source = "ratis"`. `class` names nested
+//! classes as `Outer.Inner`; a constructor's `method` is its class's simple name; `params`
+//! (parameter types as written) is given only where the method is overloaded, and then the
+//! id carries them: `Class.method(T1,T2)`. The id is always `class.method` plus that.
+//!
+//! This file is also compiled into the build script, which turns the manifest into the
+//! constants of `cite::java`: it uses nothing but `serde`, `toml` and `std`.
+//!
+//! ```
+//! use ozone_ha_check::cite::manifest::Manifest;
+//! let m = Manifest::parse(ozone_ha_check::cite::MANIFEST).unwrap();
+//! assert_eq!(m.sources["ozone"].commit.len(), 40);
+//! assert_eq!(Manifest::parse(&m.to_toml().unwrap()).unwrap().citations.len(), m.citations.len());
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The sources a citation can name, with their repositories.
+pub const KNOWN_SOURCES: &[(&str, &str)] = &[
+    ("ozone", "https://github.com/apache/ozone"),
+    ("ratis", "https://github.com/apache/ratis"),
+];
+
+/// The whole manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The pinned commit of each source, by source name (`ozone`, `ratis`).
+    pub sources: BTreeMap<String, Pin>,
+    /// Every citation.
+    #[serde(rename = "citation", default)]
+    pub citations: Vec<Entry>,
+}
+
+/// Where a source's citations were read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    /// The repository's address.
+    pub repository: String,
+    /// The full commit id the fingerprints were recorded at.
+    pub commit: String,
+}
+
+/// One cited method.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// `class.method`, with `(T1,T2)` appended for an overload; the label traces print.
+    pub id: String,
+    /// The source (`ozone` unless given).
+    #[serde(default = "ozone", skip_serializing_if = "is_ozone")]
+    pub source: String,
+    /// The Java file, relative to the repository's root.
+    pub file: String,
+    /// The declaring class, nested ones as `Outer.Inner`.
+    pub class: String,
+    /// The method's name; a constructor's is its class's simple name.
+    pub method: String,
+    /// The parameter types as written, for an overloaded method only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Vec<String>>,
+    /// Hex SHA-256 of the declaration's tokens at the pinned commit.
+    pub fingerprint: String,
+}
+
+fn ozone() -> String {
+    "ozone".to_string()
+}
+
+fn is_ozone(source: &str) -> bool {
+    source == "ozone"
+}
+
+/// The comment the manifest is written with.
+const HEADER: &str = "\
+# Every Java method the models cite, checked against a source checkout by
+# `ozone-ha-check cite --ozone DIR [--ratis DIR]` and rewritten by `--record`.
+# Ids, names and fingerprints only: no Java text, no line numbers.
+# The id is `class.method`, with `(T1,T2)` appended where the method is overloaded.
+# The fingerprint is the SHA-256 of the declaration's tokens, comments left out.
+
+";
+
+impl Entry {
+    /// The id this entry's names call for: `class.method`, plus `(T1,T2)` when `params`
+    /// is given.
+    pub fn expected_id(&self) -> String {
+        expected_id(&self.class, &self.method, self.params.as_deref())
+    }
+}
+
+/// `class.method`, plus `(T1,T2)` when `params` is given.
+pub fn expected_id(class: &str, method: &str, params: Option<&[String]>) -> String {
+    match params {
+        None => format!("{class}.{method}"),
+        Some(p) => format!("{class}.{method}({})", p.join(",")),
+    }
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+impl Manifest {
+    /// Parse and validate a manifest: known sources with full commit ids, ids that match
+    /// their names, no id twice, relative `.java` paths, 64-digit fingerprints.
+    pub fn parse(text: &str) -> Result<Manifest, String> {
+        let m: Manifest = toml::from_str(text).map_err(|e| e.to_string())?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// Check what [`Manifest::parse`] promises.
+    pub fn validate(&self) -> Result<(), String> {
+        if !self.sources.contains_key("ozone") {
+            return Err("no [sources.ozone]".into());
+        }
+        for (name, pin) in &self.sources {
+            let Some((_, repo)) = KNOWN_SOURCES.iter().find(|(n, _)| n == name) else {
+                return Err(format!("unknown source `{name}`; known: ozone, ratis"));
+            };
+            if pin.repository != *repo {
+                return Err(format!(
+                    "source `{name}`: repository `{}`, expected `{repo}`",
+                    pin.repository
+                ));
+            }
+            if !is_hex(&pin.commit, 40) {
+                return Err(format!(
+                    "source `{name}`: commit `{}` is not a full 40-digit commit id",
+                    pin.commit
+                ));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for e in &self.citations {
+            let at = |what: String| format!("citation `{}`: {what}", e.id);
+            if !self.sources.contains_key(&e.source) {
+                return Err(at(format!(
+                    "source `{}` has no [sources.{}]",
+                    e.source, e.source
+                )));
+            }
+            if e.id != e.expected_id() {
+                return Err(at(format!("the id should be `{}`", e.expected_id())));
+            }
+            if !seen.insert(e.id.as_str()) {
+                return Err(at("cited twice".into()));
+            }
+            if !e.class.split('.').all(is_ident) || !is_ident(&e.method) {
+                return Err(at("class and method must be Java identifiers".into()));
+            }
+            if e.file.starts_with('/')
+                || e.file.split('/').any(|p| p == ".." || p.is_empty())
+                || !e.file.ends_with(".java")
+            {
+                return Err(at(format!(
+                    "`{}` is not a relative path to a .java file",
+                    e.file
+                )));
+            }
+            if !is_hex(&e.fingerprint, 64) {
+                return Err(at("the fingerprint is not 64 lower-case hex digits".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The manifest as TOML, citations sorted by source then id: the same manifest always
+    /// gives the same text.
+    pub fn to_toml(&self) -> Result<String, String> {
+        let mut sorted = self.clone();
+        sorted
+            .citations
+            .sort_by(|a, b| (&a.source, &a.id).cmp(&(&b.source, &b.id)));
+        let body = toml::to_string(&sorted).map_err(|e| e.to_string())?;
+        Ok(format!("{HEADER}{body}"))
+    }
+}

@@ -1,0 +1,134 @@
+//! Rewriting the manifest from a clean checkout: every fingerprint and the pinned commit.
+
+use super::check::{find, recognise, Files, Found};
+use super::{git, CiteError, Source};
+use std::fmt;
+use std::path::Path;
+
+/// What [`record`] changed in the manifest.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// `(source, old commit, new commit)` for each source recorded.
+    pub commits: Vec<(String, String, String)>,
+    /// The ids whose fingerprint changed.
+    pub fingerprints: Vec<String>,
+    /// Citations of sources not recorded (no checkout given), left as they were.
+    pub kept: usize,
+}
+
+impl fmt::Display for Recorded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (source, old, new) in &self.commits {
+            if old == new {
+                writeln!(f, "{source}: still pinned at {new}")?;
+            } else {
+                writeln!(f, "{source}: pinned at {new} (was {old})")?;
+            }
+        }
+        if self.fingerprints.is_empty() {
+            writeln!(f, "no fingerprint changed")?;
+        }
+        for id in &self.fingerprints {
+            writeln!(f, "new fingerprint: {id}")?;
+        }
+        if self.kept > 0 {
+            writeln!(
+                f,
+                "{} citation(s) of sources not given kept as they were",
+                self.kept
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Record the manifest at `manifest_path` anew from `ozone_dir` (and `ratis_dir`, when
+/// given): each source's commit becomes its checkout's `HEAD` and every fingerprint is
+/// computed again; the manifest is written sorted, so the same content always gives the
+/// same file. Refuses a checkout with uncommitted changes (`git status --porcelain`), and
+/// writes nothing when a citation does not name exactly one method.
+pub fn record(
+    manifest_path: &Path,
+    ozone_dir: &Path,
+    ratis_dir: Option<&Path>,
+) -> Result<Recorded, CiteError> {
+    let mut manifest = super::load_manifest(Some(manifest_path))?;
+    let mut dirs = vec![(Source::Ozone, ozone_dir)];
+    if let Some(d) = ratis_dir {
+        dirs.push((Source::Ratis, d));
+    }
+    let mut recorded = Recorded::default();
+    for (source, dir) in &dirs {
+        recognise(*source, dir)?;
+        let git_err = |(command, reason): (String, String)| CiteError::Git {
+            dir: dir.to_path_buf(),
+            command,
+            reason,
+        };
+        let status = git::run(dir, &["status", "--porcelain"]).map_err(git_err)?;
+        if !status.trim().is_empty() {
+            return Err(CiteError::Dirty {
+                dir: dir.to_path_buf(),
+                changes: status.lines().take(10).map(str::to_string).collect(),
+            });
+        }
+        let head = git::run(dir, &["rev-parse", "HEAD"]).map_err(git_err)?;
+        let head = head.trim().to_string();
+        let pin = manifest
+            .sources
+            .entry(source.name().to_string())
+            .or_insert_with(|| super::manifest::Pin {
+                repository: source.repository().to_string(),
+                commit: head.clone(),
+            });
+        recorded
+            .commits
+            .push((source.name().to_string(), pin.commit.clone(), head.clone()));
+        pin.commit = head;
+    }
+    let mut unresolved = Vec::new();
+    for (source, dir) in &dirs {
+        let mut files = Files::new(dir);
+        for e in manifest
+            .citations
+            .iter_mut()
+            .filter(|e| e.source == source.name())
+        {
+            let Some(file) = files.get(&e.file)? else {
+                unresolved.push(format!("{}: no file {}", e.id, e.file));
+                continue;
+            };
+            match find(e, file) {
+                Found::One(m) => {
+                    if m.fingerprint != e.fingerprint {
+                        recorded.fingerprints.push(e.id.clone());
+                        e.fingerprint = m.fingerprint.clone();
+                    }
+                }
+                Found::Not(why) => unresolved.push(format!("{}: {why}", e.id)),
+            }
+        }
+    }
+    if !unresolved.is_empty() {
+        return Err(CiteError::Unresolved {
+            citations: unresolved,
+        });
+    }
+    recorded.kept = manifest
+        .citations
+        .iter()
+        .filter(|e| !dirs.iter().any(|(s, _)| s.name() == e.source))
+        .count();
+    recorded.fingerprints.sort();
+    let text = manifest
+        .to_toml()
+        .map_err(|reason| CiteError::ManifestUnreadable {
+            path: manifest_path.to_path_buf(),
+            reason,
+        })?;
+    std::fs::write(manifest_path, text).map_err(|source| CiteError::Io {
+        path: manifest_path.to_path_buf(),
+        source,
+    })?;
+    Ok(recorded)
+}

@@ -1,0 +1,92 @@
+//! Which cases use which citation: the labels their explored traces print.
+
+use crate::recorder::Recorder;
+use crate::scenario::{self, Case};
+use crate::sync::drive::{self, Exploration, Flow, Schedule, Strategy};
+use crate::sync::ghost::Ghost;
+use crate::sync::Arc;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One (scenario, variant, plan).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct CaseRef {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The variant.
+    pub variant: String,
+    /// The plan.
+    pub plan: String,
+}
+
+/// Trace label (a citation id, or a model step's text) -> the cases whose traces print it.
+pub type Usage = BTreeMap<String, Vec<CaseRef>>;
+
+/// Runs a case with the trace kept and collects the labels of every execution.
+struct Labels {
+    case: Box<dyn Case>,
+    recorder: Arc<Recorder>,
+    seen: Ghost<BTreeSet<String>>,
+}
+
+impl Exploration for Labels {
+    fn begin(&self) {
+        self.recorder.reset();
+    }
+
+    fn body(&self) {
+        self.case.run(&self.recorder);
+    }
+
+    fn end(&self, _schedule: Option<Schedule>) -> Flow {
+        let trace = self.recorder.take().trace;
+        self.seen
+            .with(|s| s.extend(trace.into_iter().map(|e| e.java)));
+        Flow::Continue
+    }
+
+    fn settled(&self) -> bool {
+        false
+    }
+}
+
+/// Explore every case of every registered scenario with the random scheduler (`executions`
+/// executions from `seed`, the trace kept) and collect the label of every step of every
+/// execution. A label is used by a case when some explored execution printed it; a path no
+/// execution took is not seen. Needs the default (shuttle) build; elsewhere the random
+/// engine is missing and the error says how to build it.
+///
+/// ```
+/// # use ozone_ha_check::sync::drive::Strategy;
+/// # if (Strategy::Random { seed: 0, executions: 1 }).available() {
+/// let usage = ozone_ha_check::cite::usage_from_traces(5, 0).unwrap();
+/// assert!(usage["OzoneManagerDoubleBuffer.flushTransactions"]
+///     .iter()
+///     .any(|c| c.scenario == "hdds-16092"));
+/// # }
+/// ```
+pub fn usage_from_traces(executions: usize, seed: u64) -> Result<Usage, String> {
+    let mut usage = Usage::new();
+    for s in scenario::all() {
+        let info = s.info();
+        for (variant, plan) in info.cases() {
+            let case = s.prepare(variant, plan)?;
+            let run = Arc::new(Labels {
+                case,
+                recorder: Arc::new(Recorder::new(None)),
+                seen: Ghost::default(),
+            });
+            let strategy = Strategy::Random { seed, executions };
+            drive::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+                .map_err(|e| format!("{} {variant} {plan}: {e}", info.name))?;
+            for label in run.seen.with(std::mem::take) {
+                usage.entry(label).or_default().push(CaseRef {
+                    scenario: info.name.to_string(),
+                    variant: variant.to_string(),
+                    plan: plan.to_string(),
+                });
+            }
+        }
+    }
+    Ok(usage)
+}
