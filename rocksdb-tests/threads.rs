@@ -4,8 +4,8 @@
 //! are printed as figures, not asserted: real threads can only witness a race.
 #![cfg(ohc_threads)]
 
-use ozone_ha_check::explore::{explore, Request, Verdict};
 use ozone_ha_check::engine::Strategy;
+use ozone_ha_check::explore::{explore, Request, Verdict};
 use ozone_ha_check::kit::rocks::Mirror;
 use ozone_ha_check::kit::store::install_shadows;
 use ozone_ha_check::scenarios::all;
@@ -49,12 +49,7 @@ fn scenarios_on_real_threads_against_rocksdb() {
                 name, r.violations, r.invariant, r.probes
             );
             if variant == "fixed" {
-                assert_ne!(
-                    r.verdict,
-                    Verdict::Violated,
-                    "{name}: {:?}",
-                    r.detail
-                );
+                assert_ne!(r.verdict, Verdict::Violated, "{name}: {:?}", r.detail);
                 assert_eq!(r.violations, 0);
             }
         }

@@ -92,9 +92,15 @@ fn a_verdict_that_differs_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("FAILED"), "{stdout}");
-    assert!(stdout.contains("unexpected: hdds-16092 compare-only/"), "{stdout}");
+    assert!(
+        stdout.contains("unexpected: hdds-16092 compare-only/"),
+        "{stdout}"
+    );
     // The counterexample of an unexpected verdict is printed; expected ones are not.
-    assert!(stdout.lines().last().unwrap().contains("unexpected"), "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().contains("unexpected"),
+        "{stdout}"
+    );
 }
 
 #[test]

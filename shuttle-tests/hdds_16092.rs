@@ -2,17 +2,17 @@
 // Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt, apache/ozone PR #10953.
 
 use crate::support::{pct, replay, run};
+use ozone_ha_check::engine::{run_once, Strategy};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::{Store, Tables};
+use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
 use ozone_ha_check::models::om::node::OmNode;
 use ozone_ha_check::models::om::persist::IndexWrite;
-use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
+use ozone_ha_check::models::om::startup::restart_and_replay;
 use ozone_ha_check::models::om::{initial_tables, OmRow, BUCKET, BUCKET_TABLE};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::models::om::startup::restart_and_replay;
 use ozone_ha_check::scenarios::hdds_16092::{reference_states, sized_log};
-use ozone_ha_check::engine::{run_once, Strategy};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16092";

@@ -2,8 +2,10 @@
 // Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
 
 use crate::support::{pct, run};
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::{Store, Tables};
+use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::scm::inter_scm::download;
 use ozone_ha_check::models::scm::state_machine::reference_states;
 use ozone_ha_check::models::scm::state_machine::{install_and_catch_up, take_snapshot};
@@ -12,10 +14,8 @@ use ozone_ha_check::models::scm::{
     initial_tables, ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::scenario::Scenario;
 use ozone_ha_check::scenarios::hdds_16452::{sized_log, Hdds16452};
-use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";

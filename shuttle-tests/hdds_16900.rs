@@ -3,6 +3,7 @@
 // Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
 
 use crate::support::{pct, run};
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::RaftLog;
 use ozone_ha_check::kit::store::Tables;
@@ -11,7 +12,6 @@ use ozone_ha_check::models::scm_cert::initial_tables;
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16900::three_scms;
-use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16900";

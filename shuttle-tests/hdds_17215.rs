@@ -3,9 +3,11 @@
 // Reference: HDDS-17215, seeds/001_faf9eec80e528ec4.txt.
 
 use crate::support::{pct, run};
+use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Tables;
 use ozone_ha_check::kit::store::WriteBatch;
+use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::s3_secret::node::{
     fresh_db, restart_and_replay, Om, Response, Shared, FLUSH_REVOKES_NEWER_SECRET,
     STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
@@ -15,10 +17,8 @@ use ozone_ha_check::models::s3_secret::{
     initial_tables, Design, Row, Secret, TENANT_ACCESS_ID_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::scenario::Scenario;
 use ozone_ha_check::scenarios::hdds_17215::{Hdds17215, Plan, SET_BY_ANOTHER_CALLER};
-use ozone_ha_check::engine::run_once;
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-17215";

@@ -96,8 +96,8 @@ impl Counterexample {
 
     /// Parse a saved counterexample, checking its schema tag.
     pub fn parse(text: &str) -> Result<Self, CounterexampleError> {
-        let c: Self = serde_json::from_str(text)
-            .map_err(|e| CounterexampleError::NotJson(e.to_string()))?;
+        let c: Self =
+            serde_json::from_str(text).map_err(|e| CounterexampleError::NotJson(e.to_string()))?;
         if c.format != FORMAT {
             return Err(CounterexampleError::Format(c.format));
         }

@@ -325,9 +325,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         return Err(PlanError::Invalid("PCT's depth must be at least 1".into()));
     }
     if selection.executions == Some(0) {
-        return Err(PlanError::Invalid(
-            "--executions must be at least 1".into(),
-        ));
+        return Err(PlanError::Invalid("--executions must be at least 1".into()));
     }
     if selection
         .time_budget
@@ -344,9 +342,12 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
     known(&scenarios, "plan", selection.plan.as_deref(), |s| {
         s.plans().iter().map(|p| p.name).collect()
     })?;
-    known(&scenarios, "invariant", selection.invariant.as_deref(), |s| {
-        s.invariants().iter().map(|p| p.name).collect()
-    })?;
+    known(
+        &scenarios,
+        "invariant",
+        selection.invariant.as_deref(),
+        |s| s.invariants().iter().map(|p| p.name).collect(),
+    )?;
     let mut jobs = Vec::new();
     for s in scenarios {
         if let Some(i) = &selection.invariant {
@@ -355,7 +356,10 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
             }
         }
         for case in s.cases() {
-            if selection.variant.as_deref().is_some_and(|v| v != case.variant)
+            if selection
+                .variant
+                .as_deref()
+                .is_some_and(|v| v != case.variant)
                 || selection.plan.as_deref().is_some_and(|p| p != case.plan)
             {
                 continue;
@@ -502,9 +506,12 @@ mod tests {
         })
         .unwrap()
         .len();
-        let randomized = available_engines()
-            .iter()
-            .all(|e| matches!(e, Engine::Random | Engine::Pct | Engine::Dfs | Engine::Replay));
+        let randomized = available_engines().iter().all(|e| {
+            matches!(
+                e,
+                Engine::Random | Engine::Pct | Engine::Dfs | Engine::Replay
+            )
+        });
         if randomized {
             assert_eq!(three, 3 * one);
         } else {

@@ -577,8 +577,10 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         for file in &args.merge {
             let text = std::fs::read_to_string(file)
                 .map_err(|e| Failure::Failed(format!("cannot read `{}`: {e}", file.display())))?;
-            let part: Vec<ozone_ha_check::bench::Row> = serde_json::from_str(&text)
-                .map_err(|e| Failure::Usage(format!("`{}` is not a bench part: {e}", file.display())))?;
+            let part: Vec<ozone_ha_check::bench::Row> =
+                serde_json::from_str(&text).map_err(|e| {
+                    Failure::Usage(format!("`{}` is not a bench part: {e}", file.display()))
+                })?;
             rows.extend(part);
         }
         let written = ozone_ha_check::bench::write_results(&args.results_dir, &rows)
@@ -621,8 +623,6 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-// ---- cite: the citations of Java methods, checked against a checkout ----
-
 #[derive(Args)]
 struct CiteArgs {
     /// The Ozone source tree (a clone of apache/ozone).
@@ -649,14 +649,14 @@ struct CiteArgs {
 /// Exit 0 when every citation is unchanged, moved or not checked, 1 when one changed or is
 /// missing, 2 when a directory is not the source tree it should be or the manifest is
 /// unreadable.
-fn cite(args: &CiteArgs) -> Result<ExitCode, Usage> {
+fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
     use ozone_ha_check::cite::{self, render, CiteError};
     let failed = |e: CiteError| match e {
         CiteError::Unresolved { .. } => {
             eprintln!("error: {e}");
             Ok(ExitCode::from(1))
         }
-        other => Err(Usage(other.to_string())),
+        other => Err(Failure::Usage(other.to_string())),
     };
     if args.record {
         let path = args

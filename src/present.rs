@@ -174,7 +174,9 @@ pub fn case_line(reports: &[Report]) -> String {
         .iter()
         .map(|r| {
             let seed = match (r.seed, reports.len() > 1 && r.seed.is_some()) {
-                (Some(seed), true) if reports.iter().filter(|o| o.engine == r.engine).count() > 1 => {
+                (Some(seed), true)
+                    if reports.iter().filter(|o| o.engine == r.engine).count() > 1 =>
+                {
                     format!(" seed {seed}")
                 }
                 _ => String::new(),
@@ -210,9 +212,8 @@ pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
     if unwitnessed > 0 {
         parts.push(format!("{unwitnessed} not witnessed"));
     }
-    let unreached = count(&|r| {
-        r.witness_only() && r.verdict == Verdict::Vacuous && !r.unwitnessed()
-    });
+    let unreached =
+        count(&|r| r.witness_only() && r.verdict == Verdict::Vacuous && !r.unwitnessed());
     if unreached > 0 {
         parts.push(format!("{unreached} window not reached"));
     }

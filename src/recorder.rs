@@ -3,6 +3,7 @@
 //! It lives in [`crate::sync::ghost`] cells, so recording is never a scheduling point and
 //! cannot change the interleavings an engine explores.
 
+use crate::cite::Label;
 use crate::properties::Probe;
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
@@ -79,7 +80,7 @@ impl Recorder {
     }
 
     /// Append a step to the trace.
-    pub fn record(&self, actor: &str, java: &str, action: String) {
+    pub fn record(&self, actor: &str, label: Label, action: String) {
         if !self.tracing {
             return;
         }
@@ -88,7 +89,7 @@ impl Recorder {
             s.trace.push(Event {
                 step,
                 actor: actor.to_string(),
-                java: java.to_string(),
+                java: label.text().to_string(),
                 action,
             });
         });
@@ -173,15 +174,17 @@ impl Actor {
         &self.name
     }
 
-    /// Record a step: `java` names the method it stands for.
-    pub fn step(&self, java: &str, action: impl Into<String>) {
-        self.recorder.record(&self.name, java, action.into());
+    /// Record a step: `label` names the Java method it stands for (a citation), or says
+    /// that it is a step of the model alone ([`Label::model`]).
+    pub fn step(&self, label: impl Into<Label>, action: impl Into<String>) {
+        self.recorder
+            .record(&self.name, label.into(), action.into());
     }
 
     /// Record a step whose text is built only when the trace is kept.
-    pub fn step_with(&self, java: &str, action: impl FnOnce() -> String) {
+    pub fn step_with(&self, label: impl Into<Label>, action: impl FnOnce() -> String) {
         if self.recorder.tracing() {
-            self.recorder.record(&self.name, java, action());
+            self.recorder.record(&self.name, label.into(), action());
         }
     }
 

@@ -3,10 +3,10 @@
 //! its count is a benchmark figure, not a test.
 #![cfg(ohc_threads)]
 
+use ozone_ha_check::engine::Strategy;
 use ozone_ha_check::explore::{explore, Request, Verdict};
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::all;
-use ozone_ha_check::engine::Strategy;
 
 #[test]
 fn fixed_variants_hold_on_real_threads() {

@@ -12,8 +12,8 @@ mod render;
 pub use floor::Floor;
 pub use render::{render, write_results};
 
-use crate::explore::{explore, Report, Request, Verdict};
 use crate::engine::{available_engines, Engine, Strategy};
+use crate::explore::{explore, Report, Request, Verdict};
 use crate::scenario::Expected;
 use crate::scenarios::{all, AnyScenario, CaseName};
 use serde::{Deserialize, Serialize};
@@ -390,17 +390,11 @@ pub fn measure(settings: &Settings, progress: &dyn Fn(&str)) -> Vec<Row> {
         let default = s.size_knob().map_or(1, |k| k.default);
         let cases = s.cases();
         let expected = |c: &CaseName| s.expected(c.variant, c.plan).ok();
-        let mut items: Vec<(&str, &str, usize)> = cases
-            .iter()
-            .map(|c| (c.variant, c.plan, default))
-            .collect();
+        let mut items: Vec<(&str, &str, usize)> =
+            cases.iter().map(|c| (c.variant, c.plan, default)).collect();
         let scaling: Vec<(&str, &str)> = [
-            cases
-                .iter()
-                .find(|c| expected(c) != Some(Expected::Holds)),
-            cases
-                .iter()
-                .find(|c| expected(c) == Some(Expected::Holds)),
+            cases.iter().find(|c| expected(c) != Some(Expected::Holds)),
+            cases.iter().find(|c| expected(c) == Some(Expected::Holds)),
         ]
         .into_iter()
         .flatten()

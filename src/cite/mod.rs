@@ -173,6 +173,12 @@ impl Label {
     }
 }
 
+impl From<&'static Citation> for Label {
+    fn from(c: &'static Citation) -> Self {
+        Label::Java(c)
+    }
+}
+
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.text())

@@ -1,8 +1,10 @@
 //! Which cases use which citation: the labels their explored traces print.
 
+use crate::engine::{self, Exploration, Flow, Schedule, Strategy};
+use crate::explore::ExploreError;
 use crate::recorder::Recorder;
-use crate::scenario::{self, Case};
-use crate::sync::drive::{self, Exploration, Flow, Schedule, Strategy};
+use crate::scenario::Case;
+use crate::scenarios;
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use serde::Serialize;
@@ -57,7 +59,7 @@ impl Exploration for Labels {
 /// engine is missing and the error says how to build it.
 ///
 /// ```
-/// # use ozone_ha_check::sync::drive::Strategy;
+/// # use ozone_ha_check::engine::Strategy;
 /// # if (Strategy::Random { seed: 0, executions: 1 }).available() {
 /// let usage = ozone_ha_check::cite::usage_from_traces(5, 0).unwrap();
 /// assert!(usage["OzoneManagerDoubleBuffer.flushTransactions"]
@@ -65,25 +67,23 @@ impl Exploration for Labels {
 ///     .any(|c| c.scenario == "hdds-16092"));
 /// # }
 /// ```
-pub fn usage_from_traces(executions: usize, seed: u64) -> Result<Usage, String> {
+pub fn usage_from_traces(executions: usize, seed: u64) -> Result<Usage, ExploreError> {
     let mut usage = Usage::new();
-    for s in scenario::all() {
-        let info = s.info();
-        for (variant, plan) in info.cases() {
-            let case = s.prepare(variant, plan)?;
+    for s in scenarios::all() {
+        for c in s.cases() {
             let run = Arc::new(Labels {
-                case,
+                case: s.prepare(c.variant, c.plan, None)?,
                 recorder: Arc::new(Recorder::new(None)),
                 seen: Ghost::default(),
             });
             let strategy = Strategy::Random { seed, executions };
-            drive::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
-                .map_err(|e| format!("{} {variant} {plan}: {e}", info.name))?;
+            engine::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+                .map_err(ExploreError::Drive)?;
             for label in run.seen.with(std::mem::take) {
                 usage.entry(label).or_default().push(CaseRef {
-                    scenario: info.name.to_string(),
-                    variant: variant.to_string(),
-                    plan: plan.to_string(),
+                    scenario: s.name().to_string(),
+                    variant: c.variant.to_string(),
+                    plan: c.plan.to_string(),
                 });
             }
         }

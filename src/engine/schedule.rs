@@ -64,7 +64,7 @@ impl Schedule {
     /// Parse the text form.
     ///
     /// ```
-    /// use ozone_ha_check::sync::drive::Schedule;
+    /// use ozone_ha_check::engine::Schedule;
     /// let s: Schedule = "v1:0x3,1,2x2".parse().unwrap();
     /// assert_eq!(s.steps.len(), 6);
     /// assert_eq!(s.to_string(), "v1:0x3,1,2x2");

@@ -327,7 +327,12 @@ pub(super) fn drive(
 
 fn steer(steer: Steer, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
     let tape = Rc::new(RefCell::new(Tape::default()));
-    let outcome = run_recorded_on(Steered::new(steer, &tape), exploration, None, Rc::clone(&tape));
+    let outcome = run_recorded_on(
+        Steered::new(steer, &tape),
+        exploration,
+        None,
+        Rc::clone(&tape),
+    );
     if let Some(m) = tape.borrow_mut().mismatch.take() {
         return Err(DriveError::ScheduleMismatch(m));
     }

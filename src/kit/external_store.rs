@@ -15,21 +15,24 @@
 //! a scheduling point.
 //!
 //! ```
+//! use ozone_ha_check::cite::Label;
 //! use ozone_ha_check::kit::external_store::{ExternalStore, Fault};
 //! use ozone_ha_check::recorder::{Actor, Recorder};
 //! use ozone_ha_check::sync::Arc;
 //!
-//! # ozone_ha_check::sync::drive::run_once(|| {
+//! # ozone_ha_check::engine::run_once(|| {
 //! let rec = Arc::new(Recorder::new(None));
 //! let me = Actor::new("om2", &rec);
 //! let store: ExternalStore<u64> = ExternalStore::new(Default::default(), Some(Fault { caller: "om2", nth: 2 }));
-//! store.put(&me, "Vault.put", "om2", 1, "u1", 7).unwrap();
-//! assert!(store.get(&me, "Vault.get", "om2", 2, "u1").is_err());
-//! assert_eq!(store.get(&me, "Vault.get", "om2", 3, "u1").unwrap(), Some(7));
+//! let vault = Label::model("the vault");
+//! store.put(&me, vault, "om2", 1, "u1", 7).unwrap();
+//! assert!(store.get(&me, vault, "om2", 2, "u1").is_err());
+//! assert_eq!(store.get(&me, vault, "om2", 3, "u1").unwrap(), Some(7));
 //! assert_eq!(store.high_water(), 3);
 //! # });
 //! ```
 
+use crate::cite::Label;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
 use crate::sync::Mutex;
@@ -86,11 +89,12 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     fn call<R>(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         caller: &'static str,
         index: u64,
         op: impl FnOnce(&mut BTreeMap<String, V>) -> (R, String),
     ) -> Result<R, StoreError> {
+        let java: Label = java.into();
         let mut s = self.state.lock();
         self.high_water.with(|h| *h = (*h).max(index));
         let n = {
@@ -113,11 +117,12 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     pub fn get(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         caller: &'static str,
         index: u64,
         key: &str,
     ) -> Result<Option<V>, StoreError> {
+        let java: Label = java.into();
         self.call(actor, java, caller, index, |rows| {
             let v = rows.get(key).cloned();
             let shown = v.as_ref().map_or("absent".to_string(), ToString::to_string);
@@ -129,12 +134,13 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     pub fn put(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         caller: &'static str,
         index: u64,
         key: &str,
         value: V,
     ) -> Result<(), StoreError> {
+        let java: Label = java.into();
         self.put_unless(actor, java, caller, index, key, value, |_| false)
             .map(|_| ())
     }
@@ -144,13 +150,14 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     pub fn put_unless(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         caller: &'static str,
         index: u64,
         key: &str,
         value: V,
         refuse: impl FnOnce(&V) -> bool,
     ) -> Result<bool, StoreError> {
+        let java: Label = java.into();
         self.call(actor, java, caller, index, |rows| {
             if let Some(old) = rows.get(key).filter(|old| refuse(old)) {
                 let action = format!("put {key}={value} REFUSED (holds {old})");
@@ -166,12 +173,13 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     pub fn delete_unless(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         caller: &'static str,
         index: u64,
         key: &str,
         refuse: impl FnOnce(&V) -> bool,
     ) -> Result<Option<V>, StoreError> {
+        let java: Label = java.into();
         self.call(actor, java, caller, index, |rows| {
             if let Some(old) = rows.get(key).filter(|old| refuse(old)) {
                 let action = format!("delete {key} REFUSED (holds {old})");

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use ozone_ha_check::kit::replica::{Applier, CatchUp, SharedLog};
-//! # ozone_ha_check::sync::drive::run_once(|| {
+//! # ozone_ha_check::engine::run_once(|| {
 //! let log: SharedLog<&str> = SharedLog::new();
 //! log.start_term(1);
 //! log.append("a");

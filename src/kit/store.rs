@@ -16,25 +16,28 @@
 //! durable states are checked at the moment they could break.
 //!
 //! ```
+//! use ozone_ha_check::cite::Label;
 //! use ozone_ha_check::kit::store::{Store, WriteBatch};
 //! use ozone_ha_check::recorder::{Actor, Recorder};
 //! use ozone_ha_check::sync::Arc;
 //!
-//! # ozone_ha_check::sync::drive::run_once(|| {
+//! # ozone_ha_check::engine::run_once(|| {
 //! let rec = Arc::new(Recorder::new(None));
 //! let me = Actor::new("flush", &rec);
 //! let db: Store<u64> = Store::new();
 //! let mut batch = WriteBatch::new();
 //! batch.put("keyTable", "k1", 10);
 //! batch.put("transactionInfoTable", "TX", 3);
-//! db.commit(&me, "Example.commit", batch);
-//! db.put(&me, "Example.put", "transactionInfoTable", "TX", 1);
-//! assert_eq!(db.get_skip_cache(&me, "Example.get", "transactionInfoTable", "TX"), Some(1));
-//! let snapshot = db.checkpoint(&me, "Example.checkpoint");
+//! let at = Label::model("an example step");
+//! db.commit(&me, at, batch);
+//! db.put(&me, at, "transactionInfoTable", "TX", 1);
+//! assert_eq!(db.get_skip_cache(&me, at, "transactionInfoTable", "TX"), Some(1));
+//! let snapshot = db.checkpoint(&me, at);
 //! assert_eq!(snapshot.get("keyTable", "k1"), Some(&10));
 //! # });
 //! ```
 
+use crate::cite::Label;
 use crate::recorder::Actor;
 use crate::sync::Mutex;
 use std::collections::BTreeMap;
@@ -327,15 +330,16 @@ impl<V: Clone + fmt::Display> Store<V> {
         &self,
         mutate: impl FnOnce(&mut State<V>, bool) -> Option<String>,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
     ) {
+        let java: Label = java.into();
         let mut s = self.state.lock();
         let before = self.observer.as_ref().map(|_| s.durable.clone());
         if let Some(action) = mutate(&mut s, actor.tracing()) {
             actor.step(java, action);
         }
         if let Some(m) = &self.shadow {
-            m.check_state(java, &texts(&s.durable));
+            m.check_state(java.text(), &texts(&s.durable));
         }
         if let (Some(observe), Some(before)) = (&self.observer, before) {
             observe(&before, &s.durable);
@@ -343,7 +347,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// Commit a batch atomically (`RDBStore.commitBatchOperation`).
-    pub fn commit(&self, actor: &Actor, java: &str, batch: WriteBatch<V>) {
+    pub fn commit(&self, actor: &Actor, java: impl Into<Label>, batch: WriteBatch<V>) {
+        let java: Label = java.into();
         self.write(
             |s, tracing| {
                 s.durable.apply(&batch);
@@ -358,7 +363,15 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// An unbatched, immediately durable put (`Table.put`). It does not touch the cache.
-    pub fn put(&self, actor: &Actor, java: &str, table: TableName, key: &str, value: V) {
+    pub fn put(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        table: TableName,
+        key: &str,
+        value: V,
+    ) {
+        let java: Label = java.into();
         self.write(
             |s, tracing| {
                 let action = tracing.then(|| format!("put {table}/{key}={value} (unbatched)"));
@@ -374,14 +387,25 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// Read through the table cache (`Table.get`): a cached entry wins, else the committed row.
-    pub fn get(&self, actor: &Actor, java: &str, table: TableName, key: &str) -> Option<V> {
+    pub fn get(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        table: TableName,
+        key: &str,
+    ) -> Option<V> {
+        let java: Label = java.into();
         let s = self.state.lock();
         let (value, from) = match s.cache.get(&(table, key.to_string())) {
             Some(cached) => (cached.clone(), "cache"),
             None => (s.durable.get(table, key).cloned(), "db"),
         };
         if let (Some(m), "db") = (&self.shadow, from) {
-            m.check_read(table, key, value.as_ref().map(ToString::to_string).as_deref());
+            m.check_read(
+                table,
+                key,
+                value.as_ref().map(ToString::to_string).as_deref(),
+            );
         }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (from {from})", show(&value))
@@ -393,14 +417,19 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn get_skip_cache(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         table: TableName,
         key: &str,
     ) -> Option<V> {
+        let java: Label = java.into();
         let s = self.state.lock();
         let value = s.durable.get(table, key).cloned();
         if let Some(m) = &self.shadow {
-            m.check_read(table, key, value.as_ref().map(ToString::to_string).as_deref());
+            m.check_read(
+                table,
+                key,
+                value.as_ref().map(ToString::to_string).as_deref(),
+            );
         }
         actor.step_with(java, || {
             format!("read {table}/{key}={} (skip cache)", show(&value))
@@ -409,21 +438,31 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// Put an entry into the table cache (`Table.addCacheEntry`); nothing is written to disk.
-    pub fn cache_put(&self, actor: &Actor, java: &str, table: TableName, key: &str, value: V) {
+    pub fn cache_put(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        table: TableName,
+        key: &str,
+        value: V,
+    ) {
+        let java: Label = java.into();
         let mut s = self.state.lock();
         actor.step_with(java, || format!("cache {table}/{key}={value}"));
         s.cache.insert((table, key.to_string()), Some(value));
     }
 
     /// Read every committed row in one step (a full scan of the tables, skipping the cache).
-    pub fn scan(&self, actor: &Actor, java: &str) -> Tables<V> {
+    pub fn scan(&self, actor: &Actor, java: impl Into<Label>) -> Tables<V> {
+        let java: Label = java.into();
         let s = self.state.lock();
         actor.step(java, format!("read {}", s.durable));
         s.durable.clone()
     }
 
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
-    pub fn checkpoint(&self, actor: &Actor, java: &str) -> Checkpoint<V> {
+    pub fn checkpoint(&self, actor: &Actor, java: impl Into<Label>) -> Checkpoint<V> {
+        let java: Label = java.into();
         let s = self.state.lock();
         if let Some(m) = &self.shadow {
             m.checkpoint(&texts(&s.durable));
@@ -433,7 +472,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// Reopen after a stop or a crash: committed rows survive, the table cache is empty.
-    pub fn reopen(&self, actor: &Actor, java: &str) {
+    pub fn reopen(&self, actor: &Actor, java: impl Into<Label>) {
+        let java: Label = java.into();
         let mut s = self.state.lock();
         s.cache.clear();
         if let Some(m) = &self.shadow {
@@ -443,7 +483,8 @@ impl<V: Clone + fmt::Display> Store<V> {
     }
 
     /// Replace the whole store with a checkpoint (installing a leader's checkpoint).
-    pub fn install(&self, actor: &Actor, java: &str, checkpoint: Checkpoint<V>) {
+    pub fn install(&self, actor: &Actor, java: impl Into<Label>, checkpoint: Checkpoint<V>) {
+        let java: Label = java.into();
         self.write(
             |s, tracing| {
                 s.cache.clear();

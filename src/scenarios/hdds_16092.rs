@@ -68,6 +68,7 @@
 //! restart and replay.
 
 use crate::choices;
+use crate::cite::{java, Label};
 use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{self, stored_index, TxRow};
@@ -361,7 +362,7 @@ impl Case for Prepared {
                             entry.index,
                         ),
                         Payload::Data(request) => {
-                            me.step_with("OzoneManagerStateMachine.applyTransaction", || {
+                            me.step_with(&java::OzoneManagerStateMachine::applyTransaction, || {
                                 format!("submit index {} {request}", entry.index)
                             });
                             submit.send((entry.index, entry.term, request.clone()));
@@ -396,7 +397,7 @@ impl Case for Prepared {
             let last = usize::try_from(self.log.last_index()).unwrap_or(usize::MAX);
             let peer = self.reference[last].clone();
             me.step(
-                "peer OM",
+                Label::model("peer OM"),
                 format!("applied 1..{last} once, no restart: {peer}"),
             );
             let restarted = store.durable();

@@ -89,6 +89,7 @@
 //! or flushed an entry after the store had served a call for a later one.
 
 use crate::choices;
+use crate::cite::Label;
 use crate::kit::external_store::Fault;
 use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::Tables;
@@ -190,8 +191,7 @@ pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
         for (id, told) in &f.issued {
             let held = f.store.get(*id).map(|s| s.secret);
             if held != *told {
-                let show =
-                    |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
+                let show = |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
                 return Err(format!(
                     "clients were told {id} = {}, the store holds {}",
                     show(*told),
@@ -362,9 +362,7 @@ impl Scenario for Hdds17215 {
             // om2 fails before it writes anything: the store is om1's alone.
             (Buggy | IndexPerSecret, StoreFailure) => Expected::Violates(DIVERGE_AND_TERMINATE),
             // index-per-secret too: see "What the model shows".
-            (Buggy | IndexPerSecret, CrashReplay | ApplyVsFlush) => {
-                Expected::Violates(SECRET_LOST)
-            }
+            (Buggy | IndexPerSecret, CrashReplay | ApplyVsFlush) => Expected::Violates(SECRET_LOST),
         }
     }
 
@@ -542,7 +540,7 @@ impl Case for Prepared {
             terminations: shared.terminations(),
         };
         main.step(
-            "final",
+            Label::model("final state"),
             format!(
                 "store {:?}; clients told {:?}",
                 state

@@ -191,7 +191,11 @@ pub trait AnyScenario: Sync {
     }
 }
 
-fn parse<C: Choice>(scenario: &'static str, kind: &'static str, name: &str) -> Result<C, UnknownName> {
+fn parse<C: Choice>(
+    scenario: &'static str,
+    kind: &'static str,
+    name: &str,
+) -> Result<C, UnknownName> {
     C::parse(name).ok_or_else(|| UnknownName {
         kind,
         name: name.to_string(),

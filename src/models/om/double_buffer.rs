@@ -17,6 +17,7 @@
 //! S3 secret requests of HDDS-17215 share it.
 
 use super::OmRow;
+use crate::cite::java;
 use crate::kit::store::WriteBatch;
 use crate::recorder::Actor;
 use crate::sync::{Condvar, Mutex};
@@ -92,7 +93,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         if b.life != Life::Running {
             return false;
         }
-        actor.step_with("OzoneManagerDoubleBuffer.add", || {
+        actor.step_with(&java::OzoneManagerDoubleBuffer::add, || {
             format!("queue response of index {}", response.index())
         });
         b.current.push(response);
@@ -106,7 +107,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         if b.life == Life::Running {
             b.life = Life::Stopped;
         }
-        actor.step_with("OzoneManagerDoubleBuffer.stop", || {
+        actor.step_with(&java::OzoneManagerDoubleBuffer::stop, || {
             format!("{why} ({} responses not swapped)", b.current.len())
         });
         self.not_empty.notify_all();
@@ -140,9 +141,10 @@ impl<R: Indexed> DoubleBuffer<R> {
         }
         let ready = std::mem::take(&mut b.current);
         let indices: Vec<u64> = ready.iter().map(Indexed::index).collect();
-        actor.step_with("OzoneManagerDoubleBuffer.swapCurrentAndReadyBuffer", || {
-            format!("ready buffer: indices {indices:?}")
-        });
+        actor.step_with(
+            &java::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+            || format!("ready buffer: indices {indices:?}"),
+        );
         Some(ready)
     }
 }

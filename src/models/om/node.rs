@@ -5,6 +5,7 @@ use super::double_buffer::{DoubleBuffer, Response};
 use super::persist::{IndexWrite, TxInfoWriter};
 use super::state_machine::{SnapshotTaken, StateMachine};
 use super::OmRow;
+use crate::cite::{java, Citation};
 use crate::kit::store::{Store, WriteBatch};
 use crate::kit::tx_info::stage_tx_info;
 use crate::recorder::Actor;
@@ -51,7 +52,7 @@ impl OmNode {
     /// stage every response's rows and `TRANSACTION_INFO_KEY = last index`, commit, clean up,
     /// and only then advance the applied index; until the buffer is stopped.
     pub fn flush_thread(&self, actor: &Actor) {
-        const JAVA: &str = "OzoneManagerDoubleBuffer.flushTransactions";
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
         while let Some(ready) = self.buffer.next_batch(actor) {
             let Some((index, term)) = ready.last().map(|r| (r.index, r.term)) else {
                 continue;

@@ -7,6 +7,7 @@
 //! buffer around the commit, and `persistIfNewer` under the same lock for the snapshot.
 
 use super::OmRow;
+use crate::cite::Label;
 use crate::kit::store::{Store, WriteBatch};
 use crate::kit::tx_info::{TxRow, TX_KEY};
 use crate::properties::Probe;
@@ -54,6 +55,10 @@ pub const STALE_CANDIDATE_REFUSED: Probe = Probe::new(
     "a comparing write refused a candidate at or below the stored index",
 );
 
+/// `OzoneManagerDoubleBuffer.persistIfNewer` of apache/ozone PR #10953: not in the Java at
+/// the pinned commit, so a model step rather than a citation.
+const PERSIST_IF_NEWER: Label = Label::model("persistIfNewer of PR #10953");
+
 /// The OM's DB and what orders the writes of its `TransactionInfo` row.
 pub struct TxInfoWriter {
     store: Arc<Store<OmRow>>,
@@ -83,7 +88,14 @@ impl TxInfoWriter {
     /// The double buffer's commit of `batch`, whose last index is `index`: under
     /// `transactionInfoLock` where the variant has it. Opens the flush window, which
     /// [`TxInfoWriter::close_window`] closes once applied has caught up.
-    pub fn commit(&self, actor: &Actor, java: &str, batch: WriteBatch<OmRow>, index: u64) {
+    pub fn commit(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        batch: WriteBatch<OmRow>,
+        index: u64,
+    ) {
+        let java: Label = java.into();
         let _tx = self.write.commit_takes_lock().then(|| self.lock.lock());
         self.store.commit(actor, java, batch);
         self.window.set(Some(index));
@@ -95,7 +107,14 @@ impl TxInfoWriter {
     }
 
     /// `takeSnapshotImpl`'s write of `candidate`: returns the index reported to Ratis.
-    pub fn persist_snapshot(&self, actor: &Actor, java: &str, term: u64, candidate: u64) -> u64 {
+    pub fn persist_snapshot(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        term: u64,
+        candidate: u64,
+    ) -> u64 {
+        let java: Label = java.into();
         if self.window.get().is_some_and(|n| n > candidate) {
             actor.probe(&SNAPSHOT_IN_FLUSH_WINDOW);
         }
@@ -123,7 +142,7 @@ impl TxInfoWriter {
             }
             IndexWrite::PersistIfNewer => {
                 let _tx = self.lock.lock();
-                let java = "OzoneManagerDoubleBuffer.persistIfNewer";
+                let java = PERSIST_IF_NEWER;
                 let stored = index_of(store.get_skip_cache(actor, java, table, TX_KEY));
                 self.write_if_newer(actor, row, candidate, stored, false)
             }
@@ -138,7 +157,7 @@ impl TxInfoWriter {
         stored: u64,
         fill_cache: bool,
     ) -> u64 {
-        const JAVA: &str = "OzoneManagerDoubleBuffer.persistIfNewer";
+        const JAVA: Label = PERSIST_IF_NEWER;
         if candidate > stored {
             self.store.put(actor, JAVA, OmRow::TABLE, TX_KEY, row);
             if fill_cache {

@@ -12,6 +12,7 @@
 //! replication, the response's protobuf.
 
 use super::{OmRow, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE};
+use crate::cite::{java, Citation};
 use crate::kit::store::{Tables, WriteBatch};
 use std::fmt;
 
@@ -56,10 +57,10 @@ pub struct Applied {
 
 impl OmRequest {
     /// The Java method this request's apply stands for.
-    pub fn java(&self) -> &'static str {
+    pub fn java(&self) -> &'static Citation {
         match self {
-            OmRequest::CreateKey { .. } => "OMKeyCreateRequest.validateAndUpdateCache",
-            OmRequest::CommitKey { .. } => "OMKeyCommitRequest.validateAndUpdateCache",
+            OmRequest::CreateKey { .. } => &java::OMKeyCreateRequest::validateAndUpdateCache,
+            OmRequest::CommitKey { .. } => &java::OMKeyCommitRequest::validateAndUpdateCache,
         }
     }
 

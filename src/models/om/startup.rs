@@ -4,6 +4,7 @@
 
 use super::requests::OmRequest;
 use super::OmRow;
+use crate::cite::java;
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
 use crate::kit::store::{Store, Tables, WriteBatch};
 use crate::kit::tx_info::{stage_tx_info, stored_index, TxRow};
@@ -17,15 +18,18 @@ pub fn load_snapshot_info<V: TxRow + fmt::Display>(
     actor: &Actor,
     who: &str,
 ) -> (u64, Tables<V>) {
-    store.reopen(actor, "OzoneManager.start");
+    store.reopen(actor, &java::OzoneManager::start);
     let view = store.durable();
     let stored = stored_index(&view);
-    actor.step_with("OzoneManagerStateMachine.loadSnapshotInfoFromDB", || {
-        format!(
-            "{who}applied = stored TX {stored}; Ratis replays from {}",
-            stored + 1
-        )
-    });
+    actor.step_with(
+        &java::OzoneManagerStateMachine::loadSnapshotInfoFromDB,
+        || {
+            format!(
+                "{who}applied = stored TX {stored}; Ratis replays from {}",
+                stored + 1
+            )
+        },
+    );
     (stored, view)
 }
 
@@ -51,6 +55,10 @@ pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &A
         });
         let mut batch: WriteBatch<OmRow> = applied.rows;
         stage_tx_info(&mut batch, entry.term, entry.index);
-        store.commit(me, "OzoneManagerDoubleBuffer.flushTransactions", batch);
+        store.commit(
+            me,
+            &java::OzoneManagerDoubleBuffer::flushTransactions,
+            batch,
+        );
     }
 }

@@ -16,6 +16,7 @@
 //! `TransactionInfo` copy (nothing in the plans reads them).
 
 use super::persist::TxInfoWriter;
+use crate::cite::{java, Citation};
 use crate::recorder::Actor;
 use crate::sync::Mutex;
 
@@ -65,9 +66,10 @@ impl StateMachine {
         } else {
             String::new()
         };
-        actor.step_with("OzoneManagerStateMachine.notifyTermIndexUpdated", || {
-            format!("configuration entry {index}: notified -> {index}{moved}")
-        });
+        actor.step_with(
+            &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
+            || format!("configuration entry {index}: notified -> {index}{moved}"),
+        );
     }
 
     /// `updateLastAppliedTermIndex`: the flush thread advances applied after a commit.
@@ -77,7 +79,7 @@ impl StateMachine {
             m.applied = (index, term);
         }
         actor.step_with(
-            "OzoneManagerStateMachine.updateLastAppliedTermIndex",
+            &java::OzoneManagerStateMachine::updateLastAppliedTermIndex,
             || format!("applied -> {}", m.applied.0),
         );
     }
@@ -85,7 +87,7 @@ impl StateMachine {
     /// `takeSnapshot` / `takeSnapshotImpl`: under the monitor, choose
     /// `max(applied, notified)` and persist it through `writer`.
     pub fn take_snapshot(&self, writer: &TxInfoWriter, actor: &Actor, why: &str) -> SnapshotTaken {
-        const JAVA: &str = "OzoneManagerStateMachine.takeSnapshotImpl";
+        const JAVA: &Citation = &java::OzoneManagerStateMachine::takeSnapshotImpl;
         let m = self.monitor.lock();
         let (candidate, term) = if m.applied.0 >= m.notified.0 {
             m.applied
@@ -99,7 +101,7 @@ impl StateMachine {
             )
         });
         let reported = writer.persist_snapshot(actor, JAVA, term, candidate);
-        actor.step_with("RDBStore.flushDB", || {
+        actor.step_with(&java::RDBStore::flushDB, || {
             format!("flushDB; snapshot index reported to Ratis: {reported}")
         });
         drop(m);

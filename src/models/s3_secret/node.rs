@@ -21,18 +21,17 @@
 
 use super::cache::{Lookup, SecretCache};
 use super::requests::{Decision, FlushCall, Issued, S3Request, Termination};
-use super::{
-    initial_tables, AccessId, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE,
-};
+use super::{initial_tables, AccessId, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE};
+use crate::cite::{java, Citation, Label};
 use crate::kit::external_store::{ExternalStore, Fault, StoreError};
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables, WriteBatch};
 use crate::kit::tx_info::stage_tx_info;
+use crate::models::om::double_buffer::{DoubleBuffer, Indexed, Life};
+use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::models::om::double_buffer::{DoubleBuffer, Indexed, Life};
-use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::sync::{Arc, Mutex};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -194,10 +193,11 @@ impl Om {
     fn lookup(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         index: u64,
         id: AccessId,
     ) -> Result<(Option<Secret>, Lookup), StoreError> {
+        let java: Label = java.into();
         let found = self.cache.lock().lookup(id);
         match found {
             Lookup::Hit(v) => {
@@ -219,11 +219,12 @@ impl Om {
     fn store_write(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         index: u64,
         id: AccessId,
         secret: Secret,
     ) -> Result<(), StoreError> {
+        let java: Label = java.into();
         let value = StoredSecret { secret, index };
         let guarded = self.shared.design == Design::IndexPerSecret;
         let wrote =
@@ -241,10 +242,11 @@ impl Om {
     fn store_revoke(
         &self,
         actor: &Actor,
-        java: &str,
+        java: impl Into<Label>,
         index: u64,
         id: AccessId,
     ) -> Result<(), StoreError> {
+        let java: Label = java.into();
         let guarded = self.shared.design == Design::IndexPerSecret;
         let newer = Cell::new(false);
         self.shared
@@ -487,7 +489,7 @@ impl Om {
     pub fn terminate(&self, actor: &Actor, why: &Termination) {
         self.buffer.terminate();
         actor.step(
-            "ExitUtils.terminate",
+            &java::ExitUtils::terminate__int_String_Throwable_Logger,
             format!("{} terminates: {why}", self.name),
         );
         self.shared
@@ -513,7 +515,7 @@ impl Om {
     /// `flushTransactions` of `ready`: the store calls of `addToDBBatch`, the batch commit
     /// with the last index, then the secret cache's `clearCache`.
     pub fn flush(&self, actor: &Actor, ready: Vec<Response>) -> Result<(), Termination> {
-        const JAVA: &str = "OzoneManagerDoubleBuffer.flushTransactions";
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
         let Some(last) = ready.last().map(|r| r.index) else {
             return Ok(());
         };
@@ -523,8 +525,8 @@ impl Om {
             self.late_probe(actor, r.index);
             if let Some(call) = r.call {
                 let java = match call {
-                    FlushCall::Store(..) => "S3SecretManager.storeSecret (addToDBBatch)",
-                    FlushCall::Revoke(..) => "S3SecretManager.revokeSecret (addToDBBatch)",
+                    FlushCall::Store(..) => &java::S3SecretManager::storeSecret,
+                    FlushCall::Revoke(..) => &java::S3SecretManager::revokeSecret,
                 };
                 let _lock = self.secret_lock.lock();
                 let done = match call {
@@ -546,7 +548,7 @@ impl Om {
         }
         self.cache.lock().evict_through(last);
         actor.step(
-            "S3SecretCache.clearCache",
+            &java::S3SecretCache::clearCache,
             format!("evict secret cache entries at or below {last}"),
         );
         Ok(())
@@ -645,11 +647,12 @@ pub fn fresh_db() -> Arc<Store<Row>> {
 /// tenant entry, or terminate the OM with the NPE when it is absent.
 fn delete_access_id_info(
     actor: &Actor,
-    java: &str,
+    java: impl Into<Label>,
     view: &mut Tables<Row>,
     response: &mut Response,
     id: &str,
 ) -> Result<(), Termination> {
+    let java: Label = java.into();
     if view.get(TENANT_ACCESS_ID_TABLE, id).is_none() {
         let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
         actor.step(java, format!("index {}: {npe}", response.index));

@@ -21,6 +21,7 @@
 //! a `Throwable` (the NPE) that `runCommand` catches and terminates on, with no response.
 
 use super::{AccessId, Secret};
+use crate::cite::{java, Citation};
 use std::fmt;
 
 /// A request in the replicated log. Secrets in it were drawn by the leader's `preExecute`.
@@ -74,28 +75,28 @@ impl S3Request {
     }
 
     /// The Java method its apply stands for.
-    pub fn java(&self) -> &'static str {
+    pub fn java(&self) -> &'static Citation {
         match self {
-            S3Request::GetSecret { .. } => "S3GetSecretRequest.validateAndUpdateCache",
-            S3Request::SetSecret { .. } => "OMSetSecretRequest.validateAndUpdateCache",
-            S3Request::RevokeSecret { .. } => "S3RevokeSecretRequest.validateAndUpdateCache",
+            S3Request::GetSecret { .. } => &java::S3GetSecretRequest::validateAndUpdateCache,
+            S3Request::SetSecret { .. } => &java::OMSetSecretRequest::validateAndUpdateCache,
+            S3Request::RevokeSecret { .. } => &java::S3RevokeSecretRequest::validateAndUpdateCache,
             S3Request::TenantAssign { .. } => {
-                "OMTenantAssignUserAccessIdRequest.validateAndUpdateCache"
+                &java::OMTenantAssignUserAccessIdRequest::validateAndUpdateCache
             }
             S3Request::TenantRevoke { .. } => {
-                "OMTenantRevokeUserAccessIdRequest.validateAndUpdateCache"
+                &java::OMTenantRevokeUserAccessIdRequest::validateAndUpdateCache
             }
         }
     }
 
     /// The Java method its `preExecute` stands for.
-    pub fn pre_execute_java(&self) -> &'static str {
+    pub fn pre_execute_java(&self) -> &'static Citation {
         match self {
-            S3Request::GetSecret { .. } => "S3GetSecretRequest.preExecute",
-            S3Request::SetSecret { .. } => "OMSetSecretRequest.preExecute",
-            S3Request::RevokeSecret { .. } => "S3RevokeSecretRequest.preExecute",
-            S3Request::TenantAssign { .. } => "OMTenantAssignUserAccessIdRequest.preExecute",
-            S3Request::TenantRevoke { .. } => "OMTenantRevokeUserAccessIdRequest.preExecute",
+            S3Request::GetSecret { .. } => &java::S3GetSecretRequest::preExecute,
+            S3Request::SetSecret { .. } => &java::OMSetSecretRequest::preExecute,
+            S3Request::RevokeSecret { .. } => &java::S3RevokeSecretRequest::preExecute,
+            S3Request::TenantAssign { .. } => &java::OMTenantAssignUserAccessIdRequest::preExecute,
+            S3Request::TenantRevoke { .. } => &java::OMTenantRevokeUserAccessIdRequest::preExecute,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! replay-safe (see [`ScmRow::Summary`]).
 
 use super::{ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE};
+use crate::cite::{java, Citation};
 use crate::kit::store::{TableName, Tables};
 use std::fmt;
 
@@ -49,8 +50,8 @@ pub struct Put {
 
 impl ScmRequest {
     /// The Java method this request's apply stands for.
-    pub fn java(&self) -> &'static str {
-        "DeletedBlockLogStateManagerImpl.addTransactionsToDB"
+    pub fn java(&self) -> &'static Citation {
+        &java::DeletedBlockLogStateManagerImpl::addTransactionsToDB
     }
 
     /// Apply the request to the in-memory `view`, returning the puts it hands to the buffer,

@@ -11,17 +11,19 @@
 
 use super::tx_buffer::{FlushPath, TransactionBuffer};
 use super::ScmRow;
+use crate::cite::java;
 use crate::kit::store::Checkpoint;
 use crate::recorder::Actor;
 
 /// `download`: flush along `path`, then take the checkpoint.
 pub fn download(buffer: &TransactionBuffer, actor: &Actor, path: FlushPath) -> Checkpoint<ScmRow> {
     actor.step(
-        "InterSCMGrpcService.download",
+        &java::InterSCMGrpcService::download,
         "follower asks for a checkpoint",
     );
     buffer.flush_from(actor, path, "download");
-    buffer
-        .store()
-        .checkpoint(actor, "SCMDBCheckpointProvider.writeDBCheckpointToStream")
+    buffer.store().checkpoint(
+        actor,
+        &java::SCMDBCheckpointProvider::writeDBCheckPointToSream,
+    )
 }

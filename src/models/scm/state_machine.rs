@@ -23,6 +23,7 @@
 use super::deleted_blocks::ScmRequest;
 use super::tx_buffer::{FlushPath, TransactionBuffer};
 use super::{initial_tables, ScmRow};
+use crate::cite::java;
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
 use crate::kit::store::{Checkpoint, Store, Tables, WriteBatch};
 use crate::kit::tx_info::{self, stage_tx_info, stored_index};
@@ -53,7 +54,7 @@ pub fn apply_transaction(
 /// `notifyLeaderChanged`: the leader-change flush, along `path`.
 pub fn notify_leader_changed(buffer: &TransactionBuffer, actor: &Actor, path: FlushPath) {
     actor.step(
-        "SCMStateMachine.notifyLeaderChanged",
+        &java::SCMStateMachine::notifyLeaderChanged,
         "leader changed: flush",
     );
     buffer.flush_from(actor, path, "leader change");
@@ -74,9 +75,9 @@ pub fn install_and_catch_up(
     log: &RaftLog<ScmRequest>,
     actor: &Actor,
 ) {
-    store.install(actor, "SCMStateMachine.reinitialize", checkpoint);
+    store.install(actor, &java::SCMStateMachine::reinitialize, checkpoint);
     let stored = stored_index(&store.durable());
-    actor.step_with("SCMHADBTransactionBufferImpl.init", || {
+    actor.step_with(&java::SCMHADBTransactionBufferImpl::init, || {
         format!(
             "latestTrxInfo = applied = checkpoint TX {stored}; Ratis sends from {}",
             stored + 1
@@ -95,7 +96,7 @@ pub fn install_and_catch_up(
         actor.step_with(request.java(), || {
             format!("re-apply index {} {request}", entry.index)
         });
-        store.commit(actor, "SCMHADBTransactionBufferImpl.flush", batch);
+        store.commit(actor, &java::SCMHADBTransactionBufferImpl::flush, batch);
     }
 }
 

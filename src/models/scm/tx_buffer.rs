@@ -24,6 +24,7 @@
 //! never contends with another stager; it makes one staging one atomic step.
 
 use super::ScmRow;
+use crate::cite::{java, Citation};
 use crate::kit::store::{Store, TableName, WriteBatch};
 use crate::kit::tx_info::stage_tx_info;
 use crate::properties::Probe;
@@ -88,7 +89,7 @@ impl TransactionBuffer {
         let mut b = self.current.lock();
         b.ops.put(table, key, row);
         b.pending += 1;
-        actor.step_with("SCMHADBTransactionBufferImpl.addToBuffer", || {
+        actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
             format!("read lock; stage {table}/{key}={row}")
         });
     }
@@ -99,9 +100,10 @@ impl TransactionBuffer {
         let mut b = self.current.lock();
         b.ops.delete(table, key);
         b.pending += 1;
-        actor.step_with("SCMHADBTransactionBufferImpl.removeFromBuffer", || {
-            format!("read lock; stage delete {table}/{key}")
-        });
+        actor.step_with(
+            &java::SCMHADBTransactionBufferImpl::removeFromBuffer,
+            || format!("read lock; stage delete {table}/{key}"),
+        );
     }
 
     /// `updateLatestTrxInfo`: no lock; only a strictly larger index is taken.
@@ -109,9 +111,10 @@ impl TransactionBuffer {
         let old = self
             .latest_trx_info
             .update(|old| if index > old.1 { (term, index) } else { old });
-        actor.step_with("SCMHADBTransactionBufferImpl.updateLatestTrxInfo", || {
-            format!("latestTrxInfo {} -> {}", old.1, old.1.max(index))
-        });
+        actor.step_with(
+            &java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo,
+            || format!("latestTrxInfo {} -> {}", old.1, old.1.max(index)),
+        );
     }
 
     /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
@@ -122,7 +125,7 @@ impl TransactionBuffer {
             n + 1
         }) + 1;
         actor.step_with(
-            "SCMHADBTransactionBufferImpl.beginApplyingTransaction",
+            &java::SCMHADBTransactionBufferImpl::beginApplyingTransaction,
             || format!("applyingTransactions -> {n}"),
         );
     }
@@ -135,7 +138,7 @@ impl TransactionBuffer {
             n.saturating_sub(1)
         });
         actor.step_with(
-            "SCMHADBTransactionBufferImpl.endApplyingTransaction",
+            &java::SCMHADBTransactionBufferImpl::endApplyingTransaction,
             || format!("applyingTransactions -> {}", n.saturating_sub(1)),
         );
     }
@@ -165,7 +168,7 @@ impl TransactionBuffer {
     /// `flushIfNeeded(0)`: under the write lock, defer while an apply is in flight, else
     /// flush if something is pending. Returns whether it flushed.
     pub fn flush_if_needed(&self, actor: &Actor, why: &str) -> bool {
-        const JAVA: &str = "SCMHADBTransactionBufferImpl.flushIfNeeded";
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushIfNeeded;
         let _write = self.rw_lock.write();
         let applying = self.applying.get();
         if applying > 0 {
@@ -185,7 +188,7 @@ impl TransactionBuffer {
     }
 
     fn flush_under_write_lock(&self, actor: &Actor, why: &str) {
-        const JAVA: &str = "SCMHADBTransactionBufferImpl.flushUnderWriteLock";
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         let (term, index) = self.latest_trx_info.get();
         let mut b = self.current.lock();
         let mut batch = std::mem::take(&mut b.ops);

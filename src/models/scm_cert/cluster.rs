@@ -26,12 +26,13 @@
 use super::generator::get_next_id;
 use super::scm::{Reply, Scm, ScmGhost, Upgrade};
 use super::{largest_serial, last_id, serial_key, ScmRow, ScmTx, VALID_CERTS_TABLE};
+use crate::cite::java;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::replica::{CatchUp, SharedLog};
 use crate::kit::store::Tables;
-use crate::recorder::{Actor, Recorder};
 use crate::kit::tx_info::stored_index;
 use crate::properties::Probe;
+use crate::recorder::{Actor, Recorder};
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, RwLock};
 use std::collections::BTreeMap;
@@ -280,12 +281,11 @@ impl Cluster {
     }
 
     fn install_checkpoint(&self, me: &Actor, i: usize, leader: usize) {
-        let checkpoint = self.scms[leader].store().checkpoint(
-            me,
-            "SCMStateMachine.notifyInstallSnapshotFromLeader (leader checkpoint)",
-        );
+        let checkpoint = self.scms[leader]
+            .store()
+            .checkpoint(me, &java::SCMStateMachine::notifyInstallSnapshotFromLeader);
         me.step(
-            "SCMStateMachine.notifyInstallSnapshotFromLeader",
+            &java::SCMStateMachine::notifyInstallSnapshotFromLeader,
             format!(
                 "{} installs {}'s checkpoint at index {}",
                 self.scms[i].name(),
@@ -302,7 +302,7 @@ impl Cluster {
         let summary = tx.to_string();
         let index = self.log.append(tx);
         me.step(
-            "SCMRatisServerImpl.submitRequest",
+            &java::SCMRatisServerImpl::submitRequest,
             format!(
                 "{} commits index {index}: {summary}",
                 self.scms[leader].name()
@@ -354,7 +354,7 @@ impl Cluster {
             self.sign_and_store_on(me, f.leader, &f.req, f.serial)
         } else {
             me.step(
-                "SCMRatisServerImpl.submitRequest",
+                &java::SCMRatisServerImpl::submitRequest,
                 format!(
                     "{} no longer leads: NotLeaderException; serial {} stays allocated",
                     self.scms[f.leader].name(),
@@ -394,7 +394,7 @@ impl Cluster {
     ) -> Outcome {
         if req.store_fails {
             me.step(
-                "DefaultCAServer.signAndStoreCertificate",
+                &java::DefaultCAServer::signAndStoreCertificate,
                 format!(
                     "signing or storing fails for {}: serial {serial} stays allocated with no certificate",
                     req.subject
@@ -406,7 +406,7 @@ impl Cluster {
             .store()
             .get_skip_cache(
                 me,
-                "SCMCertStore.checkValidCertID",
+                &java::SCMCertStore::checkValidCertID,
                 VALID_CERTS_TABLE,
                 &serial_key(serial),
             )
@@ -414,7 +414,7 @@ impl Cluster {
         if conflicting {
             let msg = format!("Conflicting certificate ID{serial}");
             me.step(
-                "SCMCertStore.checkValidCertID",
+                &java::SCMCertStore::checkValidCertID,
                 format!("refuses {}: {msg}", req.subject),
             );
             return Outcome::Refused(msg);
@@ -449,7 +449,7 @@ impl Cluster {
         let leader = guard.leader;
         let tables = self.scms[leader]
             .store()
-            .scan(me, "SCMCertStore.removeAllExpiredCertificates (read)");
+            .scan(me, &java::SCMCertStore::removeAllExpiredCertificates);
         let serials: Vec<u64> = tables
             .iter()
             .filter(|(t, _, v)| {
@@ -469,7 +469,7 @@ impl Cluster {
         guard.leader = to;
         self.scms[to].generator().lock().last = None;
         me.step(
-            "SCMHAManagerImpl.transferLeadership",
+            &java::SCMClientProtocolServer::transferLeadership,
             format!(
                 "{} -> {}: term {}, configuration entry at index {index}",
                 self.scms[from].name(),
@@ -516,7 +516,7 @@ impl Cluster {
         let applied = self.scms[leader].applied();
         self.log.purge_through(applied);
         me.step(
-            "SCMStateMachine.takeSnapshot",
+            &java::SCMStateMachine::takeSnapshot,
             format!(
                 "{} snapshot at index {applied}; the log is purged through it",
                 self.scms[leader].name()

@@ -10,6 +10,7 @@
 
 use super::scm::{Reply, Scm};
 use super::ScmTx;
+use crate::cite::java;
 use crate::recorder::Actor;
 
 /// `getNextId(CertificateId)` on the leader `scm`, which replicates a transaction through
@@ -26,7 +27,7 @@ pub fn get_next_id(scm: &Scm, me: &Actor, mut submit: impl FnMut(ScmTx) -> Reply
             Ok(()) => {
                 batch.last = Some(next);
                 me.step(
-                    "SequenceIdGenerator.getNextId",
+                    &java::SequenceIdGenerator::getNextId,
                     format!("{} hands out {next}", scm.name()),
                 );
                 return next;
@@ -34,7 +35,7 @@ pub fn get_next_id(scm: &Scm, me: &Actor, mut submit: impl FnMut(ScmTx) -> Reply
             Err(_) => {
                 prev = scm.get_last_id(me);
                 me.step(
-                    "SequenceIdGenerator.getNextId",
+                    &java::SequenceIdGenerator::getNextId,
                     format!("{} reloads lastId {prev} and retries", scm.name()),
                 );
             }

@@ -20,15 +20,15 @@
 //! applied index (see the module docs of [`super`]).
 
 use super::{
-    largest_serial, last_id, serial_key, ScmRow, ScmTx, CERTIFICATE_ID,
-    PRIMARY_SCM_CERT_SERIAL, SEQUENCE_ID_TABLE, VALID_CERTS_TABLE,
-    VALID_SCM_CERTS_TABLE,
+    largest_serial, last_id, serial_key, ScmRow, ScmTx, CERTIFICATE_ID, PRIMARY_SCM_CERT_SERIAL,
+    SEQUENCE_ID_TABLE, VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE,
 };
+use crate::cite::{java, Label};
 use crate::kit::raft_log::{LogEntry, Payload};
 use crate::kit::replica::{Applier, CatchUp, SharedLog};
 use crate::kit::store::{Observer, Store, Tables, WriteBatch};
-use crate::recorder::Actor;
 use crate::kit::tx_info::{stage_tx_info, stored_index};
+use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Mutex};
 use std::collections::BTreeMap;
@@ -136,7 +136,7 @@ impl Scm {
         }
         let id = match self.store.get_skip_cache(
             me,
-            "SequenceIdGenerator.StateManagerImpl.initialize",
+            &java::SequenceIdGenerator::StateManagerImpl::initialize,
             SEQUENCE_ID_TABLE,
             CERTIFICATE_ID,
         ) {
@@ -156,9 +156,9 @@ impl Scm {
 
     fn apply(&self, me: &Actor, m: &mut Machine, entry: &LogEntry<ScmTx>) {
         let mut batch = WriteBatch::new();
-        let (java, reply, summary) = match &entry.payload {
+        let (java, reply, summary): (Label, _, _) = match &entry.payload {
             Payload::Configuration => (
-                "SCMStateMachine.notifyTermIndexUpdated",
+                Label::Java(&java::SCMStateMachine::notifyTermIndexUpdated),
                 Ok(()),
                 "configuration entry".to_string(),
             ),
@@ -168,7 +168,7 @@ impl Scm {
                     batch.put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(*next));
                     m.last_id = Some(*next);
                     (
-                        "StateManagerImpl.allocateBatch",
+                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
                         Ok(()),
                         format!("allocateBatch({prev} -> {next}) ok"),
                     )
@@ -176,7 +176,11 @@ impl Scm {
                     let msg = format!(
                         "Failed to allocate a batch for CertificateId, expected lastId is {prev}, actual lastId is {actual}."
                     );
-                    ("StateManagerImpl.allocateBatch", Err(msg.clone()), msg)
+                    (
+                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
+                        Err(msg.clone()),
+                        msg,
+                    )
                 }
             }
             Payload::Data(ScmTx::StoreCert {
@@ -193,7 +197,7 @@ impl Scm {
                     },
                 );
                 (
-                    "SCMCertStore.storeValidCertificate",
+                    Label::Java(&java::SCMCertStore::storeValidCertificate),
                     Ok(()),
                     format!("store certificate {serial} ({subject})"),
                 )
@@ -203,7 +207,7 @@ impl Scm {
                     batch.delete(VALID_CERTS_TABLE, &serial_key(*s));
                 }
                 (
-                    "SCMCertStore.removeAllExpiredCertificates",
+                    Label::Java(&java::SCMCertStore::removeAllExpiredCertificates),
                     Ok(()),
                     format!("remove expired certificates {serials:?}"),
                 )
@@ -214,7 +218,7 @@ impl Scm {
                 batch.put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(raised));
                 m.last_id = Some(raised);
                 (
-                    "SequenceIdGenerator.upgradeToCertificateSequenceId (replicated)",
+                    Label::model("replicated raise of the through-ratis variant"),
                     Ok(()),
                     format!("raise CertificateId {actual} -> {raised}"),
                 )
@@ -226,7 +230,7 @@ impl Scm {
         );
         stage_tx_info(&mut batch, entry.term, entry.index);
         self.store
-            .commit(me, "SCMHADBTransactionBuffer.flush", batch);
+            .commit(me, &java::SCMHADBTransactionBuffer::flush, batch);
         m.replies.insert(entry.index, reply);
     }
 
@@ -254,11 +258,8 @@ impl Scm {
     pub fn install(&self, me: &Actor, checkpoint: Tables<ScmRow>) {
         let mut m = self.machine.lock();
         let index = stored_index(&checkpoint);
-        self.store.install(
-            me,
-            "SCMStateMachine.reinitialize (installed checkpoint)",
-            checkpoint,
-        );
+        self.store
+            .install(me, &java::SCMStateMachine::reinitialize, checkpoint);
         m.applier.installed(index);
         m.last_id = None;
     }
@@ -272,7 +273,8 @@ impl Scm {
             m.replies.clear();
         }
         self.generator.lock().last = None;
-        self.store.reopen(me, "StorageContainerManager (restart)");
+        self.store
+            .reopen(me, Label::model("SCM restart: reopen the DB"));
     }
 
     /// `persistPrimarySCMCerts` (:988-1009): the primary's own certificate, put locally.
@@ -280,7 +282,7 @@ impl Scm {
         self.ghost.with(|g| g.persisting = true);
         self.store.put(
             me,
-            "StorageContainerManager.persistPrimarySCMCerts",
+            &java::StorageContainerManager::persistPrimarySCMCerts,
             VALID_SCM_CERTS_TABLE,
             &serial_key(PRIMARY_SCM_CERT_SERIAL),
             ScmRow::Cert {
@@ -299,7 +301,7 @@ impl Scm {
         }
         let tables = self.store.scan(
             me,
-            "SequenceIdGenerator.upgradeToCertificateSequenceId (read)",
+            &java::SequenceIdGenerator::upgradeToCertificateSequenceId,
         );
         let largest = largest_serial(&tables);
         let row = last_id(&tables);
@@ -311,14 +313,14 @@ impl Scm {
         if write {
             self.store.put(
                 me,
-                "SequenceIdGenerator.upgradeToCertificateSequenceId",
+                &java::SequenceIdGenerator::upgradeToCertificateSequenceId,
                 SEQUENCE_ID_TABLE,
                 CERTIFICATE_ID,
                 ScmRow::LastId(largest),
             );
         } else {
             me.step(
-                "SequenceIdGenerator.upgradeToCertificateSequenceId",
+                &java::SequenceIdGenerator::upgradeToCertificateSequenceId,
                 format!(
                     "largest stored serial {largest}, row {}: no local write",
                     row.map_or("absent".into(), |r| r.to_string())
@@ -333,7 +335,7 @@ impl Scm {
         let mut m = self.machine.lock();
         m.up = true;
         me.step(
-            "SCMHAManagerImpl.start",
+            &java::SCMHAManagerImpl::start,
             format!(
                 "{} starts Ratis; replays after index {}",
                 self.name,
