@@ -83,9 +83,16 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
                 .clone()
                 .expect("a shuttle counterexample is minimized");
             assert_eq!(small.invariant, found.invariant);
+            // Preemptions first, then context switches, then steps: never longer by that
+            // measure, and never more preemptions.
             assert!(
-                m.context_switches <= m.found_context_switches,
+                (m.preemptions, m.context_switches, m.steps)
+                    <= (m.found_preemptions, m.found_context_switches, m.found_steps),
                 "{variant}/{plan}: {m:?}"
+            );
+            assert!(
+                m.replays
+                    <= ozone_ha_check::minimize::MINIMIZE_BUDGET + m.found_context_switches + 1
             );
             assert_eq!(m.steps, small.trace.len());
             // The minimized schedule replays to the minimized trace.
@@ -99,6 +106,28 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
             assert_eq!(again.trace, small.trace, "{variant}/{plan}");
         }
     }
+}
+
+#[test]
+fn minimization_leaves_the_local_minimum_of_one_at_a_time_drops() {
+    // Random schedules preempt at almost every decision; the snapshot's unbatched put needs
+    // one preemption (loom's smallest failing bound is 1), and the minimized
+    // counterexample has exactly one.
+    let scenario = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+    let found = run(
+        "hdds-16092",
+        "buggy",
+        "steady",
+        ozone_ha_check::engine::Strategy::Random {
+            seed: 0,
+            executions: 100,
+        },
+        None,
+    );
+    let small = minimize(scenario, &found).unwrap();
+    let m = small.minimized.unwrap();
+    assert!(m.found_preemptions > 10, "{m:?}");
+    assert_eq!(m.preemptions, 1, "{m:?}");
 }
 
 /// The cases of `s` expected to break an invariant.

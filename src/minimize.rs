@@ -1,94 +1,560 @@
 //! Shortening a counterexample found by a shuttle engine.
+//!
+//! A counterexample is easiest to follow when the threads rarely interrupt each other, so
+//! the measure is the number of *preemptions*, counted as loom's preemption bound counts
+//! them: a switch away from a task that could have continued. Choosing which task runs
+//! when the current one blocks or finishes is not a preemption. Loom's smallest failing
+//! bound is therefore the figure to reach (up to the two engines' scheduling points, which
+//! differ slightly).
+//!
+//! Whether a switch is a preemption is asked of the engine: a replay of the schedule up to
+//! that decision, followed by the task that was running, is refused exactly when that task
+//! could not run there. A switch to the task the non-preemptive default (the one of
+//! [`Strategy::Guided`](crate::engine::Strategy::Guided): the running task while it can
+//! run, else the lowest-numbered runnable one) would have picked anyway is never one, so
+//! only the other switches cost a replay, and each answer is remembered.
+//!
+//! The search runs within a budget of replays (probes included), keeps the same invariant
+//! broken, and takes a schedule only when it has fewer preemptions, or as many and fewer
+//! context switches, or as many of both and fewer steps:
+//!
+//! 1. *Cut*: keep the schedule up to one of its preemptions and let the non-preemptive
+//!    default run the rest (a binary search for the earliest cut that still breaks).
+//! 2. *Merge*: around each switch, let the preempted task go on with its next block of
+//!    steps (pull that block forward), or move its block back to join that next block;
+//!    every task keeps its own order of steps. A schedule that no longer fits the model is
+//!    refused by the engine and skipped. Repeated, with a cut after each success, until no
+//!    merge helps.
+//! 3. *Deepen*: keep no preemption of the result, then each single one, then each pair,
+//!    ..., dropping all the others at once, both as forced switches of a guided run (which
+//!    skips a switch that cannot happen) and as merged exact schedules. A success goes back
+//!    to 1. This is what leaves the local minima of one-at-a-time drops behind: a
+//!    preemption that matters only together with another one is dropped with it.
+//! 4. *Bounded search*: while preemptions remain, the non-preemptive execution itself, then
+//!    every single forced switch (each decision, each task), for a counterexample with
+//!    fewer preemptions; one found is shortened by 1 to 3 in turn.
 
-use crate::engine::{Schedule, Strategy};
+use crate::engine::{DriveError, Schedule, Strategy};
 use crate::explore::{explore, ExploreError, Minimized, Report, Request};
 use crate::scenarios::AnyScenario;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// The most replays one minimization may run.
-const MINIMIZE_BUDGET: usize = 400;
+/// The most replays one minimization may run, the probes that count preemptions
+/// included.
+pub const MINIMIZE_BUDGET: usize = 1_500;
 
-/// Shorten a violation found by a shuttle engine: replay its schedule, then drop its
-/// preemptions one (or, when that no longer helps, two) at a time, keeping a drop whenever
-/// the same invariant still breaks with fewer preemptions (then fewer context switches, then
-/// fewer steps), until no drop helps or the budget of replays is spent. Returns the report with the shorter counterexample and both lengths; a report
-/// without a replayable schedule comes back unchanged.
+/// Shorten a violation found by a shuttle engine within [`MINIMIZE_BUDGET`] replays; see
+/// the module documentation. Returns the report with the shorter counterexample and both
+/// lengths; a report without a replayable schedule comes back unchanged.
 pub fn minimize(scenario: &dyn AnyScenario, report: &Report) -> Result<Report, ExploreError> {
+    minimize_within(scenario, report, MINIMIZE_BUDGET)
+}
+
+/// [`minimize`] with a budget of `budget` replays.
+pub fn minimize_within(
+    scenario: &dyn AnyScenario,
+    report: &Report,
+    budget: usize,
+) -> Result<Report, ExploreError> {
     let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
         return Ok(report.clone());
     };
-    let Ok(schedule) = Schedule::parse(text) else {
+    let Some(tasks) = tasks_of(text) else {
         return Ok(report.clone());
     };
-    let run = |strategy: Strategy| {
-        explore(
-            scenario,
-            &Request::new(&report.variant, &report.plan, strategy)
-                .watch(Some(invariant))
-                .size(report.size),
-        )
+    let mut search = Search {
+        scenario,
+        report,
+        invariant,
+        replays: 0,
+        budget,
+        fits: BTreeMap::new(),
+        tried: BTreeSet::new(),
     };
-    let breaks = |r: &Report| r.invariant.as_deref() == Some(invariant.as_str());
-    // Fewest preemptions first (each is a choice a reader must follow), then context
-    // switches, then steps.
-    let size = |r: &Report| {
-        (
-            r.switches.as_ref().map_or(usize::MAX, Vec::len),
-            r.context_switches.unwrap_or(usize::MAX),
-            r.trace.len(),
-        )
-    };
-    let mut best = run(Strategy::Replay { schedule })?;
-    if !breaks(&best) {
+    // The found schedule is replayed and its preemptions counted whatever the budget.
+    let Some(found) = search.exact(&tasks, true)? else {
         return Ok(report.clone());
-    }
-    let found = (
-        best.switches.as_ref().map_or(0, Vec::len),
-        report.context_switches.unwrap_or(0),
-        report.trace.len(),
-    );
-    let mut replays = 1;
-    // Drop one preemption at a time; when no single drop helps, try dropping two.
-    'improve: while replays < MINIMIZE_BUDGET {
-        let switches = best.switches.clone().unwrap_or_default();
-        let n = switches.len();
-        let singles = (0..n).rev().map(|i| vec![i]);
-        let pairs = (0..n)
-            .rev()
-            .flat_map(|i| (0..i).rev().map(move |j| vec![i, j]));
-        for drops in singles.chain(pairs) {
-            if replays >= MINIMIZE_BUDGET {
-                break 'improve;
-            }
-            let fewer: Vec<(usize, usize)> = switches
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| !drops.contains(k))
-                .map(|(_, s)| *s)
-                .collect();
-            let candidate = run(Strategy::Guided { switches: fewer })?;
-            replays += 1;
-            if breaks(&candidate) && size(&candidate) < size(&best) {
-                best = candidate;
-                continue 'improve;
+    };
+    let mut best = search.improve(found.clone())?;
+    best = search.deepen(best)?;
+    if !best.preempted.is_empty() {
+        if let Some(other) = search.bounded(best.preempted.len())? {
+            let other = search.improve(other)?;
+            let other = search.deepen(other)?;
+            if other.key() < best.key() {
+                best = other;
             }
         }
-        break;
     }
     let mut out = report.clone();
-    let small = size(&best);
     out.minimized = Some(Minimized {
-        found_steps: found.2,
-        found_context_switches: found.1,
-        found_preemptions: found.0,
-        steps: small.2,
-        context_switches: small.1,
-        preemptions: small.0,
-        replays,
+        found_steps: report.trace.len(),
+        found_context_switches: report.context_switches.unwrap_or(0),
+        found_preemptions: found.preempted.len(),
+        steps: best.report.trace.len(),
+        context_switches: best.report.context_switches.unwrap_or(0),
+        preemptions: best.preempted.len(),
+        replays: search.replays,
     });
-    out.detail = best.detail;
-    out.violation_step = best.violation_step;
-    out.schedule = best.schedule;
-    out.context_switches = best.context_switches;
-    out.trace = best.trace;
+    out.detail = best.report.detail;
+    out.violation_step = best.report.violation_step;
+    out.schedule = best.report.schedule;
+    out.context_switches = best.report.context_switches;
+    out.trace = best.report.trace;
     Ok(out)
+}
+
+/// The preemptions of a violating report's schedule (loom's count: switches away from a
+/// task that could have continued), found by replaying it and probing each switch; `None`
+/// when the report has no replayable schedule or no longer breaks its invariant.
+pub fn preemptions(
+    scenario: &dyn AnyScenario,
+    report: &Report,
+) -> Result<Option<usize>, ExploreError> {
+    let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
+        return Ok(None);
+    };
+    let Some(tasks) = tasks_of(text) else {
+        return Ok(None);
+    };
+    let mut search = Search {
+        scenario,
+        report,
+        invariant,
+        replays: 0,
+        budget: 0,
+        fits: BTreeMap::new(),
+        tried: BTreeSet::new(),
+    };
+    Ok(search.exact(&tasks, true)?.map(|f| f.preempted.len()))
+}
+
+/// The task of every decision of a schedule's text, or `None` when it holds random values
+/// (no model draws any) or does not parse.
+fn tasks_of(text: &str) -> Option<Vec<usize>> {
+    let body = text.trim().strip_prefix("v1:")?;
+    let mut tasks = Vec::new();
+    for token in body.split(',').filter(|t| !t.is_empty()) {
+        let (task, count) = token.split_once('x').unwrap_or((token, "1"));
+        let task: usize = task.parse().ok()?;
+        let count: usize = count.parse().ok()?;
+        tasks.extend(std::iter::repeat_n(task, count));
+    }
+    Some(tasks)
+}
+
+/// The schedule that runs `tasks` in order (then the engine's non-preemptive default).
+fn schedule_of(tasks: &[usize]) -> Schedule {
+    let mut text = String::from("v1:");
+    let mut i = 0;
+    while i < tasks.len() {
+        let run = tasks[i..].iter().take_while(|t| **t == tasks[i]).count();
+        if i > 0 {
+            text.push(',');
+        }
+        if run == 1 {
+            text.push_str(&tasks[i].to_string());
+        } else {
+            text.push_str(&format!("{}x{run}", tasks[i]));
+        }
+        i += run;
+    }
+    Schedule::parse(&text).unwrap_or_default()
+}
+
+/// Where each block of consecutive decisions of one task starts, after the first.
+fn block_starts(tasks: &[usize]) -> Vec<usize> {
+    (1..tasks.len())
+        .filter(|&i| tasks[i] != tasks[i - 1])
+        .collect()
+}
+
+/// A violating execution of the watched invariant, with its preemptions.
+#[derive(Clone, Debug)]
+struct Found {
+    report: Report,
+    /// The task of every decision.
+    tasks: Vec<usize>,
+    /// The decisions at which a task that could have continued was switched away from.
+    preempted: Vec<usize>,
+}
+
+impl Found {
+    /// Fewest preemptions first (each is a choice a reader must follow), then context
+    /// switches, then steps.
+    fn key(&self) -> (usize, usize, usize) {
+        (
+            self.preempted.len(),
+            self.report.context_switches.unwrap_or(usize::MAX),
+            self.report.trace.len(),
+        )
+    }
+}
+
+struct Search<'a> {
+    scenario: &'a dyn AnyScenario,
+    report: &'a Report,
+    invariant: &'a str,
+    replays: usize,
+    budget: usize,
+    /// Whether a task can run after a prefix of decisions: `prefix + [task]` -> answer.
+    fits: BTreeMap<Vec<usize>, bool>,
+    /// Explicit schedules already replayed.
+    tried: BTreeSet<Vec<usize>>,
+}
+
+impl Search<'_> {
+    fn spent(&self) -> bool {
+        self.replays >= self.budget
+    }
+
+    /// Run one execution; `None` when the schedule does not fit the model.
+    fn run(&mut self, strategy: Strategy) -> Result<Option<Report>, ExploreError> {
+        self.replays += 1;
+        let request = Request::new(&self.report.variant, &self.report.plan, strategy)
+            .watch(Some(self.invariant))
+            .size(self.report.size);
+        match explore(self.scenario, &request) {
+            Ok(r) => Ok(Some(r)),
+            Err(ExploreError::Drive(DriveError::ScheduleMismatch(_))) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `task` can run after the decisions `prefix` (one replay, remembered).
+    fn fits(&mut self, prefix: &[usize], task: usize) -> Result<bool, ExploreError> {
+        let mut probe = prefix.to_vec();
+        probe.push(task);
+        if let Some(known) = self.fits.get(&probe) {
+            return Ok(*known);
+        }
+        let fits = self
+            .run(Strategy::Replay {
+                schedule: schedule_of(&probe),
+            })?
+            .is_some();
+        self.fits.insert(probe, fits);
+        Ok(fits)
+    }
+
+    /// The violating execution of `r`, its preemptions counted; `None` when it does not
+    /// break the watched invariant, or when the budget ran out while counting (unless
+    /// `always`).
+    fn found(&mut self, r: Report, always: bool) -> Result<Option<Found>, ExploreError> {
+        if r.invariant.as_deref() != Some(self.invariant) {
+            return Ok(None);
+        }
+        let Some(tasks) = r.schedule.as_deref().and_then(tasks_of) else {
+            return Ok(None);
+        };
+        let mut preempted = Vec::new();
+        // A switch the non-preemptive default would have made is not a preemption: the
+        // running task could not go on. Only the others are probed.
+        for (decision, task) in r.switches.clone().unwrap_or_default() {
+            if decision == 0 || decision >= tasks.len() || tasks[decision - 1] == task {
+                continue;
+            }
+            if self.spent() && !always {
+                return Ok(None);
+            }
+            if self.fits(&tasks[..decision], tasks[decision - 1])? {
+                preempted.push(decision);
+            }
+        }
+        Ok(Some(Found {
+            report: r,
+            tasks,
+            preempted,
+        }))
+    }
+
+    /// Replay exactly `tasks` (then the non-preemptive default).
+    fn exact(&mut self, tasks: &[usize], always: bool) -> Result<Option<Found>, ExploreError> {
+        if !always && (self.spent() || !self.tried.insert(tasks.to_vec())) {
+            return Ok(None);
+        }
+        match self.run(Strategy::Replay {
+            schedule: schedule_of(tasks),
+        })? {
+            Some(r) => self.found(r, always),
+            None => Ok(None),
+        }
+    }
+
+    /// Run the non-preemptive default with these forced switches.
+    fn guided(&mut self, switches: Vec<(usize, usize)>) -> Result<Option<Report>, ExploreError> {
+        if self.spent() {
+            return Ok(None);
+        }
+        self.run(Strategy::Guided { switches })
+    }
+
+    /// Cut and merge until neither helps or the budget is spent.
+    fn improve(&mut self, mut best: Found) -> Result<Found, ExploreError> {
+        best = self.cut(best)?;
+        'merge: while !self.spent() {
+            for candidate in merges(&best.tasks, &best.preempted) {
+                if let Some(f) = self.exact(&candidate, false)? {
+                    if f.key() < best.key() {
+                        best = self.cut(f)?;
+                        continue 'merge;
+                    }
+                }
+                if self.spent() {
+                    break 'merge;
+                }
+            }
+            break;
+        }
+        Ok(best)
+    }
+
+    /// Iterative deepening over the preemptions of `best`: keep none of them, then each
+    /// one, then each two, ..., dropping all the others at once, both as forced switches
+    /// (the engine's guided run, which skips a switch that cannot happen) and as an exact
+    /// schedule with each dropped preemption merged away; each success is improved again
+    /// and the deepening restarts from it.
+    fn deepen(&mut self, mut best: Found) -> Result<Found, ExploreError> {
+        'restart: while !best.preempted.is_empty() && !self.spent() {
+            let preempted = best.preempted.clone();
+            let switches = best.report.switches.clone().unwrap_or_default();
+            for k in 0..preempted.len() {
+                let mut keep = Combinations::new(preempted.len(), k);
+                while let Some(chosen) = keep.next_indices() {
+                    let kept: Vec<usize> = chosen.iter().map(|&i| preempted[i]).collect();
+                    let forced: Vec<(usize, usize)> = switches
+                        .iter()
+                        .copied()
+                        .filter(|(d, _)| !preempted.contains(d) || kept.contains(d))
+                        .collect();
+                    let mut candidates = Vec::new();
+                    if let Some(r) = self.guided(forced)? {
+                        candidates.push(self.found(r, false)?);
+                    }
+                    for how in [Removal::Pull, Removal::Push] {
+                        let merged = keeping(&best.tasks, &preempted, &kept, how);
+                        candidates.push(self.exact(&merged, false)?);
+                    }
+                    for f in candidates.into_iter().flatten() {
+                        if f.key() < best.key() {
+                            best = self.improve(f)?;
+                            continue 'restart;
+                        }
+                    }
+                    if self.spent() {
+                        break 'restart;
+                    }
+                }
+            }
+            break;
+        }
+        Ok(best)
+    }
+
+    /// The earliest cut at a preemption that still breaks the invariant (a binary
+    /// search: cutting at the k-th preemption keeps k of them).
+    fn cut(&mut self, best: Found) -> Result<Found, ExploreError> {
+        let mut best = best;
+        let (mut lo, mut hi) = (0, best.preempted.len());
+        let cuts = best.preempted.clone();
+        let tasks = best.tasks.clone();
+        while lo < hi && !self.spent() {
+            let mid = (lo + hi) / 2;
+            match self.exact(&tasks[..cuts[mid]], false)? {
+                Some(f) if f.preempted.len() <= mid => {
+                    if f.key() < best.key() {
+                        best = f;
+                    }
+                    hi = mid;
+                }
+                _ => lo = mid + 1,
+            }
+        }
+        Ok(best)
+    }
+
+    /// Iterative deepening from the non-preemptive execution: no forced switch, then each
+    /// single forced switch. Returns the first violating execution with fewer than
+    /// `bound` preemptions, the fewest found.
+    fn bounded(&mut self, bound: usize) -> Result<Option<Found>, ExploreError> {
+        let Some(plain) = self.guided(Vec::new())? else {
+            return Ok(None);
+        };
+        if let Some(f) = self.found(plain.clone(), false)? {
+            if f.preempted.len() < bound {
+                return Ok(Some(f));
+            }
+        }
+        let decisions = plain.decisions_per_execution.unwrap_or(0.0).round() as usize;
+        let tasks = plain.tasks.unwrap_or(0);
+        let mut best: Option<Found> = None;
+        for decision in 1..decisions {
+            for task in 0..tasks {
+                let Some(r) = self.guided(vec![(decision, task)])? else {
+                    return Ok(best);
+                };
+                if r.switches.as_ref().is_none_or(Vec::is_empty) {
+                    continue;
+                }
+                let Some(f) = self.found(r, false)? else {
+                    continue;
+                };
+                let limit = best.as_ref().map_or(bound, |b| b.preempted.len());
+                if f.preempted.len() < limit {
+                    let done = f.preempted.is_empty();
+                    best = Some(f);
+                    if done {
+                        return Ok(best);
+                    }
+                }
+            }
+        }
+        Ok(best)
+    }
+}
+
+/// How a switch at decision `d` is taken out of a schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Removal {
+    /// The preempted task goes on at `d` with its next block of steps.
+    Pull,
+    /// The preempted task's block waits and runs just before its next block.
+    Push,
+}
+
+/// `tasks` without the switch at decision `d` (`0 < d < tasks.len()`), as `how` says; a
+/// task that never runs again simply goes on, the rest left to the default.
+fn remove(tasks: &[usize], d: usize, how: Removal) -> Vec<usize> {
+    let x = tasks[d - 1];
+    let Some(a) = (d..tasks.len()).find(|&i| tasks[i] == x) else {
+        return tasks[..d].to_vec();
+    };
+    let b = (a..tasks.len())
+        .find(|&i| tasks[i] != x)
+        .unwrap_or(tasks.len());
+    let mut out = Vec::with_capacity(tasks.len());
+    match how {
+        Removal::Pull => {
+            out.extend_from_slice(&tasks[..d]);
+            out.extend_from_slice(&tasks[a..b]);
+            out.extend_from_slice(&tasks[d..a]);
+            out.extend_from_slice(&tasks[b..]);
+        }
+        Removal::Push => {
+            let start = (0..d).rev().find(|&i| tasks[i] != x).map_or(0, |i| i + 1);
+            out.extend_from_slice(&tasks[..start]);
+            out.extend_from_slice(&tasks[d..a]);
+            out.extend_from_slice(&tasks[start..d]);
+            out.extend_from_slice(&tasks[a..]);
+        }
+    }
+    out
+}
+
+/// Schedules that remove one switch of `tasks` each: around each preemption (the last
+/// first), then around the other switches.
+fn merges(tasks: &[usize], preempted: &[usize]) -> Vec<Vec<usize>> {
+    let mut at: Vec<usize> = preempted.iter().rev().copied().collect();
+    at.extend(
+        block_starts(tasks)
+            .into_iter()
+            .rev()
+            .filter(|d| !preempted.contains(d)),
+    );
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for d in at {
+        for how in [Removal::Pull, Removal::Push] {
+            let candidate = remove(tasks, d, how);
+            if !out.contains(&candidate) {
+                out.push(candidate);
+            }
+        }
+    }
+    out
+}
+
+/// `tasks` keeping only the preemptions `keep` of `preempted`, every other one removed
+/// (the last first) as `how` says.
+fn keeping(tasks: &[usize], preempted: &[usize], keep: &[usize], how: Removal) -> Vec<usize> {
+    let mut out = tasks.to_vec();
+    for &d in preempted.iter().rev().filter(|d| !keep.contains(d)) {
+        if d < out.len() && out[d - 1] != out[d] {
+            out = remove(&out, d, how);
+        }
+    }
+    out
+}
+
+/// The `k`-element subsets of `0..n` in lexicographic order, one at a time.
+struct Combinations {
+    n: usize,
+    indices: Vec<usize>,
+    started: bool,
+}
+
+impl Combinations {
+    fn new(n: usize, k: usize) -> Self {
+        Self {
+            n,
+            indices: (0..k).collect(),
+            started: false,
+        }
+    }
+
+    fn next_indices(&mut self) -> Option<&[usize]> {
+        let k = self.indices.len();
+        if !self.started {
+            self.started = true;
+            return (k <= self.n).then_some(&self.indices[..]);
+        }
+        // The rightmost index that can still move right.
+        let i = (0..k).rev().find(|&i| self.indices[i] < self.n - k + i)?;
+        self.indices[i] += 1;
+        for j in i + 1..k {
+            self.indices[j] = self.indices[j - 1] + 1;
+        }
+        Some(&self.indices[..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_round_trip_through_their_tasks() {
+        let tasks = vec![0, 0, 0, 1, 2, 2, 0];
+        let s = schedule_of(&tasks);
+        assert_eq!(s.to_string(), "v1:0x3,1,2x2,0");
+        assert_eq!(tasks_of(&s.to_string()), Some(tasks));
+        assert_eq!(tasks_of("v1:0,r5"), None);
+    }
+
+    #[test]
+    fn merges_pull_and_push_the_preempted_block() {
+        // 1 is preempted at decision 2 by 2, and goes on at decision 4.
+        let m = merges(&[1, 1, 2, 2, 1, 1], &[2]);
+        assert_eq!(m[0], vec![1, 1, 1, 1, 2, 2], "pull");
+        assert_eq!(m[1], vec![2, 2, 1, 1, 1, 1], "push");
+    }
+
+    #[test]
+    fn keeping_removes_every_other_preemption() {
+        // 1 preempted by 2 at 1, 2 preempted by 1 at 2, 1 preempted by 3 at 4; the last
+        // is kept. 2 goes on with its next step at 2, then 1 with its next two at 1.
+        let tasks = [1, 2, 1, 1, 3, 2, 1];
+        assert_eq!(
+            keeping(&tasks, &[1, 2, 4], &[4], Removal::Pull),
+            vec![1, 1, 1, 2, 2, 3, 1]
+        );
+        let mut all = Vec::new();
+        let mut c = Combinations::new(3, 2);
+        while let Some(x) = c.next_indices() {
+            all.push(x.to_vec());
+        }
+        assert_eq!(all, vec![vec![0, 1], vec![0, 2], vec![1, 2]]);
+        let mut none = Combinations::new(3, 0);
+        assert_eq!(none.next_indices(), Some(&[][..]));
+        assert_eq!(none.next_indices(), None);
+    }
 }
