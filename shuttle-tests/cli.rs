@@ -211,7 +211,52 @@ fn trace_formats_and_saved_fixtures() {
     let original: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(replayed["trace"], original["trace"]);
     assert_eq!(replayed["format"], "ozone-ha-check/counterexample/v1");
+    // Beside the fixture, the same counterexample drawn; `replay --trace svg` draws it again.
+    let drawn = std::fs::read_to_string(file.with_extension("svg")).expect("saved diagram");
+    assert!(drawn.starts_with("<svg") && drawn.contains("class=\"step broken\""));
+    let svg = cli(&[
+        "replay",
+        "hdds-16092",
+        "--variant",
+        "lock-only",
+        "--plan",
+        "steady",
+        "--schedule",
+        file.to_str().unwrap(),
+        "--trace",
+        "svg",
+    ]);
+    assert_eq!(svg.status.code(), Some(0));
+    let svg = String::from_utf8_lossy(&svg.stdout);
+    // The same steps, titled by the engine that ran them.
+    let steps = |s: &str| s.matches("<g class=\"step").count();
+    assert_eq!(steps(&svg), steps(&drawn));
+    assert_eq!(
+        svg.matches("class=\"lifeline\"").count(),
+        drawn.matches("class=\"lifeline\"").count()
+    );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn check_draws_counterexamples_as_svg() {
+    let out = cli(&[
+        "check",
+        "hdds-16452",
+        "--variant",
+        "buggy",
+        "--plan",
+        "base",
+        "--engine",
+        "pct",
+        "--trace",
+        "svg",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("<svg ").count(), 1, "{stdout}");
+    assert!(stdout.contains("<a class=\"java\" href=\"https://github.com/apache/ozone/blob/"));
 }
 
 #[test]
@@ -227,8 +272,21 @@ fn report_formats_cover_the_matrix() {
     ]);
     assert_eq!(html.status.code(), Some(0));
     let page = String::from_utf8_lossy(&html.stdout);
-    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<table id=\"matrix\">"));
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    // One verdict matrix: 3 variants by 2 plans, and every report in the table of all.
+    assert_eq!(page.matches("<table class=\"matrix\"").count(), 1);
+    assert_eq!(page.matches("<td class=\"cell ").count(), 6, "{page}");
     assert_eq!(page.matches("<tr><td>hdds-16452").count(), 6, "{page}");
+    // Every violated cell links to a diagram on the page.
+    for anchor in page.split("class=\"to-diagram\" href=\"#").skip(1) {
+        let id = &anchor[..anchor.find('"').unwrap()];
+        assert!(
+            page.contains(&format!("<figure class=\"cx\" id=\"{id}\">")),
+            "{id}"
+        );
+    }
+    assert!(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"seq\""));
+    assert!(!page.contains("<script") && !page.contains("<link"));
     let md = cli(&[
         "report",
         "hdds-16452",
@@ -406,6 +464,48 @@ fn bench_measures_a_part_and_merges_it_into_results() {
     assert!(md.contains("| hdds-16452 | buggy | base | pct |"), "{md}");
     let svg = std::fs::read_to_string(results.join("scaling-hdds-16452.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
+    // Found against minimized preemptions, in the table and as a figure.
+    assert!(
+        md.contains("| hdds-16452 | buggy | base | pct |")
+            && md.contains("## Counterexamples: preemptions as found and minimized"),
+        "{md}"
+    );
+    assert!(results.join("minimization.svg").exists());
+    // The page embeds the plots of a bench result.
+    let html = cli(&[
+        "report",
+        "hdds-16452",
+        "--variant",
+        "buggy",
+        "--plan",
+        "base",
+        "--engine",
+        "pct",
+        "--format",
+        "html",
+        "--quiet",
+        "--bench",
+        results.join("results.json").to_str().unwrap(),
+    ]);
+    assert_eq!(html.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert!(page.contains("<section id=\"bench\">"));
+    assert!(
+        page.matches("<figure class=\"plot\"><svg").count() >= 2,
+        "{page}"
+    );
+    assert_usage_error(
+        &[
+            "report",
+            "--format",
+            "html",
+            "--bench",
+            part.to_str().unwrap(),
+            "--merge",
+            "Cargo.toml",
+        ],
+        "not a JSON array of reports",
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

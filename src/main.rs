@@ -96,6 +96,8 @@ enum TraceFormat {
     Mermaid,
     /// The counterexample JSON schema (`ozone-ha-check/counterexample/v1`).
     Json,
+    /// An SVG sequence diagram.
+    Svg,
 }
 
 #[derive(Args)]
@@ -178,6 +180,10 @@ struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
     format: ReportFormat,
+    /// Embed the plots and minimization figures of this bench result (bench/results.json)
+    /// in the HTML page.
+    #[arg(long, value_name = "FILE")]
+    bench: Option<PathBuf>,
 }
 
 /// Formats of the whole-matrix report.
@@ -410,6 +416,7 @@ fn counterexample_text(r: &Report, format: TraceFormat) -> String {
         TraceFormat::Json => Counterexample::from_report(r)
             .map(|c| c.to_json())
             .unwrap_or_default(),
+        TraceFormat::Svg => present::counterexample_svg(r),
     }
 }
 
@@ -464,7 +471,10 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
 fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::Failed(format!("cannot create `{}`: {e}", dir.display())))?;
-    for c in reports.iter().filter_map(Counterexample::from_report) {
+    for (r, c) in reports
+        .iter()
+        .filter_map(|r| Some((r, Counterexample::from_report(r)?)))
+    {
         if c.schedule.is_none() {
             eprintln!(
                 "not saved (no replayable schedule under {}): {}",
@@ -476,12 +486,20 @@ fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
         let path = dir.join(c.file_name());
         std::fs::write(&path, c.to_json())
             .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", path.display())))?;
-        eprintln!("saved {}", path.display());
+        // The same counterexample drawn, beside it.
+        let svg = path.with_extension("svg");
+        std::fs::write(&svg, present::counterexample_svg(r))
+            .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", svg.display())))?;
+        eprintln!("saved {} and {}", path.display(), svg.display());
     }
     Ok(())
 }
 
 fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
+    let bench = match &args.bench {
+        Some(file) => Some(read_bench(file)?),
+        None => None,
+    };
     let reports = if args.merge.is_empty() {
         explore_all(&args.explore, |_| ())?
     } else {
@@ -490,9 +508,20 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
     emit(&match args.format {
         ReportFormat::Md => present::markdown_report(&reports),
         ReportFormat::Json => format!("{:#}\n", present::reports_json(&reports)),
-        ReportFormat::Html => present::html_report(&reports),
+        ReportFormat::Html => present::html_report(&present::Page {
+            reports: &reports,
+            bench: bench.as_deref(),
+        }),
     });
     Ok(exit_for(&reports))
+}
+
+/// Read a bench result (`bench/results.json`, or one part).
+fn read_bench(file: &Path) -> Result<Vec<ozone_ha_check::bench::Row>, Failure> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Failed(format!("cannot read `{}`: {e}", file.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Failure::Usage(format!("`{}` is not a bench result: {e}", file.display())))
 }
 
 /// Read and concatenate JSON arrays of reports.

@@ -7,7 +7,7 @@
 //! SVG plots. These are figures, not tests: nothing here asserts a speed.
 
 mod floor;
-mod render;
+pub mod render;
 
 pub use floor::Floor;
 pub use render::{render, write_results};
@@ -127,6 +127,16 @@ pub struct Row {
     pub violations_per_10k: Option<f64>,
     /// Real threads: runs per second.
     pub runs_per_second: Option<f64>,
+    /// Random and PCT, violating cases: the preemptions of the counterexample the first
+    /// seed found (counted as loom counts them).
+    #[serde(default)]
+    pub found_preemptions: Option<usize>,
+    /// The preemptions of that counterexample once minimized.
+    #[serde(default)]
+    pub minimized_preemptions: Option<usize>,
+    /// The replays the minimization spent.
+    #[serde(default)]
+    pub minimize_replays: Option<usize>,
 }
 
 fn run(s: &dyn AnyScenario, request: Request<'_>) -> Option<Report> {
@@ -239,6 +249,7 @@ fn measure_shuttle(
     };
     if violates {
         row.first_violation = first_violation(s, v, p, size, settings, strategy);
+        minimization(s, v, p, size, strategy(0), row);
     }
     // A run that does not stop at violations, for the rate and PCT's hit rate.
     let rate_strategy = match engine {
@@ -291,6 +302,34 @@ fn measure_shuttle(
                 ms: r.elapsed_ms,
             });
         }
+    }
+}
+
+/// The first seed's counterexample, minimized: preemptions before and after, and the
+/// replays spent.
+fn minimization(
+    s: &dyn AnyScenario,
+    v: &str,
+    p: &str,
+    size: usize,
+    strategy: Strategy,
+    row: &mut Row,
+) {
+    let Some(found) = run(s, Request::new(v, p, strategy).size(Some(size))) else {
+        return;
+    };
+    if found.verdict != Verdict::Violated {
+        return;
+    }
+    match crate::minimize::minimize(s, &found) {
+        Ok(small) => {
+            if let Some(m) = small.minimized {
+                row.found_preemptions = Some(m.found_preemptions);
+                row.minimized_preemptions = Some(m.preemptions);
+                row.minimize_replays = Some(m.replays);
+            }
+        }
+        Err(e) => eprintln!("bench: {} {v} {p}: minimizing: {e}", s.name()),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Merge the parts measured under each build into `RESULTS.md`, `results.json` and SVG plots.
+//! Merge the parts measured under each build into `RESULTS.md`, `results.json` and SVG
+//! plots; the same plots and the found-against-minimized figures for the HTML report.
 
 use super::Row;
 use plotters::prelude::*;
@@ -118,6 +119,25 @@ pub fn render(rows: &[Row]) -> String {
         );
     }
 
+    let minimized = minimizations(rows);
+    if !minimized.is_empty() {
+        out.push_str("\n## Counterexamples: preemptions as found and minimized\n\nThe first seed's counterexample under each shuttle engine, its preemptions counted as loom counts them (a switch away from a task that could have continued), before and after minimization, beside loom's smallest failing preemption bound: the least a counterexample can have, up to the two engines' scheduling points.\n\n| scenario | variant | plan | engine | found | minimized | loom's smallest bound | replays |\n|---|---|---|---|---|---|---|---|\n");
+        for m in &minimized {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                m.scenario,
+                m.variant,
+                m.plan,
+                m.engine,
+                m.found,
+                m.minimized,
+                opt(m.loom),
+                m.replays
+            );
+        }
+    }
+
     out.push_str("\n## Exhausting the holding variants (loom by preemption bound, DFS unbounded; time-boxed)\n\n| scenario | variant | plan | engine | bound | executions | exhausted | ms |\n|---|---|---|---|---|---|---|---|\n");
     for r in rows.iter().filter(default_size) {
         for e in &r.exhaustion {
@@ -209,8 +229,14 @@ pub fn render(rows: &[Row]) -> String {
 /// A named line of (size, executions) points.
 type Series = (String, Vec<(usize, f64)>);
 
-/// One scaling plot: `y_desc` (log scale) against size.
-fn plot(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(), String> {
+/// One scaling plot: `y_desc` (log scale) against size, as SVG text.
+fn plot(title: &str, y_desc: &str, series: &[Series]) -> Result<String, String> {
+    let mut svg = String::new();
+    plot_into(&mut svg, title, y_desc, series)?;
+    Ok(svg)
+}
+
+fn plot_into(svg: &mut String, title: &str, y_desc: &str, series: &[Series]) -> Result<(), String> {
     let max_x = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|(x, _)| *x))
@@ -222,7 +248,7 @@ fn plot(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(),
         .flat_map(|(_, p)| p.iter().map(|(_, y)| *y))
         .fold(1.0, f64::max)
         * 2.0;
-    let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (720, 420)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
@@ -258,12 +284,159 @@ fn plot(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(),
     root.present().map_err(|e| e.to_string())
 }
 
-/// Write `RESULTS.md`, `results.json` and one `scaling-<scenario>.svg` per scenario with a
-/// size knob into `dir`. Returns the files written.
-pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut written = Vec::new();
-    let mut md = render(rows);
+/// A figure of the bench: a file name under the results directory, a title, the SVG.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// The file it is written to, `scaling-<scenario>.svg` and the like.
+    pub file: String,
+    /// What it shows.
+    pub title: String,
+    /// The drawing.
+    pub svg: String,
+}
+
+/// One violating case's counterexample before and after minimization.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Minimization {
+    /// Scenario.
+    pub scenario: String,
+    /// Variant.
+    pub variant: String,
+    /// Plan.
+    pub plan: String,
+    /// The shuttle engine that found it.
+    pub engine: String,
+    /// Preemptions as found.
+    pub found: usize,
+    /// Preemptions once minimized.
+    pub minimized: usize,
+    /// loom's smallest failing preemption bound, where the loom part gives it.
+    pub loom: Option<usize>,
+    /// Replays spent.
+    pub replays: usize,
+}
+
+/// Every minimization the rows record, at the default size, with loom's bound beside it.
+pub fn minimizations(rows: &[Row]) -> Vec<Minimization> {
+    rows.iter()
+        .filter(|r| r.expected != "-")
+        .filter_map(|r| {
+            let loom = rows
+                .iter()
+                .find(|l| {
+                    l.engine == "loom"
+                        && (&l.scenario, &l.variant, &l.plan, l.size)
+                            == (&r.scenario, &r.variant, &r.plan, r.size)
+                })
+                .and_then(|l| l.smallest_bound);
+            Some(Minimization {
+                scenario: r.scenario.clone(),
+                variant: r.variant.clone(),
+                plan: r.plan.clone(),
+                engine: r.engine.clone(),
+                found: r.found_preemptions?,
+                minimized: r.minimized_preemptions?,
+                loom,
+                replays: r.minimize_replays.unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+/// Found against minimized preemptions, one row per case and engine, with loom's bound:
+/// hand-drawn SVG.
+fn minimization_figure(ms: &[Minimization]) -> Option<String> {
+    if ms.is_empty() {
+        return None;
+    }
+    let most = ms
+        .iter()
+        .map(|m| m.found.max(m.minimized))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let (left, right, top, row) = (300.0, 30.0, 56.0, 18.0);
+    let width = 720.0;
+    let plot_w = width - left - right;
+    let height = top + row * ms.len() as f64 + 36.0;
+    // A square-root scale: the minimized counts (0 to 2) stay apart from the found ones.
+    let x = |v: usize| left + plot_w * (v as f64 / most as f64).sqrt();
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"{:.0}\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">Preemptions: found, minimized, loom's smallest bound</text>\n",
+        width / 2.0
+    );
+    let legend = [
+        ("#c0392b", "found", "circle"),
+        ("#1f77b4", "minimized", "dot"),
+        ("#222", "loom's bound", "tick"),
+    ];
+    for (i, (color, name, shape)) in legend.iter().enumerate() {
+        let lx = left + i as f64 * 130.0;
+        let mark = match *shape {
+            "circle" => format!("<circle cx=\"{lx:.1}\" cy=\"36\" r=\"4.5\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>"),
+            "dot" => format!("<circle cx=\"{lx:.1}\" cy=\"36\" r=\"4.5\" fill=\"{color}\"/>"),
+            _ => format!("<line x1=\"{lx:.1}\" y1=\"29\" x2=\"{lx:.1}\" y2=\"43\" stroke=\"{color}\" stroke-width=\"2\"/>"),
+        };
+        let _ = writeln!(
+            svg,
+            "{mark}<text x=\"{:.1}\" y=\"40\">{name}</text>",
+            lx + 9.0
+        );
+    }
+    let ticks: Vec<usize> = [0, 1, 2, 5, 10, 20, 50, 100, 200]
+        .into_iter()
+        .filter(|t| *t <= most)
+        .collect();
+    let bottom = top + row * ms.len() as f64;
+    for t in ticks {
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{0:.1}\" y1=\"{top:.1}\" x2=\"{0:.1}\" y2=\"{bottom:.1}\" stroke=\"#e3e7ed\"/><text x=\"{0:.1}\" y=\"{1:.1}\" text-anchor=\"middle\" fill=\"#555\">{t}</text>",
+            x(t),
+            bottom + 14.0
+        );
+    }
+    for (i, m) in ms.iter().enumerate() {
+        let y = top + row * i as f64 + row / 2.0;
+        let label = format!("{} {} / {} ({})", m.scenario, m.variant, m.plan, m.engine);
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#9aa7b8\"/>",
+            left - 8.0,
+            y + 4.0,
+            crate::present::svg::escape(&label),
+            x(m.minimized),
+            x(m.found)
+        );
+        if let Some(l) = m.loom {
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"#222\" stroke-width=\"2\"/>",
+                x(l),
+                y - 7.0,
+                y + 7.0
+            );
+        }
+        let _ = writeln!(
+            svg,
+            "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4.5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4.5\" fill=\"#1f77b4\"/>",
+            x(m.found),
+            x(m.minimized)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#333\">preemptions (square-root scale)</text></svg>",
+        left + plot_w / 2.0,
+        bottom + 30.0
+    );
+    Some(svg)
+}
+
+/// Every figure of `rows`: per scenario with a size knob, executions and milliseconds
+/// against size (loom's first violation and bound-2 exhaustion, PCT's median time to the
+/// first violation), and the found-against-minimized preemptions.
+pub fn figures(rows: &[Row]) -> Result<Vec<Figure>, String> {
     let mut by_scenario: BTreeMap<&str, Vec<Series>> = BTreeMap::new();
     let mut times: BTreeMap<&str, Vec<Series>> = BTreeMap::new();
     let sized: Vec<&Row> = rows.iter().filter(|r| r.expected == "-").collect();
@@ -328,26 +501,48 @@ pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
                 .extend(series.into_iter().filter(|(_, p)| !p.is_empty()));
         }
     }
-    if !by_scenario.is_empty() {
+    let mut out = Vec::new();
+    for (scenario, series) in &by_scenario {
+        let title = format!("{scenario}: executions against size");
+        out.push(Figure {
+            file: format!("scaling-{scenario}.svg"),
+            svg: plot(&title, "executions", series)?,
+            title,
+        });
+        if let Some(series) = times.get(scenario) {
+            let title = format!("{scenario}: milliseconds against size");
+            out.push(Figure {
+                file: format!("scaling-{scenario}-time.svg"),
+                svg: plot(&title, "milliseconds", series)?,
+                title,
+            });
+        }
+    }
+    if let Some(svg) = minimization_figure(&minimizations(rows)) {
+        out.push(Figure {
+            file: "minimization.svg".into(),
+            title: "Counterexamples: preemptions as found and minimized, and loom's smallest failing bound".into(),
+            svg,
+        });
+    }
+    Ok(out)
+}
+
+/// Write `RESULTS.md`, `results.json` and the [`figures`] into `dir`. Returns the files
+/// written.
+pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    let mut md = render(rows);
+    let figures = figures(rows)?;
+    if !figures.is_empty() {
         md.push_str("\nPlots:\n\n");
     }
-    for (scenario, series) in &by_scenario {
-        let name = format!("scaling-{scenario}.svg");
-        plot(
-            &dir.join(&name),
-            &format!("{scenario}: executions against size"),
-            "executions",
-            series,
-        )?;
-        let _ = writeln!(md, "![{scenario} scaling]({name})\n");
-        written.push(name);
-        if let Some(series) = times.get(scenario) {
-            let name = format!("scaling-{scenario}-time.svg");
-            let title = format!("{scenario}: milliseconds against size");
-            plot(&dir.join(&name), &title, "milliseconds", series)?;
-            let _ = writeln!(md, "![{scenario} scaling, time]({name})\n");
-            written.push(name);
-        }
+    for f in figures {
+        std::fs::write(dir.join(&f.file), &f.svg)
+            .map_err(|e| format!("cannot write {}: {e}", f.file))?;
+        let _ = writeln!(md, "![{}]({})\n", f.title, f.file);
+        written.push(f.file);
     }
     std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| e.to_string())?;
     written.push("RESULTS.md".into());

@@ -326,6 +326,19 @@ impl std::error::Error for CiteError {
     }
 }
 
+/// The citation whose id (the label a trace step prints) is `id`; `None` for a model
+/// step's label or an id this build does not know.
+///
+/// ```
+/// use ozone_ha_check::cite::{find, java};
+/// let c = find("OzoneManagerDoubleBuffer.flushTransactions").unwrap();
+/// assert_eq!(c, &java::OzoneManagerDoubleBuffer::flushTransactions);
+/// assert!(find("peer OM").is_none());
+/// ```
+pub fn find(id: &str) -> Option<&'static Citation> {
+    java::ALL.iter().copied().find(|c| c.id == id)
+}
+
 /// Read the manifest at `path`, or the one built in when `path` is `None`.
 pub fn load_manifest(path: Option<&std::path::Path>) -> Result<manifest::Manifest, CiteError> {
     let (text, shown) = match path {

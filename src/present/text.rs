@@ -1,8 +1,10 @@
-//! Presentation: the result table, JSON, listings and counterexamples.
+//! Text for a terminal: the per-case lines and summary of `check`, the result table, the
+//! listing of `list`, and a counterexample as a timeline.
 
+use super::{broke, verdict_words};
 use crate::explore::{Expectation, Report, Verdict};
 use crate::scenarios::AnyScenario;
-use crate::trace::{render_mermaid, render_timeline, Broke};
+use crate::trace::render_timeline;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -70,16 +72,6 @@ pub fn table(reports: &[Report]) -> String {
     out
 }
 
-/// One report as a JSON object (the keys scripts rely on, plus the counterexample).
-pub fn report_json(r: &Report) -> Value {
-    serde_json::to_value(r).unwrap_or_else(|e| json!({ "error": e.to_string() }))
-}
-
-/// Every report as one JSON array.
-pub fn reports_json(reports: &[Report]) -> Value {
-    Value::Array(reports.iter().map(report_json).collect())
-}
-
 /// A violation's counterexample as text: what broke, how to replay it, and the trace.
 pub fn counterexample(r: &Report) -> String {
     let mut out = String::new();
@@ -111,56 +103,11 @@ pub fn counterexample(r: &Report) -> String {
         );
     }
     if let Some(m) = &r.minimized {
-        let _ = writeln!(
-            out,
-            "  minimized from {} steps, {} context switches ({} preemptions) to {} steps, {} ({}) in {} replays",
-            m.found_steps,
-            m.found_context_switches,
-            m.found_preemptions,
-            m.steps,
-            m.context_switches,
-            m.preemptions,
-            m.replays
-        );
+        let _ = writeln!(out, "  {}", minimized_words(m));
     }
     let _ = writeln!(out, "  trace ({} steps):", r.trace.len());
     out.push_str(&render_timeline(&r.trace, broke(r), 100));
     out
-}
-
-/// Where the report's invariant broke, for the renderers.
-pub fn broke(r: &Report) -> Option<Broke<'_>> {
-    Some(Broke {
-        step: r.violation_step?,
-        invariant: r.invariant.as_deref()?,
-        detail: r.detail.as_deref()?,
-    })
-}
-
-/// A violation's counterexample as a Mermaid sequence diagram in a Markdown code block.
-pub fn counterexample_mermaid(r: &Report) -> String {
-    let Some(invariant) = &r.invariant else {
-        return String::new();
-    };
-    format!(
-        "{} / {} / {} under {}: {invariant} broken\n\n```mermaid\n{}```\n",
-        r.scenario,
-        r.variant,
-        r.plan,
-        r.engine,
-        render_mermaid(&r.trace, broke(r))
-    )
-}
-
-/// The verdict in words, with what a witness-only engine could not show.
-pub fn verdict_words(r: &Report) -> String {
-    if r.unwitnessed() {
-        format!("{} (not witnessed)", r.verdict.word())
-    } else if r.witness_only() && r.verdict == Verdict::Vacuous {
-        "vacuous (window not reached)".to_string()
-    } else {
-        r.verdict.word().to_string()
-    }
 }
 
 /// One line for one case (its reports under every engine and seed), as `cargo test` prints
@@ -310,100 +257,16 @@ pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
     )
 }
 
-/// The matrix as a Markdown table, with each counterexample as a Mermaid diagram.
-pub fn markdown_report(reports: &[Report]) -> String {
-    let mut out = String::from("# ozone-ha-check report\n\n");
-    out.push_str("| scenario | variant | plan | engine | expected | verdict | invariant | first violation | executions | time (ms) | probe hits |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in reports {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} |",
-            r.scenario,
-            r.variant,
-            r.plan,
-            r.engine,
-            r.expected.word(),
-            verdict_words(r),
-            if r.as_expected() { "" } else { " **MISMATCH**" },
-            r.invariant.as_deref().unwrap_or("-"),
-            r.first_violation
-                .map_or_else(|| "-".into(), |n| n.to_string()),
-            r.executions,
-            r.elapsed_ms,
-            probes_text(r)
-        );
-    }
-    for r in reports.iter().filter(|r| r.invariant.is_some()) {
-        out.push_str("\n## ");
-        out.push_str(&counterexample_mermaid(r));
-    }
-    out
-}
-
-fn probes_text(r: &Report) -> String {
-    r.probes
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// The matrix as one self-contained HTML page (no scripts, no external files), with each
-/// counterexample's timeline.
-pub fn html_report(reports: &[Report]) -> String {
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ozone-ha-check report</title>\n<style>\nbody{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left}\ntr.mismatch{background:#fdd}td.violated{color:#a00}td.held{color:#070}pre{background:#f6f6f6;padding:1em;overflow-x:auto}\n</style></head><body>\n<h1>ozone-ha-check report</h1>\n<table id=\"matrix\">\n<thead><tr><th>scenario</th><th>variant</th><th>plan</th><th>engine</th><th>expected</th><th>verdict</th><th>invariant</th><th>first violation</th><th>executions</th><th>time (ms)</th><th>probe hits</th></tr></thead>\n<tbody>\n",
-    );
-    for (i, r) in reports.iter().enumerate() {
-        let class = if r.as_expected() {
-            ""
-        } else {
-            " class=\"mismatch\""
-        };
-        let invariant = match &r.invariant {
-            Some(name) => format!("<a href=\"#cx{i}\">{}</a>", html_escape(name)),
-            None => "-".into(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{invariant}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            html_escape(&r.scenario),
-            html_escape(&r.variant),
-            html_escape(&r.plan),
-            r.engine,
-            r.expected.word(),
-            r.verdict.word(),
-            r.verdict.word(),
-            r.first_violation.map_or_else(|| "-".into(), |n| n.to_string()),
-            r.executions,
-            r.elapsed_ms,
-            html_escape(&probes_text(r))
-        );
-    }
-    out.push_str("</tbody></table>\n");
-    for (i, r) in reports
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.invariant.is_some())
-    {
-        let _ = writeln!(
-            out,
-            "<section id=\"cx{i}\"><h2>{} / {} / {} ({})</h2>\n<pre>{}</pre></section>",
-            html_escape(&r.scenario),
-            html_escape(&r.variant),
-            html_escape(&r.plan),
-            r.engine,
-            html_escape(&counterexample(r))
-        );
-    }
-    out.push_str("</body></html>\n");
-    out
+/// How a counterexample was minimized, in one line.
+pub fn minimized_words(m: &crate::explore::Minimized) -> String {
+    format!(
+        "minimized from {} preemptions, {} context switches and {} steps to {} preemptions, {} context switches and {} steps in {} replays",
+        m.found_preemptions,
+        m.found_context_switches,
+        m.found_steps,
+        m.preemptions,
+        m.context_switches,
+        m.steps,
+        m.replays
+    )
 }
