@@ -1,46 +1,26 @@
 #!/usr/bin/env bash
-# Render `report --format html` in headless Chromium (Debian's package) and check that the
-# browser shows the result table with one row per case.
+# Render `report --format html` in headless Chromium (Debian's package) as a person would
+# see it, 1,280 pixels wide, and check the laid-out page (ci/html_check.py): every violated
+# cell of a verdict matrix links to a diagram that exists and marks the break, no element is
+# wider than the viewport, no text leaves its box in a diagram, the page has no script and
+# loads nothing, and the table of all reports has one row per case. Screenshots of a matrix
+# and of one diagram, the page and the measurements are kept under target/report-artefacts/
+# (or $REPORT_ARTEFACTS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source ci/env.sh
 install_packages chromium
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-cargo run --release --quiet -- report --engine pct --format html --quiet > "$out/report.html"
+artefacts=${REPORT_ARTEFACTS:-target/report-artefacts}
+rm -rf "$artefacts"
+mkdir -p "$artefacts"
+
+start=$(date +%s.%N)
+cargo run --release --quiet -- report --engine pct --format html --bench bench/results.json --quiet > "$artefacts/report.html"
+end=$(date +%s.%N)
 expected=$(cargo run --release --quiet -- list --json | python3 -c 'import json,sys; print(sum(len(s["expected"]) for s in json.load(sys.stdin)))')
+echo "report --engine pct --format html: $(python3 -c "print(f'{$end - $start:.1f}')") s, $(wc -c < "$artefacts/report.html") bytes"
 
-chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-  --disable-background-networking --disable-component-update --disable-sync \
-  --user-data-dir="$out/profile" --dump-dom "file://$out/report.html" > "$out/dom.html" 2>"$out/chromium.log"
-
-rows=$(python3 - "$out/dom.html" <<'PY'
-import sys
-from html.parser import HTMLParser
-
-class Rows(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.in_table = False
-        self.in_body = False
-        self.rows = 0
-    def handle_starttag(self, tag, attrs):
-        if tag == "table" and ("id", "matrix") in attrs:
-            self.in_table = True
-        elif self.in_table and tag == "tbody":
-            self.in_body = True
-        elif self.in_body and tag == "tr":
-            self.rows += 1
-    def handle_endtag(self, tag):
-        if tag == "table":
-            self.in_table = self.in_body = False
-
-p = Rows()
-p.feed(open(sys.argv[1], encoding="utf-8").read())
-print(p.rows)
-PY
-)
-echo "chromium rendered the matrix with $rows rows (expected $expected)"
-[ "$rows" = "$expected" ]
+python3 ci/html_check.py "$artefacts/report.html" "$artefacts" "$expected"
+echo "artefacts (screenshots, page, measurements): $(cd "$artefacts" && pwd)"
