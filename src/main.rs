@@ -195,6 +195,8 @@ enum ReportFormat {
     Json,
     /// A self-contained HTML page.
     Html,
+    /// The verdict matrices as one SVG picture.
+    SvgMatrix,
 }
 
 #[derive(Args)]
@@ -512,6 +514,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
             reports: &reports,
             bench: bench.as_deref(),
         }),
+        ReportFormat::SvgMatrix => present::matrix_svg(&reports),
     });
     Ok(exit_for(&reports))
 }

@@ -55,7 +55,7 @@ h2 { font-size: 1.3em; margin: 1.8em 0 .5em; padding-bottom: .2em; border-bottom
 h3 { font-size: 1.1em; margin: 1.4em 0 .4em; }
 a { color: #0b57d0; }
 code, .inv, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-td, th, li, p, figcaption, summary { overflow-wrap: anywhere; }
+td, th, li, p, figcaption, summary { overflow-wrap: break-word; }
 .summary { font-size: 1.05em; }
 .summary .bad, .bad { color: #b00000; font-weight: 700; }
 nav ul { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: .4em 0; padding: 0; list-style: none; }
@@ -90,6 +90,8 @@ a.details { font-size: .82em; }
 section.case { margin-top: 1.6em; }
 section.case h3 { border-top: 1px solid #d3dae4; padding-top: .6em; }
 table.runs { width: 100%; font-size: .88em; margin: .4em 0; }
+table.runs td, table.runs th { white-space: nowrap; }
+table.runs td:last-child, table.runs th:last-child { white-space: normal; width: 100%; }
 table.runs th, table.runs td, table.all th, table.all td { border: 1px solid #d3dae4; padding: 3px 6px; text-align: left; vertical-align: top; }
 table.runs thead th, table.all thead th { background: #eef2f7; }
 tr.unexpected td { background: #ffe1e1; }

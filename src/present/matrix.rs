@@ -2,6 +2,9 @@
 //! every engine's verdict, by colour and by word, with the invariant that broke. A cell
 //! whose verdict is not the expected one carries a red `UNEXPECTED` bar saying what was
 //! expected. Each cell links to its case's details, and each violation to its diagram.
+//!
+//! [`html`] draws a matrix for the page; [`svg`] draws matrices as one picture (for a
+//! README, where a page cannot be embedded): `report --format svg-matrix`.
 
 use super::html::{anchor, escape};
 use super::Outcome;
@@ -299,6 +302,317 @@ fn cell(
     out
 }
 
+/// Colours of an outcome: cell background, chip border, chip text.
+fn colours(o: Outcome) -> (&'static str, &'static str, &'static str) {
+    match o {
+        Outcome::Violated => ("#fde4e2", "#d9807c", "#9b1111"),
+        Outcome::Held => ("#e2f3e5", "#76b886", "#17622a"),
+        Outcome::Vacuous => ("#fff3d1", "#d8b25a", "#7d5200"),
+        Outcome::NotWitnessed => ("#eceff3", "#9ba6b4", "#46505d"),
+    }
+}
+
+/// Matrices drawn as one SVG picture, one under the other, with a legend: the same cells
+/// as the page (colour and word per verdict, engines, broken invariant, a red
+/// `UNEXPECTED` bar), without the links.
+pub fn svg(matrices: &[Matrix<'_>]) -> String {
+    use super::svg::{text_width, wrap};
+    const MONO: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace";
+    let (margin, head_w, line) = (12.0, 210.0, 15.0);
+    let plans = matrices
+        .iter()
+        .map(|m| m.plans.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let col_w = ((1180.0 - 2.0 * margin - head_w) / plans as f64).clamp(200.0, 320.0);
+    let width = 2.0 * margin + head_w + plans as f64 * col_w;
+    let mut body = String::new();
+    let mut y = margin;
+    let text = |out: &mut String, x: f64, y: f64, size: f64, attrs: &str, t: &str| {
+        let _ = writeln!(
+            out,
+            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\" {attrs}>{}</text>",
+            escape(t)
+        );
+    };
+    // Lines of at most `max` lines of `t` in `w` pixels at `size`.
+    let lines = |t: &str, w: f64, size: f64, max: usize| -> Vec<String> {
+        let mut l = wrap(t, w, size);
+        if l.len() > max {
+            l.truncate(max);
+            if let Some(last) = l.last_mut() {
+                while !last.is_empty() && text_width(&format!("{last}…"), size) > w {
+                    last.pop();
+                }
+                last.push('…');
+            }
+        }
+        l
+    };
+    for m in matrices {
+        let title = match m.about {
+            Some((jira, t)) => format!("{} ({jira}): {t}", m.scenario),
+            None => m.scenario.clone(),
+        };
+        for t in lines(&title, width - 2.0 * margin, 14.0, 2) {
+            y += 18.0;
+            text(
+                &mut body,
+                margin,
+                y,
+                14.0,
+                "font-weight=\"bold\" fill=\"#1d2430\"",
+                &t,
+            );
+        }
+        y += 8.0;
+        // Column headings.
+        let docs: Vec<Vec<String>> = m
+            .plans
+            .iter()
+            .map(|p| lines(&p.doc, col_w - 12.0, 10.0, 3))
+            .collect();
+        let head_h = 10.0 + line + docs.iter().map(Vec::len).max().unwrap_or(0) as f64 * 12.5 + 6.0;
+        let _ = writeln!(
+            body,
+            "<rect x=\"{margin}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{head_h:.1}\" fill=\"#eef2f7\" stroke=\"#c4ccd8\"/>",
+            head_w + m.plans.len() as f64 * col_w
+        );
+        text(
+            &mut body,
+            margin + 6.0,
+            y + 18.0,
+            11.0,
+            "fill=\"#5b6573\"",
+            "variant \\ plan",
+        );
+        for (j, p) in m.plans.iter().enumerate() {
+            let x = margin + head_w + j as f64 * col_w;
+            let _ = writeln!(
+                body,
+                "<line x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#c4ccd8\"/>",
+                y + head_h
+            );
+            text(
+                &mut body,
+                x + 6.0,
+                y + 18.0,
+                12.5,
+                "font-weight=\"bold\" fill=\"#1d2430\"",
+                &p.name,
+            );
+            for (k, d) in docs[j].iter().enumerate() {
+                text(
+                    &mut body,
+                    x + 6.0,
+                    y + 32.0 + k as f64 * 12.5,
+                    10.0,
+                    "fill=\"#5b6573\"",
+                    d,
+                );
+            }
+        }
+        y += head_h;
+        for v in &m.variants {
+            let vdoc = lines(&v.doc, head_w - 12.0, 10.0, 4);
+            let cells: Vec<Vec<Verdict>> = m
+                .plans
+                .iter()
+                .map(|p| m.verdicts(&v.name, &p.name))
+                .collect();
+            let cell_h = |vs: &Vec<Verdict>| -> f64 {
+                let bar = if vs.iter().any(|v| !v.expected) {
+                    22.0
+                } else {
+                    0.0
+                };
+                8.0 + bar
+                    + vs.iter()
+                        .map(|v| 22.0 + if v.invariant.is_some() { 13.0 } else { 0.0 })
+                        .sum::<f64>()
+            };
+            let row_h = cells
+                .iter()
+                .map(cell_h)
+                .fold(24.0 + vdoc.len() as f64 * 12.5, f64::max)
+                .max(40.0);
+            let _ = writeln!(
+                body,
+                "<rect x=\"{margin}\" y=\"{y:.1}\" width=\"{head_w}\" height=\"{row_h:.1}\" fill=\"#f6f8fb\" stroke=\"#c4ccd8\"/>"
+            );
+            text(
+                &mut body,
+                margin + 6.0,
+                y + 17.0,
+                12.5,
+                "font-weight=\"bold\" fill=\"#1d2430\"",
+                &v.name,
+            );
+            for (k, d) in vdoc.iter().enumerate() {
+                text(
+                    &mut body,
+                    margin + 6.0,
+                    y + 31.0 + k as f64 * 12.5,
+                    10.0,
+                    "fill=\"#5b6573\"",
+                    d,
+                );
+            }
+            for (j, vs) in cells.iter().enumerate() {
+                let x = margin + head_w + j as f64 * col_w;
+                let outcome = vs.first().map(|v| v.outcome);
+                let same = vs.iter().all(|v| Some(v.outcome) == outcome);
+                let fill = match outcome {
+                    Some(o) if same => colours(o).0,
+                    _ => "#ffffff",
+                };
+                let _ = writeln!(
+                    body,
+                    "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{col_w:.1}\" height=\"{row_h:.1}\" fill=\"{fill}\" stroke=\"#c4ccd8\"/>"
+                );
+                let mut cy = y + 6.0;
+                if vs.iter().any(|v| !v.expected) {
+                    let _ = writeln!(
+                        body,
+                        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#d00000\" stroke-width=\"4\"/><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"18\" fill=\"#d00000\"/>",
+                        x + 2.0, y + 2.0, col_w - 4.0, row_h - 4.0, x + 2.0, y + 2.0, col_w - 4.0
+                    );
+                    let r = m.cells[&(v.name.clone(), m.plans[j].name.clone())]
+                        .iter()
+                        .map(|(_, r)| *r)
+                        .find(|r| !r.as_expected());
+                    let what = format!(
+                        "⚠ UNEXPECTED: expected {}",
+                        r.map_or("-", |r| r.expected.word())
+                    );
+                    let t = lines(&what, col_w - 16.0, 11.0, 1);
+                    text(
+                        &mut body,
+                        x + 8.0,
+                        y + 15.0,
+                        11.0,
+                        "font-weight=\"bold\" fill=\"#ffffff\"",
+                        &t[0],
+                    );
+                    cy += 22.0;
+                }
+                if vs.is_empty() {
+                    text(
+                        &mut body,
+                        x + 8.0,
+                        y + 20.0,
+                        11.0,
+                        "font-style=\"italic\" fill=\"#8a93a0\"",
+                        "not run",
+                    );
+                }
+                for v in vs {
+                    let (_, border, ink) = colours(v.outcome);
+                    let word = v.outcome.word();
+                    let chip_w = text_width(word, 12.0) + 10.0;
+                    let _ = writeln!(
+                        body,
+                        "<rect x=\"{:.1}\" y=\"{cy:.1}\" width=\"{chip_w:.1}\" height=\"18\" rx=\"3\" fill=\"#ffffff\" stroke=\"{border}\"/>",
+                        x + 8.0
+                    );
+                    text(
+                        &mut body,
+                        x + 13.0,
+                        cy + 13.5,
+                        12.0,
+                        &format!("font-weight=\"bold\" fill=\"{ink}\""),
+                        word,
+                    );
+                    let engines: Vec<String> = v
+                        .engines
+                        .iter()
+                        .map(|e| {
+                            if e.count > 1 {
+                                format!("{} ×{}", e.engine, e.count)
+                            } else {
+                                e.engine.clone()
+                            }
+                        })
+                        .collect();
+                    let mut rest = engines.join(" · ");
+                    if !v.expected {
+                        rest.push_str(" ✗ unexpected");
+                    }
+                    let room = col_w - chip_w - 26.0;
+                    let t = lines(&rest, room, 11.0, 1);
+                    text(
+                        &mut body,
+                        x + 16.0 + chip_w,
+                        cy + 13.0,
+                        11.0,
+                        if v.expected {
+                            "fill=\"#33404f\""
+                        } else {
+                            "fill=\"#b00000\" font-weight=\"bold\""
+                        },
+                        &t[0],
+                    );
+                    cy += 22.0;
+                    if let Some(i) = &v.invariant {
+                        let t = lines(i, col_w - 20.0, 10.5, 1);
+                        text(
+                            &mut body,
+                            x + 10.0,
+                            cy + 6.0,
+                            10.5,
+                            "fill=\"#33404f\"",
+                            &t[0],
+                        );
+                        cy += 13.0;
+                    }
+                }
+            }
+            y += row_h;
+        }
+        y += 18.0;
+    }
+    // The legend.
+    let mut x = margin;
+    y += 6.0;
+    for o in Outcome::ALL {
+        let (_, border, ink) = colours(o);
+        let w = text_width(o.word(), 12.0) + 10.0;
+        let _ = writeln!(
+            body,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"18\" rx=\"3\" fill=\"#ffffff\" stroke=\"{border}\"/>",
+            y - 13.5
+        );
+        text(
+            &mut body,
+            x + 5.0,
+            y,
+            12.0,
+            &format!("font-weight=\"bold\" fill=\"{ink}\""),
+            o.word(),
+        );
+        x += w + 14.0;
+    }
+    let w = text_width("⚠ UNEXPECTED", 12.0) + 10.0;
+    let _ = writeln!(
+        body,
+        "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"18\" fill=\"#d00000\"/>",
+        y - 13.5
+    );
+    text(
+        &mut body,
+        x + 5.0,
+        y,
+        12.0,
+        "font-weight=\"bold\" fill=\"#ffffff\"",
+        "⚠ UNEXPECTED",
+    );
+    let height = y + 12.0 + margin;
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"matrix\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"{MONO}\" role=\"img\" aria-label=\"verdict matrix\"><title>verdict matrix</title><rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{body}</svg>\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +692,24 @@ mod tests {
         assert!(page.contains("<td class=\"cell none\">not run</td>"));
         assert!(page.contains("href=\"#cx-2\""));
         assert!(!page.contains("UNEXPECTED"));
+    }
+
+    #[test]
+    fn the_matrix_as_a_picture_has_a_cell_per_case() {
+        let reports = vec![
+            report("buggy", "steady", Engine::Pct, V::Violated),
+            report("fixed", "steady", Engine::Pct, V::Violated),
+            report("fixed", "restart", Engine::Pct, V::Held),
+        ];
+        let picture = svg(&matrices(&reports));
+        assert!(picture.starts_with("<svg") && picture.ends_with("</svg>\n"));
+        assert_eq!(
+            picture.matches(">violated</text>").count(),
+            3,
+            "two cells and the legend"
+        );
+        assert_eq!(picture.matches("⚠ UNEXPECTED: expected holds").count(), 1);
+        assert!(picture.contains(">not run</text>"));
     }
 
     #[test]

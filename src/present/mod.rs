@@ -108,6 +108,11 @@ impl Outcome {
     ];
 }
 
+/// The verdict matrices of `reports` as one SVG picture (`report --format svg-matrix`).
+pub fn matrix_svg(reports: &[Report]) -> String {
+    matrix::svg(&matrix::matrices(reports))
+}
+
 /// A report's counterexample as an SVG sequence diagram, headed by what broke where; the
 /// diagram of `check --trace svg`, `replay --trace svg` and of the file `check --save`
 /// writes beside each fixture. Empty for a report without a violation.

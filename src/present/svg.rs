@@ -8,7 +8,8 @@
 //! Text is measured with a monospace font's advance (0.61 em for ASCII, a full em for
 //! anything else, which is wider than any monospace glyph), wrapped to its box, and cut
 //! with `…` after [`MAX_LINES`] lines; a cut box carries its whole text as a tooltip
-//! (`<title>`). The diagram is at most [`MAX_WIDTH`] pixels wide for up to five actors.
+//! (`<title>`). The diagram is at most [`MAX_WIDTH`] pixels wide; the lanes share that
+//! width by how much text each actor's steps carry.
 //!
 //! The drawing is computed as a [`Layout`] first, so that tests can check its geometry,
 //! then rendered.
@@ -19,8 +20,8 @@ use std::fmt::Write as _;
 
 /// The widest a diagram is drawn (lanes are narrowed to fit, down to [`MIN_LANE`]).
 pub const MAX_WIDTH: f64 = 1180.0;
-/// The narrowest lane.
-pub const MIN_LANE: f64 = 220.0;
+/// The narrowest lane (narrower only when the actors cannot all have it).
+pub const MIN_LANE: f64 = 180.0;
 /// The widest lane.
 pub const MAX_LANE: f64 = 440.0;
 /// Lines of a step's text before it is cut with `…`.
@@ -245,31 +246,56 @@ fn lines_at(texts: Vec<String>, x: f64, top: f64, size: f64) -> (Vec<Line>, f64)
     (lines, y)
 }
 
+/// The width of each actor's lane: the room of [`MAX_WIDTH`] shared out by how much text
+/// the actor's steps carry, each lane between [`MIN_LANE`] (less with many actors) and
+/// [`MAX_LANE`].
+fn lane_widths(trace: &[Event], names: &[&str]) -> Vec<f64> {
+    let n = names.len().max(1) as f64;
+    let room = MAX_WIDTH - 2.0 * MARGIN - GUTTER;
+    let least = (room / n).min(MIN_LANE);
+    let text: Vec<f64> = names
+        .iter()
+        .map(|a| {
+            trace
+                .iter()
+                .filter(|e| e.actor == *a)
+                .map(|e| (e.action.chars().count() + e.java.chars().count()) as f64)
+                .sum::<f64>()
+                .max(1.0)
+        })
+        .collect();
+    let total: f64 = text.iter().sum();
+    let spare = (room - n * least).max(0.0);
+    text.iter()
+        .map(|t| (least + spare * t / total).min(MAX_LANE))
+        .collect()
+}
+
 /// Lay out a trace: `title` on top, one lane per actor, one box per step.
 pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str) -> Layout {
     let names = actors(trace);
-    let n = names.len().max(1) as f64;
-    let lane_w = ((MAX_WIDTH - 2.0 * MARGIN - GUTTER) / n).clamp(MIN_LANE, MAX_LANE);
-    let width = 2.0 * MARGIN + GUTTER + n * lane_w;
+    let widths = lane_widths(trace, &names);
+    let width = 2.0 * MARGIN + GUTTER + widths.iter().sum::<f64>().max(MIN_LANE);
     let inner = width - 2.0 * MARGIN;
     let (title, mut y) = lines_at(wrap(title, inner, 13.0), MARGIN, MARGIN - 2.0, 13.0);
     y += 8.0;
+    let mut x = MARGIN + GUTTER;
     let lanes: Vec<Lane> = names
         .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            let x = MARGIN + GUTTER + i as f64 * lane_w;
-            Lane {
+        .zip(&widths)
+        .map(|(a, w)| {
+            let lane = Lane {
                 actor: (*a).to_string(),
                 x,
-                width: lane_w,
-                center: x + lane_w / 2.0,
-            }
+                width: *w,
+                center: x + w / 2.0,
+            };
+            x += w;
+            lane
         })
         .collect();
     let header_top = y;
     y += HEADER + GAP;
-    let text_w = lane_w - 8.0 - 2.0 * PAD;
     let mut steps = Vec::new();
     let mut arrows = Vec::new();
     let mut previous: Option<usize> = None;
@@ -285,6 +311,8 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str) -> Layout 
         }
         previous = Some(lane);
         let x = lanes[lane].x + 4.0;
+        let lane_w = lanes[lane].width;
+        let text_w = lane_w - 8.0 - 2.0 * PAD;
         let (action, cut) = clip(wrap(&e.action, text_w, FONT), MAX_LINES, text_w, FONT);
         let (lines, bottom) = lines_at(action, x + PAD, y + PAD - 2.0, FONT);
         let label = format!("‹{}›", e.java);

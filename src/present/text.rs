@@ -257,16 +257,32 @@ pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
     )
 }
 
+/// `n` and `word`, in the plural unless `n` is 1.
+fn count(n: usize, word: &str) -> String {
+    match (n, word.ends_with("ch")) {
+        (1, _) => format!("{n} {word}"),
+        (_, true) => format!("{n} {word}es"),
+        _ => format!("{n} {word}s"),
+    }
+}
+
 /// How a counterexample was minimized, in one line.
+///
+/// ```
+/// use ozone_ha_check::explore::Minimized;
+/// use ozone_ha_check::present::text::minimized_words;
+/// let m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733 };
+/// assert_eq!(minimized_words(&m), "minimized from 33 preemptions, 41 context switches and 19 steps to 1 preemption, 6 context switches and 9 steps in 733 replays");
+/// ```
 pub fn minimized_words(m: &crate::explore::Minimized) -> String {
     format!(
-        "minimized from {} preemptions, {} context switches and {} steps to {} preemptions, {} context switches and {} steps in {} replays",
-        m.found_preemptions,
-        m.found_context_switches,
-        m.found_steps,
-        m.preemptions,
-        m.context_switches,
-        m.steps,
-        m.replays
+        "minimized from {}, {} and {} to {}, {} and {} in {}",
+        count(m.found_preemptions, "preemption"),
+        count(m.found_context_switches, "context switch"),
+        count(m.found_steps, "step"),
+        count(m.preemptions, "preemption"),
+        count(m.context_switches, "context switch"),
+        count(m.steps, "step"),
+        count(m.replays, "replay"),
     )
 }
