@@ -355,8 +355,15 @@ fn minimization_figure(ms: &[Minimization]) -> Option<String> {
         .max()
         .unwrap_or(1)
         .max(1);
-    let (left, right, top, row) = (300.0, 30.0, 56.0, 18.0);
-    let width = 720.0;
+    let label =
+        |m: &Minimization| format!("{} {} / {} ({})", m.scenario, m.variant, m.plan, m.engine);
+    // Room for the longest label (measured as monospace, wider than the sans-serif drawn).
+    let longest = ms
+        .iter()
+        .map(|m| crate::present::svg::text_width(&label(m), 11.0))
+        .fold(0.0, f64::max);
+    let (left, right, top, row) = (longest + 20.0, 30.0, 56.0, 18.0);
+    let width = left + 420.0 + right;
     let plot_w = width - left - right;
     let height = top + row * ms.len() as f64 + 36.0;
     // A square-root scale: the minimized counts (0 to 2) stay apart from the found ones.
@@ -398,13 +405,12 @@ fn minimization_figure(ms: &[Minimization]) -> Option<String> {
     }
     for (i, m) in ms.iter().enumerate() {
         let y = top + row * i as f64 + row / 2.0;
-        let label = format!("{} {} / {} ({})", m.scenario, m.variant, m.plan, m.engine);
         let _ = writeln!(
             svg,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#9aa7b8\"/>",
             left - 8.0,
             y + 4.0,
-            crate::present::svg::escape(&label),
+            crate::present::svg::escape(&label(m)),
             x(m.minimized),
             x(m.found)
         );
