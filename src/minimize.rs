@@ -104,31 +104,6 @@ pub fn minimize_within(
     Ok(out)
 }
 
-/// The preemptions of a violating report's schedule (loom's count: switches away from a
-/// task that could have continued), found by replaying it and probing each switch; `None`
-/// when the report has no replayable schedule or no longer breaks its invariant.
-pub fn preemptions(
-    scenario: &dyn AnyScenario,
-    report: &Report,
-) -> Result<Option<usize>, ExploreError> {
-    let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
-        return Ok(None);
-    };
-    let Some(tasks) = tasks_of(text) else {
-        return Ok(None);
-    };
-    let mut search = Search {
-        scenario,
-        report,
-        invariant,
-        replays: 0,
-        budget: 0,
-        fits: BTreeMap::new(),
-        tried: BTreeSet::new(),
-    };
-    Ok(search.exact(&tasks, true)?.map(|f| f.preempted.len()))
-}
-
 /// The task of every decision of a schedule's text, or `None` when it holds random values
 /// (no model draws any) or does not parse.
 fn tasks_of(text: &str) -> Option<Vec<usize>> {
