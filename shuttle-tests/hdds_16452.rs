@@ -189,7 +189,7 @@ fn save_configuration_flushed_after_its_index_commits_its_own_index() {
 /// `updateLatestTrxInfo` throws on an index that is not larger. Inside `applyTransaction`
 /// that terminates the SCM; inside `notifyTermIndexUpdated` (a configuration entry) the Ratis
 /// updater closes the server and the SCM shuts down.
-// Reference: SCMHADBTransactionBufferImpl.java:93-101, SCMStateMachine.java:180-193,374-403, StateMachineUpdater.java:201-209 at 78d5650c313
+// Reference: SCMHADBTransactionBufferImpl.java:93-101, SCMStateMachine.java:180-193,374-403 at 78d5650c313; StateMachineUpdater.java:201-209 at ratis 37932bf6
 #[test]
 fn a_non_increasing_index_terminates_the_apply() {
     run_once(|| {

@@ -413,7 +413,7 @@ fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
 
 /// `storeValidCertificate` is a CLIENT replicate: a store in flight when the leadership
 /// moves follows the new leader and succeeds. The allocating SCM still signs and checks.
-// Reference: CertificateStore.java:49-52, HASecurityUtils.java:170-193, ScmInvoker.java:82-98, Replicate.java:26-51 at 78d5650c313
+// Reference: CertificateStore.java:49-52, HASecurityUtils.java:170-193, ScmInvoker.java:82-98, Replicate.java:26-50 at 78d5650c313
 #[test]
 fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
     run_once(|| {

@@ -66,7 +66,7 @@
 //!   same durable index. A local write that changes the row without moving the index breaks
 //!   it at once. A new DB (no `TransactionInfo`) claims no index and is not compared.
 //! - `NoRefusedRequest`, checked when a request ends: no valid request is refused with
-//!   "Conflicting certificate ID<n>" (a plan's injected failure is not a refusal).
+//!   `"Conflicting certificate ID<n>"` (a plan's injected failure is not a refusal).
 //! - `RowCoversStoredSerials`, checked once every actor has stopped: on every running SCM
 //!   the `CertificateId` row, its staged row if it has one (what its next flush commits), is
 //!   at least every serial in its certificate tables. A durable row alone would lag the
@@ -82,7 +82,7 @@
 //!   which the non-forced upgrade seeds: the only window a first start has). Each of the three
 //!   is also counted on its own.
 //!
-//! # Variants ([`Upgrade`](crate::models::scm_cert::scm::Upgrade))
+//! # Variants ([`crate::models::scm_cert::scm::Upgrade`])
 //!
 //! - `buggy`: the forced local write, as today.
 //! - `raise-only`: the seed's patch (write only if no row or the largest serial is above it).
