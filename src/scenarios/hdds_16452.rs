@@ -74,10 +74,12 @@
 //!   pass on safety alone. It also catches `saveConfiguration`'s state: after its inner
 //!   flush nothing is pending, so a guarded download skips its flush and ships the
 //!   configuration under the previous index.
-//! - `ReplicasAgree` (at quiescence): the follower that installed the racing checkpoint
-//!   re-applies every later entry without terminating and ends equal to the leader.
-//! - `SummaryMatchesTable` (at quiescence): the leader's persisted deleted-block summary
-//!   counts the transactions and blocks of its deleted-block table.
+//! - `ReplicasAgree` (at quiescence, on the plans with a racing download): the follower that
+//!   installed the racing checkpoint re-applies every later entry without terminating and
+//!   ends equal to the leader.
+//! - `SummaryMatchesTable` (at quiescence, on every plan): the leader's persisted
+//!   deleted-block summary counts the transactions and blocks of its deleted-block table.
+//!   Every replica persists the same bytes, so `leader-summary` checks the leader only.
 //! - Probes: `FlushDuringApply` (required: a download or leader-change flush was attempted
 //!   while an apply was in flight) and `StaleSummaryLoaded` (a new leader's counters after
 //!   its load differ from the summary of the last entry of the earlier terms).
@@ -127,7 +129,7 @@
 //! | abstraction | why no verdict depends on it |
 //! |---|---|
 //! | `latestTrxInfo` is a volatile cell, not a plain field | it can only remove behaviours; a stale read would stage an older TX, the same violation class |
-//! | one stager; the batch behind a mutex | only the apply thread stages (every buffer call is an apply's) |
+//! | the batch and its pending count inside the read-write lock, a staging taking it for writing | only the apply thread stages (every buffer call is an apply's), so a staging excludes a flush exactly as the Java's read lock does and never meets another staging |
 //! | `latestSnapshot`, its second read in `flushUnderWriteLock`, [`onFlush`](crate::cite::java::DeletedBlockLogImpl::onFlush) | no plan or invariant reads them |
 //! | no clock: `flushIfNeeded(0)` takes `timeDiff > 0` as true | a call within the same millisecond as the last flush skips, which leaves the DB at a state it already held and the invariants already checked, so no always-property changes. `LateDownloadShipsLatest` assumes the late download comes at least a millisecond after the last flush |
 //! | no monitor task (`flushIfNeeded(60 s)`) | guarded, on a ready leader only: it adds flushes between applies, which commit consistent states |
