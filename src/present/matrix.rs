@@ -658,6 +658,7 @@ mod tests {
             out_of_time: false,
             decisions_per_execution: None,
             tasks: None,
+            points_per_execution: BTreeMap::new(),
             switches: None,
         }
     }
