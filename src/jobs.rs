@@ -436,7 +436,6 @@ impl std::error::Error for RunError {}
 
 /// Run every job: explore, then minimize a counterexample unless `selection.no_minimize`.
 /// `started` is told each job as it starts, `finished` each report as it is ready.
-#[allow(clippy::result_large_err)]
 pub fn run(
     selection: &Selection,
     jobs: &[Job],
