@@ -4,11 +4,12 @@
 # Extra arguments go to every `bench` run (for example `--seeds 20 --time-box 10`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ci/env.sh
 
 parts=$(mktemp -d)
 trap 'rm -rf "$parts"' EXIT
 
 cargo run --release --quiet -- bench "$@" --out "$parts/shuttle.json"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo run --release --quiet -- bench "$@" --out "$parts/loom.json"
-RUSTFLAGS="--cfg ohc_threads" CARGO_TARGET_DIR=target/threads cargo run --release --quiet -- bench "$@" --out "$parts/threads.json"
+(loom_env && cargo run --release --quiet -- bench "$@" --out "$parts/loom.json")
+(threads_env && cargo run --release --quiet -- bench "$@" --out "$parts/threads.json")
 cargo run --release --quiet -- bench --merge "$parts/shuttle.json" "$parts/loom.json" "$parts/threads.json" --results-dir bench

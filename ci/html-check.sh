@@ -4,11 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null; then
-  echo "== installing Debian's chromium"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
+source ci/env.sh
+install_packages chromium
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

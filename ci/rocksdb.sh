@@ -4,16 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-for pkg in librocksdb-dev libclang-dev; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
-done
-if [ "${#need[@]}" -gt 0 ]; then
-    echo "== installing ${need[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${need[@]}"
-fi
+source ci/env.sh
+install_packages librocksdb-dev libclang-dev
 
 multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"
 # librocksdb-sys: link the system library (dynamically) and generate bindings from its headers.
@@ -28,5 +20,4 @@ cargo test --release --features rocksdb --lib --test rocksdb
 cargo test --release --features rocksdb --doc kit::rocks
 
 echo "== real OS threads against RocksDB: hdds-16092 and hdds-16452, fixed never breaks"
-RUSTFLAGS="--cfg ohc_threads" CARGO_TARGET_DIR=target/threads \
-    cargo test --release --features rocksdb --test rocksdb-threads -- --nocapture
+(threads_env && cargo test --release --features rocksdb --test rocksdb-threads -- --nocapture)

@@ -1,97 +1,73 @@
-//! Exhaustive exploration under loom (`RUSTFLAGS="--cfg loom"`), at preemption bound 2.
-//! Tests are named `<scenario>::<case>` so CI can shard them by name filter.
-#![cfg(loom)]
+//! Exhaustive exploration under loom (`RUSTFLAGS="--cfg loom"`), one test per registered
+//! case, named `<scenario>::<variant>::<plan>` so that CI can shard by name filter
+//! (`cargo test --release --test loom -- hdds-16092::`). The cases come from the registry:
+//! a new scenario needs no test code here.
+//!
+//! Each test explores its case at `LOOM_MAX_PREEMPTIONS` (default 2; `none` for no bound):
+//! a violating case must break each of its expected invariants, a holding case must
+//! exhaust its schedules with its required probes fired. A name filter that matches no test
+//! fails the run, so a misspelt CI filter cannot pass by running nothing.
+// Reference: DESIGN.md, "Conventions" 8 (tokio's loom groups, LOOM_MAX_PREEMPTIONS=2).
 
-use ozone_ha_check::explore::{explore, Report, Request, Verdict};
-use ozone_ha_check::scenario::{find, Expected};
-use ozone_ha_check::sync::drive::Strategy;
+use libtest_mimic::{Arguments, Failed, Trial};
+use ozone_ha_check::engine::{Engine, Strategy};
+use ozone_ha_check::jobs::{PreemptionBound, DEFAULT_PREEMPTION_BOUND};
+use ozone_ha_check::scenarios::all;
+use ozone_ha_check::verify::verify_case;
+use std::process::ExitCode;
 
-fn run(scenario: &str, variant: &str, plan: &str, bound: usize, watch: Option<&str>) -> Report {
-    explore(
-        find(scenario).unwrap(),
-        &Request::new(
-            variant,
-            plan,
-            Strategy::Loom {
-                preemption_bound: Some(bound),
-            },
-        )
-        .watch(watch),
-    )
-    .unwrap()
+fn bound() -> Result<Option<usize>, String> {
+    match std::env::var("LOOM_MAX_PREEMPTIONS") {
+        Ok(text) => PreemptionBound::parse(&text).map(PreemptionBound::as_option),
+        Err(_) => Ok(Some(DEFAULT_PREEMPTION_BOUND)),
+    }
 }
 
-/// Every case of `scenario` at `bound`: violations with their invariants, fixed variants
-/// exhausted with their probes fired.
-fn assert_matrix(scenario: &str, bound: usize) {
-    let info = find(scenario).unwrap().info();
-    for (variant, plan) in info.cases() {
-        match (info.expected)(variant, plan) {
-            Expected::Holds => {
-                let r = run(scenario, variant, plan, bound, None);
-                assert_eq!(r.verdict, Verdict::Held, "{variant}/{plan}");
-                assert!(r.exhausted, "{variant}/{plan} did not exhaust");
-            }
-            Expected::Violates(names) => {
-                for name in names {
-                    let r = run(scenario, variant, plan, bound, Some(name));
-                    assert_eq!(r.verdict, Verdict::Violated, "{variant}/{plan}: {name}");
-                    assert_eq!(r.invariant.as_deref(), Some(*name));
-                    assert!(!r.trace.is_empty());
-                }
-            }
+fn trials(bound: Option<usize>) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for s in all() {
+        for case in s.cases() {
+            let name = format!("{}::{}::{}", s.name(), case.variant, case.plan);
+            let scenario = *s;
+            trials.push(Trial::test(name, move || {
+                verify_case(scenario, case, &|| Strategy::Loom {
+                    preemption_bound: bound,
+                })
+                .map_err(Failed::from)
+            }));
         }
     }
+    trials
 }
 
-mod hdds_16092 {
-    // Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt.
-    use super::*;
-
-    #[test]
-    fn matrix_at_bound_2() {
-        assert_matrix("hdds-16092", 2);
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    if !Engine::Loom.available() {
+        eprintln!(
+            "the loom tests need the loom build: RUSTFLAGS=\"--cfg loom\" CARGO_TARGET_DIR=target/loom cargo test --release --test loom"
+        );
+        return ExitCode::SUCCESS;
     }
-
-    #[test]
-    fn buggy_breaks_at_bound_1() {
-        let r = run("hdds-16092", "buggy", "steady", 1, None);
-        assert_eq!(r.verdict, Verdict::Violated);
+    let bound = match bound() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: LOOM_MAX_PREEMPTIONS: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let trials = trials(bound);
+    if let Some(filter) = &args.filter {
+        let matches = |name: &str| {
+            if args.exact {
+                name == filter
+            } else {
+                name.contains(filter.as_str())
+            }
+        };
+        if !trials.iter().any(|t| matches(t.name())) {
+            eprintln!("error: the filter `{filter}` matches no loom test; see `ozone-ha-check list --names`");
+            return ExitCode::from(101);
+        }
     }
-}
-
-mod hdds_16452 {
-    // Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
-    use super::*;
-
-    #[test]
-    fn matrix_at_bound_2() {
-        assert_matrix("hdds-16452", 2);
-    }
-
-    #[test]
-    fn buggy_breaks_at_bound_1() {
-        let r = run("hdds-16452", "buggy", "base", 1, None);
-        assert_eq!(r.verdict, Verdict::Violated);
-    }
-}
-
-mod hdds_17215 {
-    // Reference: HDDS-17215, seeds/001_faf9eec80e528ec4.txt.
-    use super::*;
-
-    #[test]
-    fn matrix_at_bound_2() {
-        assert_matrix("hdds-17215", 2);
-    }
-}
-
-mod hdds_16900 {
-    // Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
-    use super::*;
-
-    #[test]
-    fn matrix_at_bound_2() {
-        assert_matrix("hdds-16900", 2);
-    }
+    libtest_mimic::run(&args, trials).exit_code()
 }

@@ -530,3 +530,129 @@ fn an_unwritable_save_directory_exits_1_with_its_path() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let _ = std::fs::remove_file(file);
 }
+
+mod fuzz {
+    //! Arbitrary schedules, counterexample files and option values never make the command
+    //! panic: every run ends with exit 0, or with 1 or 2 and a message.
+    use super::cli;
+    use proptest::prelude::*;
+    use std::process::Output;
+
+    fn assert_clean(args: &[String], out: &Output) -> Result<(), TestCaseError> {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        prop_assert!(
+            matches!(code, Some(0..=2)),
+            "{args:?}: exit {code:?}: {stderr}"
+        );
+        prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        if code != Some(0) {
+            prop_assert!(stderr.contains("error"), "{args:?}: no message: {stderr}");
+        }
+        Ok(())
+    }
+
+    fn run(args: Vec<String>) -> Result<(), TestCaseError> {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_clean(&args, &cli(&refs))
+    }
+
+    fn replay_args(schedule: String) -> Vec<String> {
+        [
+            "replay",
+            "hdds-16452",
+            "--variant",
+            "buggy",
+            "--plan",
+            "base",
+            "--schedule",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([schedule])
+        .collect()
+    }
+
+    fn schedule_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "v1:[0-9x,r]{0,40}",
+            prop::collection::vec((0usize..6, 1usize..4), 0..30).prop_map(|steps| {
+                let body: Vec<String> = steps.iter().map(|(t, n)| format!("{t}x{n}")).collect();
+                format!("v1:{}", body.join(","))
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn replay_takes_any_schedule_text(schedule in schedule_text()) {
+            prop_assume!(!schedule.starts_with('-') && !schedule.contains('\0'));
+            run(replay_args(schedule))?;
+        }
+
+        #[test]
+        fn replay_takes_any_counterexample_file(
+            format in prop_oneof![Just("ozone-ha-check/counterexample/v1".to_string()), any::<String>()],
+            schedule in schedule_text(),
+            body in any::<String>(),
+            truncate in any::<bool>(),
+        ) {
+            let json = serde_json::json!({
+                "format": format, "scenario": "hdds-16452", "variant": "buggy", "plan": "base",
+                "engine": "pct", "invariant": "CheckpointConsistent", "detail": "",
+                "violation_step": 0, "schedule": schedule, "context_switches": null, "trace": [],
+            });
+            let mut text = if body.len() % 3 == 0 { body } else { json.to_string() };
+            if truncate && text.len() > 4 {
+                let mut cut = text.len() / 2;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+            }
+            let file = tempfile::NamedTempFile::new().unwrap();
+            std::fs::write(file.path(), text).unwrap();
+            run(replay_args(file.path().to_string_lossy().into_owned()))?;
+        }
+
+        #[test]
+        fn check_takes_any_option_values(
+            option in prop::sample::select(vec![
+                "--executions", "--seed", "--depth", "--preemption-bound", "--size", "--seeds",
+                "--shard", "--time-budget", "--variant", "--plan", "--engine", "--invariant",
+            ]),
+            value in prop_oneof![
+                any::<String>(),
+                "-?[0-9]{1,22}",
+                "[0-9]{1,3}/[0-9]{1,3}",
+                Just("none".to_string()),
+                Just("NaN".to_string()),
+                Just("inf".to_string()),
+            ],
+        ) {
+            prop_assume!(!value.starts_with('-') && !value.contains('\0'));
+            // Keep a valid run short: one small case under PCT.
+            let mut args: Vec<String> = ["check", "hdds-16452", "--variant", "fixed", "--plan", "base", "--engine", "pct", "--quiet"]
+                .iter().map(|s| s.to_string()).collect();
+            let replaces = ["--variant", "--plan", "--engine"].contains(&option);
+            if replaces {
+                let at = args.iter().position(|a| a == option).unwrap();
+                args[at + 1] = value;
+            } else {
+                args.push(option.to_string());
+                args.push(value);
+                if option != "--executions" {
+                    args.extend(["--executions".to_string(), "20".to_string()]);
+                }
+                // A valid but huge count must not make the test hang: a budget bounds it.
+                if option != "--time-budget" {
+                    args.extend(["--time-budget".to_string(), "2".to_string()]);
+                }
+            }
+            run(args)?;
+        }
+    }
+}

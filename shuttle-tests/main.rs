@@ -8,4 +8,5 @@ mod hdds_16452;
 mod hdds_16900;
 mod hdds_17215;
 mod matrix;
+mod probes;
 mod support;

@@ -106,6 +106,10 @@ pub struct Report {
     pub trace: Vec<Event>,
     /// Hits of every probe, summed over all executions.
     pub probes: BTreeMap<String, u64>,
+    /// For every probe, the executions in which it fired at least once: a probe that fires
+    /// in every execution shows nothing about a race window.
+    #[serde(default)]
+    pub probe_executions: BTreeMap<String, u64>,
     /// The invariant watched alone, if the exploration was restricted to one.
     pub watched: Option<String>,
     /// How the counterexample was shortened, when it was.
@@ -290,6 +294,7 @@ struct Tally {
     executions: usize,
     violations: usize,
     probes: BTreeMap<&'static str, u64>,
+    probe_executions: BTreeMap<&'static str, u64>,
     first: Option<(usize, Outcome, Option<Schedule>)>,
     out_of_time: bool,
     decisions: usize,
@@ -336,6 +341,7 @@ impl Exploration for Run {
             }
             for (name, hits) in &outcome.probes {
                 *t.probes.entry(name).or_default() += hits;
+                *t.probe_executions.entry(name).or_default() += 1;
             }
             if outcome.violation.is_none() {
                 return if out_of_time {
@@ -474,6 +480,16 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
                 (
                     p.name.to_string(),
                     tally.probes.get(p.name).copied().unwrap_or(0),
+                )
+            })
+            .collect(),
+        probe_executions: scenario
+            .probes()
+            .iter()
+            .map(|p| {
+                (
+                    p.name.to_string(),
+                    tally.probe_executions.get(p.name).copied().unwrap_or(0),
                 )
             })
             .collect(),

@@ -26,6 +26,8 @@ pub const DEFAULT_EXECUTIONS: usize = 2_000;
 pub const DEFAULT_DFS_EXECUTIONS: usize = 20_000;
 /// Runs of real threads when none are given.
 pub const DEFAULT_THREAD_RUNS: usize = 10_000;
+/// The most items one run may plan; a larger run is split with `--shard`.
+pub const MAX_ITEMS: u64 = 1_000_000;
 /// loom's preemption bound when neither the flag nor `LOOM_MAX_PREEMPTIONS` gives one.
 pub const DEFAULT_PREEMPTION_BOUND: usize = 2;
 
@@ -336,6 +338,18 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         ));
     }
     let engines = engines(selection)?;
+    let items = (scenarios
+        .iter()
+        .map(|s| s.cases().len() as u64)
+        .sum::<u64>())
+    .saturating_mul(engines.len() as u64)
+    .saturating_mul(selection.seeds.max(1));
+    if items > MAX_ITEMS {
+        return Err(PlanError::Invalid(format!(
+            "{} seeds make more than {MAX_ITEMS} items; use fewer seeds or split the run with --shard",
+            selection.seeds
+        )));
+    }
     known(&scenarios, "variant", selection.variant.as_deref(), |s| {
         s.variants().iter().map(|v| v.name).collect()
     })?;
@@ -400,7 +414,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
 #[derive(Debug)]
 pub struct RunError {
     /// The item that failed.
-    pub job: Job,
+    pub job: Box<Job>,
     /// What went wrong.
     pub error: ExploreError,
 }
@@ -454,7 +468,7 @@ pub fn run(
             }
             Err(error) => {
                 return Err(RunError {
-                    job: job.clone(),
+                    job: Box::new(job.clone()),
                     error,
                 })
             }

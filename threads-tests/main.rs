@@ -11,27 +11,21 @@ use ozone_ha_check::scenarios::all;
 #[test]
 fn fixed_variants_hold_on_real_threads() {
     for scenario in all() {
-        let info = scenario.info();
-        for (variant, plan) in info.cases() {
-            if (info.expected)(variant, plan) != Expected::Holds {
+        for case in scenario.cases() {
+            if scenario.expected(case.variant, case.plan) != Ok(Expected::Holds) {
                 continue;
             }
             let r = explore(
                 *scenario,
-                &Request::new(variant, plan, Strategy::Threads { runs: 5_000 })
+                &Request::new(case.variant, case.plan, Strategy::Threads { runs: 5_000 })
                     .stop_at_first(false),
             )
             .unwrap();
-            assert_ne!(
-                r.verdict,
-                Verdict::Violated,
-                "{} {variant} {plan}: {:?}",
-                info.name,
-                r.detail
-            );
+            let name = format!("{} {}/{}", scenario.name(), case.variant, case.plan);
+            assert_ne!(r.verdict, Verdict::Violated, "{name}: {:?}", r.detail);
             assert_eq!(r.executions, 5_000);
             assert_eq!(r.violations, 0);
-            eprintln!("{} {variant} {plan}: probes {:?}", info.name, r.probes);
+            eprintln!("{name}: probes {:?}", r.probes);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! A scoped panic hook that keeps [`StopSignal`] out of the terminal.
 //!
 //! loom cannot be asked to stop between executions, so an exploration that is done ends its
-//! model with a [`StopSignal`] panic that the driver catches. While at least one drive is
+//! model with a [`StopSignal`] panic that the driver catches; the suspended threads of that
+//! execution are then unwound by loom's coroutine library with a panic of its own. While at least one drive is
 //! under way, a hook forwards every other panic to the hook that was there before; when the
 //! last one ends, that hook is put back, so the library leaves no process-wide hook behind.
 
@@ -13,6 +14,15 @@ use std::sync::Mutex;
 /// Payload of the panic that stops a loom model early; never shown to users.
 #[derive(Debug)]
 pub(crate) struct StopSignal;
+
+/// Our stop signal, or the control-flow panic with which loom's coroutine library unwinds
+/// the stacks of the threads of an execution that was stopped early.
+fn is_stop_machinery(info: &PanicHookInfo<'_>) -> bool {
+    info.payload().downcast_ref::<StopSignal>().is_some()
+        || info
+            .location()
+            .is_some_and(|l| l.file().contains("/generator-") && l.file().ends_with("yield_.rs"))
+}
 
 type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
 
@@ -30,7 +40,7 @@ impl Quiet {
             let previous = std::sync::Arc::new(panic::take_hook());
             let forward = std::sync::Arc::clone(&previous);
             panic::set_hook(Box::new(move |info| {
-                if info.payload().downcast_ref::<StopSignal>().is_none() {
+                if !is_stop_machinery(info) {
                     forward(info);
                 }
             }));
