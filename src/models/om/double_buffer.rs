@@ -32,7 +32,7 @@
 //! S3 secret requests of HDDS-17215 share it.
 
 use super::OmRow;
-use crate::cite::{java, Label};
+use crate::cite::{java, Citation, Label};
 use crate::kit::store::WriteBatch;
 use crate::recorder::Actor;
 use crate::sync::{Condvar, Mutex};
@@ -175,7 +175,20 @@ impl<R: Indexed> DoubleBuffer<R> {
     /// One turn of the `flushTransactions` loop up to the swap: [`DoubleBuffer::is_running`],
     /// [`DoubleBuffer::can_flush`], then [`DoubleBuffer::swap`]. `None` when the daemon exits.
     pub fn next_batch(&self, actor: &Actor) -> Option<Vec<R>> {
-        if !self.is_running() || !self.can_flush() {
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
+        // A process that is gone takes no more steps; a stopped one says why its loop ends.
+        let exits = |life: Life, why: &str| {
+            if !life.gone() {
+                actor.step(JAVA, format!("{why}: the flush thread exits"));
+            }
+        };
+        let life = self.monitor.lock().life;
+        if life != Life::Running {
+            exits(life, "isRunning is false");
+            return None;
+        }
+        if let Err(life) = self.can_flush_or_why() {
+            exits(life, "canFlush interrupted on an empty buffer");
             return None;
         }
         self.swap(actor)
@@ -190,14 +203,21 @@ impl<R: Indexed> DoubleBuffer<R> {
     /// wait on an empty buffer (or the process is gone). A non-empty buffer returns `true`
     /// without looking at `isRunning`.
     pub fn can_flush(&self) -> bool {
+        self.can_flush_or_why().is_ok()
+    }
+
+    fn can_flush_or_why(&self) -> Result<(), Life> {
         let mut b = self.monitor.lock();
         while b.current.is_empty() {
             if b.life != Life::Running {
-                return false;
+                return Err(b.life);
             }
             b = self.not_empty.wait(b);
         }
-        !b.life.gone()
+        if b.life.gone() {
+            return Err(b.life);
+        }
+        Ok(())
     }
 
     /// `swapCurrentAndReadyBuffer`, a monitor section of its own: take every queued response.
