@@ -11,6 +11,7 @@
 
 #![cfg(not(any(loom, ohc_threads)))]
 
+use ozone_ha_check::cite::Label;
 use ozone_ha_check::kit::rocks::RocksStore;
 use ozone_ha_check::kit::store::{Store, TableName, Tables, WriteBatch};
 use ozone_ha_check::recorder::{Actor, Recorder};
@@ -21,6 +22,8 @@ use std::sync::{Arc, Mutex};
 
 const TABLES: [TableName; 3] = ["keyTable", "transactionInfoTable", "deletedTable"];
 const KEYS: [&str; 4] = ["k0", "k1", "k2", "TX"];
+/// The label of every store step the differential test takes.
+const AT: Label = Label::model("differential test step");
 
 /// One store operation; tables and keys are indices into [`TABLES`] and [`KEYS`].
 #[derive(Clone, Debug)]
@@ -107,7 +110,7 @@ fn run_model(ops: &[Op]) -> Vec<Step> {
         for op in ops2.iter() {
             let seen = match op {
                 Op::Commit(rows) => {
-                    db.commit(&me, "Test.commit", batch_of(rows));
+                    db.commit(&me, AT, batch_of(rows));
                     Seen::Done
                 }
                 Op::Stage(t, k, v) => {
@@ -115,34 +118,34 @@ fn run_model(ops: &[Op]) -> Vec<Step> {
                     Seen::Done
                 }
                 Op::CommitStaged => {
-                    db.commit(&me, "Test.commit", std::mem::take(&mut pending));
+                    db.commit(&me, AT, std::mem::take(&mut pending));
                     Seen::Done
                 }
                 Op::Put(t, k, v) => {
-                    db.put(&me, "Test.put", TABLES[*t], KEYS[*k], *v);
+                    db.put(&me, AT, TABLES[*t], KEYS[*k], *v);
                     Seen::Done
                 }
-                Op::Get(t, k) => Seen::Read(db.get(&me, "Test.get", TABLES[*t], KEYS[*k])),
+                Op::Get(t, k) => Seen::Read(db.get(&me, AT, TABLES[*t], KEYS[*k])),
                 Op::GetSkipCache(t, k) => {
-                    Seen::Read(db.get_skip_cache(&me, "Test.get", TABLES[*t], KEYS[*k]))
+                    Seen::Read(db.get_skip_cache(&me, AT, TABLES[*t], KEYS[*k]))
                 }
                 Op::CachePut(t, k, v) => {
-                    db.cache_put(&me, "Test.cache", TABLES[*t], KEYS[*k], *v);
+                    db.cache_put(&me, AT, TABLES[*t], KEYS[*k], *v);
                     Seen::Done
                 }
                 Op::Checkpoint => {
-                    let c = db.checkpoint(&me, "Test.checkpoint");
+                    let c = db.checkpoint(&me, AT);
                     checkpoints.push(c.clone());
                     Seen::Checkpoint(c)
                 }
                 Op::Reopen => {
                     pending = WriteBatch::new();
-                    db.reopen(&me, "Test.reopen");
+                    db.reopen(&me, AT);
                     Seen::Done
                 }
                 Op::Install(n) => {
                     let c = pick(&checkpoints, *n);
-                    db.install(&me, "Test.install", c);
+                    db.install(&me, AT, c);
                     Seen::Done
                 }
             };

@@ -24,7 +24,7 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 6)] {
+    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 25)] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
@@ -228,7 +228,7 @@ fn report_formats_cover_the_matrix() {
     assert_eq!(html.status.code(), Some(0));
     let page = String::from_utf8_lossy(&html.stdout);
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<table id=\"matrix\">"));
-    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 6, "{page}");
+    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 25, "{page}");
     let md = cli(&[
         "report",
         "hdds-16452",
@@ -423,13 +423,13 @@ fn check_prints_a_line_per_case_and_a_summary() {
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| !l.is_empty()).collect();
-    // Six cases, one line each, then the summary; no counterexample is printed when every
+    // 25 cases, one line each, then the summary; no counterexample is printed when every
     // verdict is as expected.
-    assert_eq!(lines.len(), 7, "{stdout}");
-    assert!(lines[..6].iter().all(|l| l.contains(" ok ")), "{stdout}");
-    let last = lines[6];
+    assert_eq!(lines.len(), 26, "{stdout}");
+    assert!(lines[..25].iter().all(|l| l.contains(" ok ")), "{stdout}");
+    let last = lines[25];
     assert!(
-        last.starts_with("6 cases as expected: 3 violated, 3 held; 0 unexpected ("),
+        last.starts_with("25 cases as expected: 11 violated, 14 held; 0 unexpected ("),
         "{last}"
     );
     // With --trace every counterexample is printed.

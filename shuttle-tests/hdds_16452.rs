@@ -1,32 +1,43 @@
-//! HDDS-16452 under shuttle.
+//! HDDS-16452 under shuttle: the holding cases over many seeds, and one staged test per
+//! modelled semantic of the Java.
 // Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::kit::raft_log::{LogEntry, RaftLog};
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::kit::tx_info::stored_index;
+use ozone_ha_check::models::scm::deleted_blocks::DeletedBlockStatus;
 use ozone_ha_check::models::scm::inter_scm::download;
-use ozone_ha_check::models::scm::state_machine::reference_states;
-use ozone_ha_check::models::scm::state_machine::{install_and_catch_up, take_snapshot};
+use ozone_ha_check::models::scm::request::ScmRequest;
+use ozone_ha_check::models::scm::state_machine::{
+    install_and_catch_up, notify_leader_changed, notify_leader_ready, reference_states,
+    take_snapshot, ApplyOutcome, Install, SaveFlush, SummaryLoad, Updater,
+};
 use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm::{
-    initial_tables, ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE,
+    container_key, initial_tables, stored_summary, table_summary, txn_key, LifeCycleState, ScmRow,
+    Summary, CONTAINERS_TABLE, DELETED_BLOCKS_TABLE, STATEFUL_SERVICE_CONFIG_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenario::Scenario;
-use ozone_ha_check::scenarios::hdds_16452::{sized_log, Hdds16452};
+use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452, Plan};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
 
 #[test]
-fn guarded_cases_hold_over_many_seeds_with_their_window_reached() {
+fn holding_cases_hold_over_many_seeds_with_their_window_reached() {
     for seed in 0..5 {
         for (variant, plan) in [
             ("fixed", "base"),
+            ("fixed", "container-transition"),
             ("fixed", "with-leader-change"),
             ("download-guarded", "base"),
+            ("download-guarded", "container-transition"),
+            ("fixed-save-after-index", "save-configuration"),
+            ("fixed-load-on-ready", "leader-summary"),
         ] {
             let r = run(S, variant, plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {variant} {plan}");
@@ -43,92 +54,334 @@ fn the_registered_scenario_is_this_one() {
     assert_eq!(Hdds16452::NAME, S);
 }
 
-fn pending(t: &Tables<ScmRow>) -> u64 {
-    match t.get(SUMMARY_TABLE, SUMMARY_KEY) {
-        Some(ScmRow::Summary { pending_deletes }) => *pending_deletes,
-        _ => panic!("no summary row"),
+/// A leader whose DB holds `initial` at TX 0, with its buffer and its updater.
+struct Leader {
+    rec: Arc<Recorder>,
+    store: Arc<Store<ScmRow>>,
+    buffer: TransactionBuffer,
+    updater: Updater,
+}
+
+impl Leader {
+    fn new(initial: Tables<ScmRow>) -> Self {
+        let rec = Arc::new(Recorder::new(None));
+        let store = Arc::new(Store::with_state(initial.clone(), None));
+        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
+        Self {
+            rec,
+            store,
+            buffer,
+            updater: Updater::new(initial),
+        }
     }
+
+    fn actor(&self, name: &str) -> Actor {
+        Actor::new(name, &self.rec)
+    }
+
+    fn apply(&mut self, entry: &LogEntry<ScmRequest>, save: SaveFlush) -> ApplyOutcome {
+        let me = self.actor("apply");
+        self.updater.apply(&self.buffer, &me, entry, save)
+    }
+}
+
+fn entry(log: &RaftLog<ScmRequest>, index: u64) -> LogEntry<ScmRequest> {
+    log.entry(index).cloned().expect("entry in the log")
 }
 
 /// Begin an apply, stage txID 1 of its two, and download the checkpoint over `path`.
 fn download_mid_transaction(path: FlushPath) -> (Arc<Recorder>, Tables<ScmRow>) {
-    let rec = Arc::new(Recorder::new(None));
-    let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
-    let store = Arc::new(Store::with_state(initial_tables(), None));
-    let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
-    buffer.begin_applying(&apply);
-    buffer.add_to_buffer(
+    let l = Leader::new(initial_tables(0));
+    let (apply, grpc) = (l.actor("apply"), l.actor("download"));
+    l.buffer.begin_applying(&apply);
+    l.buffer.add_to_buffer(
         &apply,
         DELETED_BLOCKS_TABLE,
-        "tx1",
+        &txn_key(1),
         ScmRow::DeletedTxn { blocks: 2 },
     );
-    let checkpoint = download(&buffer, &grpc, path);
-    (rec, checkpoint)
+    let checkpoint = download(&l.buffer, &grpc, path);
+    (l.rec, checkpoint)
 }
 
 /// The seed's steps 1-2 at their shortest: begin, stage txID 1, the download's flush
 /// commits it under TX 0, and the checkpoint ships half a transaction.
+// Reference: InterSCMGrpcService.java:60-77, SCMHADBTransactionBufferImpl.java:70-80,125-133,153-175 at 78d5650c313
 #[test]
 fn four_steps_unguarded_download_ships_half_a_transaction() {
     run_once(|| {
         let (_rec, checkpoint) = download_mid_transaction(FlushPath::Unguarded);
         assert_eq!(stored_index(&checkpoint), 0);
-        assert!(checkpoint.get(DELETED_BLOCKS_TABLE, "tx1").is_some());
-        assert!(checkpoint.get(DELETED_BLOCKS_TABLE, "tx2").is_none());
-        assert_eq!(pending(&checkpoint), 0);
+        assert!(checkpoint.get(DELETED_BLOCKS_TABLE, &txn_key(1)).is_some());
+        assert!(checkpoint.get(DELETED_BLOCKS_TABLE, &txn_key(2)).is_none());
+        assert_eq!(stored_summary(&checkpoint), None);
     });
 }
 
+// Reference: SCMHADBTransactionBufferImpl.java:135-151 at 78d5650c313
 #[test]
 fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
     run_once(|| {
         let (rec, checkpoint) = download_mid_transaction(FlushPath::Guarded);
-        assert_eq!(checkpoint, initial_tables());
+        assert_eq!(checkpoint, initial_tables(0));
         let out = rec.take();
         assert_eq!(out.probes["FlushDuringApply"], 1);
     });
 }
 
-/// The whole apply lands before the flush, the index after it: the follower re-applies
-/// index 1 and counts the blocks twice.
+/// `saveConfiguration` flushes inside its own apply, before `updateLatestTrxInfo(i)`: the DB
+/// holds its configuration under TX i-1, and the pending count is 0, so a guarded download
+/// afterwards skips its flush and ships exactly that state.
+// Reference: StatefulServiceStateManagerImpl.java:53-71, SCMStateMachine.java:153-195, SCMHADBTransactionBufferImpl.java:153-175 at 78d5650c313
 #[test]
-fn follower_that_installs_data_1_under_tx_0_counts_twice() {
+fn save_configuration_commits_its_row_under_the_previous_index() {
+    run_once(|| {
+        let log = plan_log(Plan::SaveConfiguration, 1);
+        let mut l = Leader::new(initial_tables(0));
+        for i in 1..=3 {
+            assert_eq!(
+                l.apply(&entry(&log, i), SaveFlush::Java),
+                ApplyOutcome::Applied
+            );
+        }
+        let durable = l.store.durable();
+        assert_eq!(
+            stored_index(&durable),
+            2,
+            "committed under the previous index"
+        );
+        assert_eq!(
+            durable.get(STATEFUL_SERVICE_CONFIG_TABLE, "ContainerBalancer"),
+            Some(&ScmRow::Config(1))
+        );
+        assert_eq!(l.buffer.latest_trx_info(), (1, 3));
+        let grpc = l.actor("download");
+        let checkpoint = download(&l.buffer, &grpc, FlushPath::Guarded);
+        assert_eq!(
+            checkpoint, durable,
+            "nothing pending: the guarded flush skips"
+        );
+        let reference = reference_states(&log, initial_tables(0));
+        assert_ne!(checkpoint, reference[2]);
+        assert_eq!(
+            checkpoint.without("scmTransactionInfos"),
+            reference[3].without("scmTransactionInfos")
+        );
+    });
+}
+
+/// The proposed change: the flush after `updateLatestTrxInfo(i)` commits the configuration
+/// under its own index.
+// Reference: SCMStateMachine.java:153-195 at 78d5650c313 (the change moves StatefulServiceStateManagerImpl.java:63-70 after :181)
+#[test]
+fn save_configuration_flushed_after_its_index_commits_its_own_index() {
+    run_once(|| {
+        let log = plan_log(Plan::SaveConfiguration, 1);
+        let mut l = Leader::new(initial_tables(0));
+        for i in 1..=3 {
+            l.apply(&entry(&log, i), SaveFlush::AfterIndex);
+        }
+        let reference = reference_states(&log, initial_tables(0));
+        assert_eq!(l.store.durable(), reference[3]);
+    });
+}
+
+/// `updateLatestTrxInfo` throws on an index that is not larger. Inside `applyTransaction`
+/// that terminates the SCM; inside `notifyTermIndexUpdated` (a configuration entry) the Ratis
+/// updater closes the server and the SCM shuts down.
+// Reference: SCMHADBTransactionBufferImpl.java:93-101, SCMStateMachine.java:180-193,374-403 at 78d5650c313; StateMachineUpdater.java:201-209 at ratis 37932bf6
+#[test]
+fn a_non_increasing_index_terminates_the_apply() {
+    run_once(|| {
+        let log = plan_log(Plan::Base, 1);
+        let mut l = Leader::new(initial_tables(1));
+        let me = l.actor("apply");
+        assert!(l.buffer.update_latest_trx_info(&me, 1, 2).is_ok());
+        assert!(l.buffer.update_latest_trx_info(&me, 1, 2).is_err());
+        for index in [1, 2] {
+            match l.apply(&entry(&log, index), SaveFlush::Java) {
+                ApplyOutcome::Terminated(msg) => {
+                    assert!(msg.starts_with("IllegalArgumentException"), "{msg}")
+                }
+                other => panic!("index {index}: {other:?}"),
+            }
+        }
+        assert_eq!(l.buffer.latest_trx_info(), (1, 2));
+        let trace = l.rec.take().trace;
+        assert!(trace.iter().any(|e| e.java == "StateMachineUpdater.run"));
+        assert!(trace
+            .iter()
+            .any(|e| e.java == "ExitUtils.terminate(int,String,Throwable,Logger)"));
+    });
+}
+
+/// `takeSnapshot` catches `latestTrxInfo` up to the applied index before its flush.
+// Reference: SCMStateMachine.java:341-372 at 78d5650c313
+#[test]
+fn take_snapshot_catches_the_index_up_to_the_applied_one() {
+    run_once(|| {
+        let l = Leader::new(initial_tables(0));
+        let me = l.actor("apply");
+        take_snapshot(&l.buffer, &me, (1, 4));
+        assert_eq!(stored_index(&l.store.durable()), 4);
+        assert_eq!(l.buffer.latest_trx_info(), (1, 4));
+    });
+}
+
+/// A follower refuses a checkpoint whose TX is not above its applied index.
+// Reference: SCMHAManagerImpl.java:221-251, HAUtils.java:303-321 at 78d5650c313
+#[test]
+fn a_follower_refuses_a_checkpoint_not_above_its_applied_index() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
-        let (apply, grpc) = (Actor::new("apply", &rec), Actor::new("download", &rec));
-        let log = sized_log(1);
-        let reference = reference_states(&log);
-        let store = Arc::new(Store::with_state(initial_tables(), None));
-        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 0);
-        buffer.begin_applying(&apply);
-        buffer.add_to_buffer(
-            &apply,
-            DELETED_BLOCKS_TABLE,
-            "tx1",
-            ScmRow::DeletedTxn { blocks: 2 },
+        let log = plan_log(Plan::ContainerTransition, 1);
+        let follower = Store::with_state(initial_tables(1), None);
+        let me = Actor::new("follower", &rec);
+        let r = install_and_catch_up(&follower, initial_tables(1), &log, 0, &me);
+        assert_eq!(
+            r,
+            Install::Refused {
+                checkpoint: 0,
+                applied: 0
+            }
         );
-        buffer.add_to_buffer(
+        assert_eq!(follower.durable(), initial_tables(1));
+    });
+}
+
+/// The flush lands between the container transition's put and `updateLatestTrxInfo(2)`: the
+/// checkpoint holds the CLOSED container under TX 1. The follower reloads it, re-applies
+/// index 2, gets `InvalidContainerStateException` and terminates; its DB still claims TX 1.
+/// (This replaces the former model's synthetic counter, which counted the blocks twice.)
+// Reference: ContainerStateManagerImpl.java:464-490, SCMStateMachine.java:153-195, InvalidContainerStateException.java:25 at 78d5650c313
+#[test]
+fn follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay() {
+    run_once(|| {
+        let log = plan_log(Plan::ContainerTransition, 1);
+        let mut l = Leader::new(initial_tables(1));
+        l.apply(&entry(&log, 1), SaveFlush::Java);
+        let setup = l.actor("setup");
+        l.updater.take_snapshot(&l.buffer, &setup);
+        let (apply, grpc) = (l.actor("apply"), l.actor("download"));
+        l.buffer.begin_applying(&apply);
+        l.buffer.add_to_buffer(
             &apply,
-            DELETED_BLOCKS_TABLE,
-            "tx2",
-            ScmRow::DeletedTxn { blocks: 3 },
+            CONTAINERS_TABLE,
+            &container_key(1),
+            ScmRow::Container(LifeCycleState::Closed),
         );
-        buffer.add_to_buffer(
-            &apply,
-            SUMMARY_TABLE,
-            SUMMARY_KEY,
-            ScmRow::Summary { pending_deletes: 5 },
-        );
-        let checkpoint = download(&buffer, &grpc, FlushPath::Unguarded);
-        buffer.update_latest_trx_info(&apply, 0, 1);
-        buffer.end_applying(&apply);
-        take_snapshot(&buffer, &apply);
-        assert_eq!(store.durable(), reference[1]);
-        let follower = Store::with_state(initial_tables(), None);
-        install_and_catch_up(&follower, checkpoint, &log, &Actor::new("follower", &rec));
+        let checkpoint = download(&l.buffer, &grpc, FlushPath::Unguarded);
+        assert!(l.buffer.update_latest_trx_info(&apply, 1, 2).is_ok());
+        l.buffer.end_applying(&apply);
+        assert_eq!(stored_index(&checkpoint), 1);
+        let follower = Store::with_state(initial_tables(1), None);
+        let r = install_and_catch_up(&follower, checkpoint, &log, 0, &l.actor("follower"));
+        match r {
+            Install::Terminated { index, reason } => {
+                assert_eq!(index, 2);
+                assert!(
+                    reason.starts_with("InvalidContainerStateException"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(stored_index(&follower.durable()), 1);
-        assert_eq!(pending(&reference[1]), 5);
-        assert_eq!(pending(&follower.durable()), 10);
+    });
+}
+
+/// Replaying `addTransactionsToDB` puts the leader's summary argument again: the same bytes.
+// Reference: DeletedBlockLogStateManagerImpl.java:146-155 at 78d5650c313
+#[test]
+fn a_replayed_deleted_block_entry_writes_the_same_rows() {
+    run_once(|| {
+        let log = plan_log(Plan::SaveConfiguration, 1);
+        let add = entry(&log, 2);
+        let ozone_ha_check::kit::raft_log::Payload::Data(request) = &add.payload else {
+            panic!("a data entry");
+        };
+        let mut once = initial_tables(0);
+        request.apply(&mut once).unwrap();
+        let mut twice = once.clone();
+        request.apply(&mut twice).unwrap();
+        assert_eq!(once, twice);
+        assert_eq!(stored_summary(&twice), Some(table_summary(&twice)));
+    });
+}
+
+/// The new leader's flush defers while an old-term entry applies, and `onBecomeLeader`
+/// loads the summary from the DB: the last flush's, not the last entry's. The leader's next
+/// submission carries the stale summary, and every replica persists it.
+// Reference: SCMStateMachine.java:284-339, SCMDeletedBlockTransactionStatusManager.java:423-434,457-487,737-766 at 78d5650c313
+#[test]
+fn a_leader_change_during_an_apply_loads_and_submits_a_stale_summary() {
+    run_once(|| {
+        let log = plan_log(Plan::LeaderSummary, 1);
+        let mut l = Leader::new(initial_tables(0));
+        let status = DeletedBlockStatus::new(&initial_tables(0));
+        l.apply(&entry(&log, 1), SaveFlush::Java);
+        l.apply(&entry(&log, 2), SaveFlush::Java);
+        let (apply, election) = (l.actor("apply"), l.actor("leader-change"));
+        l.buffer.begin_applying(&apply);
+        notify_leader_changed(
+            &l.buffer,
+            &election,
+            FlushPath::Guarded,
+            &status,
+            SummaryLoad::OnBecomeLeader,
+        );
+        l.buffer.end_applying(&apply);
+        assert_eq!(status.summary(), Summary::default(), "nothing flushed yet");
+        let request = status.add_transactions(&election, vec![(3, 4)]);
+        let mut final_state = reference_states(&log, initial_tables(0))[3].clone();
+        request.apply(&mut final_state).unwrap();
+        assert_eq!(
+            stored_summary(&final_state),
+            Some(Summary {
+                tx_count: 1,
+                blocks: 4
+            })
+        );
+        assert_eq!(
+            table_summary(&final_state),
+            Summary {
+                tx_count: 3,
+                blocks: 9
+            }
+        );
+    });
+}
+
+/// The proposed change: the load on `notifyLeaderReady`, after a flush, reads the last
+/// summary of the earlier terms.
+// Reference: SCMStateMachine.java:490-502 at 78d5650c313 (the change moves SCMDeletedBlockTransactionStatusManager.java:429 there)
+#[test]
+fn the_load_on_leader_ready_reads_the_last_summary() {
+    run_once(|| {
+        let mut log = plan_log(Plan::LeaderSummary, 1);
+        let mut l = Leader::new(initial_tables(0));
+        let status = DeletedBlockStatus::new(&initial_tables(0));
+        let election = l.actor("leader-change");
+        notify_leader_changed(
+            &l.buffer,
+            &election,
+            FlushPath::Guarded,
+            &status,
+            SummaryLoad::OnLeaderReady,
+        );
+        for i in 1..=3 {
+            l.apply(&entry(&log, i), SaveFlush::AfterIndex);
+        }
+        let startup = log.start_term(2);
+        l.apply(&entry(&log, startup), SaveFlush::AfterIndex);
+        let me = l.actor("apply");
+        notify_leader_ready(&l.buffer, &me, &status, SummaryLoad::OnLeaderReady);
+        assert_eq!(
+            status.summary(),
+            Summary {
+                tx_count: 2,
+                blocks: 5
+            }
+        );
     });
 }

@@ -7,11 +7,14 @@ use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::RaftLog;
 use ozone_ha_check::kit::store::Tables;
+use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::scm_cert::cluster::{CertRequest, Checks, Cluster, Outcome, ScmSpec};
-use ozone_ha_check::models::scm_cert::initial_tables;
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
+use ozone_ha_check::models::scm_cert::{
+    initial_tables, last_id, serial_key, ScmRow, VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE,
+};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_16900::three_scms;
+use ozone_ha_check::scenarios::hdds_16900::{fresh_scms, three_scms};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16900";
@@ -19,12 +22,38 @@ const S: &str = "hdds-16900";
 #[test]
 fn through_ratis_holds_over_many_seeds_with_its_window_reached() {
     for seed in 0..5 {
-        for plan in ["restart", "store-fails", "expired", "rejoin"] {
+        for plan in [
+            "restart",
+            "store-fails",
+            "expired",
+            "rejoin",
+            "kill",
+            "first-start",
+        ] {
             let r = run(S, "through-ratis", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
-            assert!(r.probes["RowAboveLargestAtStartup"] > 0);
+            assert!(r.probes["StartupWindowReached"] > 0);
         }
     }
+}
+
+/// Which startup window each plan reaches: the lowering window after a clean stop, the
+/// raising window after a kill, and on a fresh cluster only the absent row that the
+/// non-forced upgrade seeds.
+#[test]
+fn each_plan_reaches_its_own_startup_window() {
+    let hits = |plan: &str, probe: &str| {
+        let r = run(S, "no-forced-call", plan, pct(0, 2_000), None);
+        r.probes.get(probe).copied().unwrap_or(0)
+    };
+    for plan in ["restart", "store-fails", "expired", "rejoin"] {
+        assert!(hits(plan, "RowAboveLargestAtStartup") > 0, "{plan}");
+        assert_eq!(hits(plan, "LargestAboveRowAtStartup"), 0, "{plan}");
+    }
+    assert!(hits("kill", "LargestAboveRowAtStartup") > 0);
+    assert!(hits("first-start", "RowAbsentAtStartup") > 0);
+    assert_eq!(hits("first-start", "RowAboveLargestAtStartup"), 0);
+    assert_eq!(hits("first-start", "LargestAboveRowAtStartup"), 0);
 }
 
 fn valid(cluster: &Cluster, me: &Actor, subject: &str) -> Outcome {
@@ -127,7 +156,7 @@ fn scm1_logged(rec: &Recorder, message: &str) -> bool {
     rec.take()
         .trace
         .iter()
-        .any(|e| e.action.starts_with("scm1 applies") && e.action.ends_with(message))
+        .any(|e| e.action.starts_with("scm1 applies") && e.action.contains(message))
 }
 
 #[test]
@@ -273,7 +302,6 @@ fn with_log_purge_off_the_follower_replays_and_keeps_9() {
 #[test]
 fn staged_raise_only_puts_the_primary_ahead_when_a_local_serial_is_above_the_row() {
     run_once(|| {
-        use ozone_ha_check::models::scm_cert::{ScmRow, VALID_SCM_CERTS_TABLE};
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("test", &rec);
         let mut primary = initial_tables();
@@ -325,4 +353,214 @@ fn staged_raise_only_puts_the_primary_ahead_when_a_local_serial_is_above_the_row
         );
         assert!(after.iter().all(|r| r.1 == after[0].1), "{after:?}");
     });
+}
+
+fn durable_row(c: &Cluster, i: usize) -> (u64, Option<u64>) {
+    let t = c.scm(i).durable();
+    (stored_index(&t), last_id(&t))
+}
+
+/// `allocateBatch` stages its row in the transaction buffer; `storeValidCertificate` writes
+/// RocksDB at once. Killed before a flush, the primary keeps certificates 3 and 4 durably
+/// over a durable row of 2 at TX 0, and replays every entry after TX 0.
+// Reference: SequenceIdGenerator.java:236-265, SCMCertStore.java:57-101, SCMHADBTransactionBufferImpl.java:70-80,153-175 at 78d5650c313
+#[test]
+fn a_kill_loses_the_staged_row_but_not_the_stored_certificates() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::NoForcedCall, Checks::NONE, &[]);
+        assert_eq!(valid(&c, &me, "dn1"), Outcome::Issued(3));
+        assert_eq!(valid(&c, &me, "dn2"), Outcome::Issued(4));
+        assert_eq!(rows(&c), vec![Some(4); 3], "the staged rows");
+        assert_eq!(durable_row(&c, 0), (0, Some(2)), "nothing flushed");
+        let durable = c.scm(0).durable();
+        assert!(durable.get(VALID_CERTS_TABLE, &serial_key(4)).is_some());
+        c.transfer_leadership(&me, 1);
+        c.scm(0).kill(&me);
+        assert_eq!(durable_row(&c, 0), (0, Some(2)));
+        assert_eq!(c.scm(0).applied(), 0, "Ratis replays from the durable TX");
+        c.boot(&me, 0);
+        assert_eq!(rows(&c), vec![Some(4); 3], "the replay staged 3, then 4");
+    });
+}
+
+/// Through a kill the seed's patch raises the row locally: a durable row of 4 at TX 0,
+/// where every SCM held 2. The replay's allocations then fail on the primary only, and the
+/// rows meet again at 4; no serial is handed out twice.
+// Reference: SequenceIdGenerator.java:389-426, StorageContainerManager.java:988-1011 at 78d5650c313
+#[test]
+fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::RaiseOnly, Checks::NONE, &[]);
+        valid(&c, &me, "dn1");
+        valid(&c, &me, "dn2");
+        c.transfer_leadership(&me, 1);
+        c.kill_and_restart(&me, 0);
+        assert_eq!(durable_row(&c, 0), (0, Some(4)), "raised locally at TX 0");
+        assert!(scm1_logged(
+            &rec,
+            "Failed to allocate a batch for CertificateId, expected lastId is 2, actual lastId is 4."
+        ));
+        assert_eq!(rows(&c), vec![Some(4); 3]);
+        assert_eq!(valid(&c, &me, "dn3"), Outcome::Issued(5));
+        c.transfer_leadership(&me, 0);
+        assert_eq!(valid(&c, &me, "dn4"), Outcome::Issued(6));
+    });
+}
+
+/// `storeValidCertificate` is a CLIENT replicate: a store in flight when the leadership
+/// moves follows the new leader and succeeds. The allocating SCM still signs and checks.
+// Reference: CertificateStore.java:49-52, HASecurityUtils.java:170-193, ScmInvoker.java:82-98, Replicate.java:26-50 at 78d5650c313
+#[test]
+fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::Forced, Checks::NONE, &[]);
+        let f = c.allocate(&me, &CertRequest::valid("dn1"));
+        assert_eq!(f.serial, 3);
+        c.transfer_leadership(&me, 1);
+        assert_eq!(c.sign_and_store(&me, f), Outcome::Issued(3));
+        for i in 0..3 {
+            let t = c.scm(i).durable();
+            assert!(t.get(VALID_CERTS_TABLE, &serial_key(3)).is_some(), "scm{i}");
+        }
+        assert!(rec
+            .take()
+            .trace
+            .iter()
+            .any(|e| e.action == "scm1 signed 3; the store goes through the leader, scm2"));
+    });
+}
+
+/// `removeAllExpiredCertificates` takes no arguments: each SCM sweeps validCertsTable and
+/// validSCMCertsTable itself when it applies the entry, with a direct batch.
+// Reference: SCMCertStore.java:115-150, CertificateStore.java:70-71 at 78d5650c313
+#[test]
+fn each_scm_sweeps_both_tables_when_it_applies_the_expiry() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::Forced, Checks::NONE, &[]);
+        let mut expiring_scm = CertRequest::scm("scm4");
+        expiring_scm.expired = true;
+        assert_eq!(c.request(&me, &expiring_scm), Outcome::Issued(3));
+        assert_eq!(
+            c.request(&me, &CertRequest::expiring("dn1")),
+            Outcome::Issued(4)
+        );
+        c.remove_expired(&me);
+        for i in 0..3 {
+            let t = c.scm(i).durable();
+            for serial in [3, 4] {
+                assert!(t.get(VALID_CERTS_TABLE, &serial_key(serial)).is_none());
+                assert!(t.get(VALID_SCM_CERTS_TABLE, &serial_key(serial)).is_none());
+            }
+            assert!(t.get(VALID_SCM_CERTS_TABLE, &serial_key(2)).is_some());
+        }
+    });
+}
+
+/// A new generator's batch starts at lastId 0: the first `getNextId` after a restart
+/// submits `allocateBatch(0, 1)`, which fails everywhere. `invalidateBatch` keeps lastId, so
+/// a leader that led before submits its stale lastId first.
+// Reference: SequenceIdGenerator.java:111-165,428-433, SCMStateMachine.java:319 at 78d5650c313
+#[test]
+fn the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_change() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::Forced, Checks::NONE, &[]);
+        assert_eq!(valid(&c, &me, "dn1"), Outcome::Issued(3));
+        assert!(scm1_logged(
+            &rec,
+            "Failed to allocate a batch for CertificateId, expected lastId is 0, actual lastId is 2."
+        ));
+        c.transfer_leadership(&me, 1);
+        assert_eq!(valid(&c, &me, "dn2"), Outcome::Issued(4));
+        c.transfer_leadership(&me, 0);
+        assert_eq!(
+            c.scm(0).generator().lock().last,
+            3,
+            "kept by invalidateBatch"
+        );
+        assert_eq!(valid(&c, &me, "dn3"), Outcome::Issued(5));
+        assert!(scm1_logged(
+            &rec,
+            "Failed to allocate a batch for CertificateId, expected lastId is 3, actual lastId is 4."
+        ));
+    });
+}
+
+/// `persistPrimarySCMCerts` stores the sub-CA certificate (2) and the root CA certificate
+/// (1) into both tables, each only when validCertsTable lacks it.
+// Reference: StorageContainerManager.java:988-1011, SCMCertStore.java:85-101 at 78d5650c313
+#[test]
+fn the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = fresh_scms(&rec, Upgrade::NoForcedCall, Checks::NONE);
+        c.boot(&me, 0);
+        let t = c.scm(0).durable();
+        for serial in [1, 2] {
+            for table in [VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE] {
+                assert!(
+                    t.get(table, &serial_key(serial)).is_some(),
+                    "{table} {serial}"
+                );
+            }
+        }
+        let writes = |rec: &Recorder| {
+            rec.take()
+                .trace
+                .iter()
+                .filter(|e| e.java == "SCMCertStore.storeValidScmCertificate")
+                .count()
+        };
+        assert_eq!(writes(&rec), 2);
+        c.restart(&me, 0);
+        assert_eq!(writes(&rec), 0, "present: not stored again");
+    });
+}
+
+/// Every start of every SCM runs `upgradeToSequenceId` before `persistPrimarySCMCerts`: on a
+/// fresh cluster its non-forced call seeds the row (max(2, stored serials) = 2) before the
+/// forced call, so the forced call finds row = largest and every variant leaves 2. Joining
+/// SCMs seed 2 in their own empty DBs, which is why the replayed `allocateBatch(0, 1)` fails
+/// on them too.
+// Reference: StorageContainerManager.java:738-742,942-951,1568-1598, SequenceIdGenerator.java:338-426 at 78d5650c313
+#[test]
+fn on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant() {
+    for upgrade in [
+        Upgrade::Forced,
+        Upgrade::RaiseOnly,
+        Upgrade::NoForcedCall,
+        Upgrade::ThroughRatis,
+    ] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let me = Actor::new("test", &rec);
+            let c = fresh_scms(&rec, upgrade, Checks::NONE);
+            c.boot(&me, 0);
+            assert_eq!(last_id(&c.scm(0).durable()), Some(2), "{upgrade:?}");
+            let out = rec.take();
+            assert_eq!(
+                out.probes.get("RowAbsentAtStartup"),
+                Some(&1),
+                "{upgrade:?}"
+            );
+            assert_eq!(out.probes.get("RowAboveLargestAtStartup"), None);
+            assert_eq!(out.probes.get("LargestAboveRowAtStartup"), None);
+            c.join(&me, 1);
+            c.join(&me, 2);
+            assert_eq!(rows(&c), vec![Some(4); 3], "{upgrade:?}");
+            assert_eq!(valid(&c, &me, "dn1"), Outcome::Issued(5));
+            let t = c.scm(2).durable();
+            assert!(t.get(VALID_SCM_CERTS_TABLE, &serial_key(3)).is_some());
+        });
+    }
 }

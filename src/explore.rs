@@ -122,6 +122,11 @@ pub struct Report {
     pub decisions_per_execution: Option<f64>,
     /// Tasks (threads, the main one included) the engine scheduled (shuttle engines only).
     pub tasks: Option<usize>,
+    /// Scheduling points per execution, on average, by kind (`store`, `lock`, `volatile`,
+    /// `channel`, `condvar wait`, `rwlock read`, `spawn`, ...): what the engine branches on.
+    /// Empty under real threads.
+    #[serde(default)]
+    pub points_per_execution: BTreeMap<String, f64>,
     /// For a replayed or guided run: where it left the non-preemptive default.
     #[serde(skip)]
     pub switches: Option<Vec<(usize, usize)>>,
@@ -299,6 +304,7 @@ struct Tally {
     out_of_time: bool,
     decisions: usize,
     tasks: usize,
+    points: BTreeMap<&'static str, u64>,
     /// A property name the model reported that the scenario does not list.
     unlisted: Option<String>,
 }
@@ -316,6 +322,7 @@ struct Run {
 impl Exploration for Run {
     fn begin(&self) {
         self.recorder.reset();
+        crate::sync::points::take();
     }
 
     fn body(&self) {
@@ -324,9 +331,13 @@ impl Exploration for Run {
 
     fn end(&self, schedule: Option<Schedule>) -> Flow {
         let outcome = self.recorder.take();
+        let points = crate::sync::points::take();
         let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
         self.tally.with(|t| {
             t.executions += 1;
+            for (kind, n) in points {
+                *t.points.entry(kind).or_default() += n;
+            }
             if let Some(s) = &schedule {
                 t.decisions += s.steps.len();
                 t.tasks = t.tasks.max(s.tasks());
@@ -500,6 +511,11 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)
             .then(|| tally.decisions as f64 / tally.executions.max(1) as f64),
+        points_per_execution: tally
+            .points
+            .iter()
+            .map(|(kind, n)| (kind.to_string(), *n as f64 / tally.executions.max(1) as f64))
+            .collect(),
         switches: driven.switches,
     })
 }

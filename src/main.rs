@@ -149,6 +149,11 @@ struct ExploreArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Mirror every model store to a fresh RocksDB under this directory and check each
+    /// write, read and checkpoint against it (feature `rocksdb`).
+    #[cfg(feature = "rocksdb")]
+    #[arg(long, value_name = "DIR")]
+    rocksdb_mirror: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -311,6 +316,14 @@ fn explore_all(
 ) -> Result<Vec<Report>, Failure> {
     let selection = selection(args)?;
     let jobs = jobs::plan(&selection)?;
+    #[cfg(feature = "rocksdb")]
+    if let Some(dir) = &args.rocksdb_mirror {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Failed(format!("cannot create `{}`: {e}", dir.display())))?;
+        ozone_ha_check::kit::store::install_shadows(Some(
+            ozone_ha_check::kit::rocks::Mirror::factory(dir.clone()),
+        ));
+    }
     let bar = Progress::new(jobs.len() as u64, args.quiet);
     let mut case: Vec<Report> = Vec::new();
     let result = jobs::run(

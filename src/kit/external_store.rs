@@ -85,11 +85,14 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     /// A store holding `rows`, failing the call `fault` names.
     pub fn new(rows: BTreeMap<String, V>, fault: Option<Fault>) -> Self {
         Self {
-            state: Mutex::new(State {
-                rows,
-                calls: BTreeMap::new(),
-                fault,
-            }),
+            state: Mutex::labelled(
+                "external store",
+                State {
+                    rows,
+                    calls: BTreeMap::new(),
+                    fault,
+                },
+            ),
             high_water: Ghost::new(0),
             failures: Ghost::new(0),
         }

@@ -47,14 +47,14 @@ impl<E: Clone> SharedLog<E> {
     /// An empty log.
     pub fn new() -> Self {
         Self {
-            log: Mutex::new(RaftLog::new()),
+            log: Mutex::labelled("replicated log", RaftLog::new()),
         }
     }
 
     /// A shared log holding `log`.
     pub fn with_log(log: RaftLog<E>) -> Self {
         Self {
-            log: Mutex::new(log),
+            log: Mutex::labelled("replicated log", log),
         }
     }
 

@@ -316,10 +316,13 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn with_state(durable: Tables<V>, observer: Option<Observer<V>>) -> Self {
         let shadow = new_shadow(&durable);
         Self {
-            state: Mutex::new(State {
-                durable,
-                cache: BTreeMap::new(),
-            }),
+            state: Mutex::labelled(
+                "store",
+                State {
+                    durable,
+                    cache: BTreeMap::new(),
+                },
+            ),
             observer,
             shadow,
         }

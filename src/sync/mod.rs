@@ -53,6 +53,7 @@ mod os_threads;
 pub use os_threads::*;
 
 pub mod ghost;
+pub mod points;
 
 /// `std::sync::Arc` on every backend: loom's own `Arc` cannot hold unsized trait objects, and
 /// reference counting is not where these models race.
@@ -90,7 +91,7 @@ impl<T: Copy> Volatile<T> {
     /// A new cell holding `value`.
     pub fn new(value: T) -> Self {
         Self {
-            cell: Mutex::new(value),
+            cell: Mutex::labelled("volatile", value),
         }
     }
 

@@ -13,6 +13,12 @@ impl<T> Mutex<T> {
         Self(parking_lot::Mutex::new(value))
     }
 
+    /// A new unlocked mutex; `kind` names it for the exploration engines' counts, which
+    /// real threads do not keep.
+    pub fn labelled(_kind: &'static str, value: T) -> Self {
+        Self::new(value)
+    }
+
     /// Block until the lock is held, and return its guard.
     pub fn lock(&self) -> MutexGuard<'_, T> {
         self.0.lock()

@@ -8,17 +8,30 @@ pub use engine::sync::{MutexGuard, RwLockReadGuard, RwLockWriteGuard};
 
 /// A mutual-exclusion lock (Java's `synchronized` or `ReentrantLock`, without re-entry).
 #[derive(Debug)]
-pub struct Mutex<T>(engine::sync::Mutex<T>);
+pub struct Mutex<T> {
+    inner: engine::sync::Mutex<T>,
+    kind: &'static str,
+}
 
 impl<T> Mutex<T> {
     /// A new unlocked mutex holding `value`.
     pub fn new(value: T) -> Self {
-        Self(engine::sync::Mutex::new(value))
+        Self::labelled("lock", value)
+    }
+
+    /// A new unlocked mutex whose acquisitions are counted under `kind`
+    /// ([`super::points`]).
+    pub fn labelled(kind: &'static str, value: T) -> Self {
+        Self {
+            inner: engine::sync::Mutex::new(value),
+            kind,
+        }
     }
 
     /// Block until the lock is held, and return its guard.
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        super::points::count(self.kind);
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -34,11 +47,13 @@ impl<T> RwLock<T> {
 
     /// Block until a shared (read) lock is held.
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
+        super::points::count("rwlock read");
         self.0.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Block until the exclusive (write) lock is held.
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+        super::points::count("rwlock write");
         self.0.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -62,16 +77,19 @@ impl Condvar {
     /// Release the guard's lock, wait for a notification, and take the lock again.
     /// Wake-ups may be spurious: call it in a loop that re-checks the condition.
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        super::points::count("condvar wait");
         self.0.wait(guard).unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Wake every waiter.
     pub fn notify_all(&self) {
+        super::points::count("condvar notify");
         self.0.notify_all();
     }
 
     /// Wake one waiter.
     pub fn notify_one(&self) {
+        super::points::count("condvar notify");
         self.0.notify_one();
     }
 }
@@ -106,11 +124,14 @@ pub mod channel {
     /// A new unbounded channel.
     pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
         let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue {
-                items: VecDeque::new(),
-                senders: 1,
-                receiver_alive: true,
-            }),
+            queue: Mutex::labelled(
+                "channel",
+                Queue {
+                    items: VecDeque::new(),
+                    senders: 1,
+                    receiver_alive: true,
+                },
+            ),
             ready: Condvar::new(),
         });
         (Sender(Arc::clone(&shared)), Receiver(shared))
@@ -183,6 +204,7 @@ pub mod thread {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        crate::sync::points::count("spawn");
         let handle = engine::thread::Builder::new()
             .name(name.to_string())
             .spawn(f)
@@ -193,6 +215,7 @@ pub mod thread {
     impl<T> JoinHandle<T> {
         /// Wait for the thread to finish; a panic in it is resumed here.
         pub fn join(self) -> T {
+            crate::sync::points::count("join");
             self.0
                 .join()
                 .unwrap_or_else(|payload| std::panic::resume_unwind(payload))

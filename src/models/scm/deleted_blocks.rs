@@ -1,87 +1,91 @@
-//! What an SCM deleted-block request writes at apply time.
+//! The leader's deleted-block summary: four counters in memory, loaded from the DB, moved by
+//! the leader and passed as an argument to the requests it submits.
 //!
-//! Java: `DeletedBlockLogStateManagerImpl.addTransactionsToDB` (:147-155), reached from
-//! `SCMStateMachine.applyTransaction` through the replicated-invocation proxy. It loops over
-//! the transactions, one `addToBuffer` put each, then writes a summary. Each put is a separate
-//! call into the transaction buffer, which takes and releases the read lock per call: that is
-//! why a concurrent flush can land between two puts of one transaction.
+//! Java: `SCMDeletedBlockTransactionStatusManager`. Its counters (`totalTxCount`,
+//! `totalBlockCount`, and two sizes the model leaves out) are `AtomicLong`s that no apply
+//! updates. They are loaded from `statefulServiceConfig/DeletedBlockLogStateManager` when the
+//! manager is built, when it is reinitialised from an installed checkpoint, and in
+//! [`onBecomeLeader`](crate::cite::java::SCMDeletedBlockTransactionStatusManager::onBecomeLeader),
+//! which `SCMStateMachine.notifyLeaderChanged` calls right after its buffer flush. The load
+//! (`initDataDistributionData`) reads RocksDB, in which the buffer's staged batch is
+//! invisible, and SETS the counters only when the row is present: an absent row leaves them
+//! as they were. The leader's
+//! [`addTransactions`](crate::cite::java::SCMDeletedBlockTransactionStatusManager::addTransactions)
+//! adds each transaction to the counters and submits `addTransactionsToDB(txs, getSummary())`.
 //!
-//! Abstracted away: the deleted-block log's in-memory state other than the summary, the
-//! containers' replica bookkeeping, retry counts, and what the summary is in the Java: the
-//! model's summary is a plain counter incremented by each transaction, which is NOT
-//! replay-safe (see [`ScmRow::Summary`]).
+//! Abstracted away: the sizes (they move with the counts), `removeTransactions` (it
+//! subtracts and submits the same way), the rollback on a failed submission, the
+//! finalization gate (the plans run with STORAGE_SPACE_DISTRIBUTION finalized), and the
+//! retry and command-status maps `onBecomeLeader` clears.
 
-use super::{ScmRow, DELETED_BLOCKS_TABLE, SUMMARY_KEY, SUMMARY_TABLE};
-use crate::cite::{java, Citation};
-use crate::kit::store::{TableName, Tables};
-use std::fmt;
+use super::request::ScmRequest;
+use super::{stored_summary, ScmRow, Summary, STATEFUL_SERVICE_CONFIG_TABLE, SUMMARY_KEY};
+use crate::cite::java;
+use crate::kit::store::{Store, Tables};
+use crate::recorder::Actor;
+use crate::sync::Mutex;
 
-/// A request in the replicated log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ScmRequest {
-    /// `addTransactionsToDB`: add deleted-block transactions `(txID, blocks)`.
-    AddTransactionsToDb {
-        /// The transactions, in the order they are put.
-        txns: Vec<(u64, u64)>,
-    },
+/// The leader-side summary of one SCM.
+#[derive(Debug)]
+pub struct DeletedBlockStatus {
+    counters: Mutex<Summary>,
 }
 
-impl fmt::Display for ScmRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScmRequest::AddTransactionsToDb { txns } => {
-                let ids: Vec<u64> = txns.iter().map(|t| t.0).collect();
-                write!(f, "addTransactionsToDB txIDs {ids:?}")
-            }
+impl DeletedBlockStatus {
+    /// The manager as the SCM built it over `durable` (the constructor's load).
+    pub fn new(durable: &Tables<ScmRow>) -> Self {
+        Self {
+            counters: Mutex::new(stored_summary(durable).unwrap_or_default()),
         }
     }
-}
 
-/// One `addToBuffer` call: a put into the current batch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Put {
-    /// Table.
-    pub table: TableName,
-    /// Key.
-    pub key: String,
-    /// Row.
-    pub row: ScmRow,
-}
-
-impl ScmRequest {
-    /// The Java method this request's apply stands for.
-    pub fn java(&self) -> &'static Citation {
-        &java::DeletedBlockLogStateManagerImpl::addTransactionsToDB
+    /// The counters (`getSummary`).
+    pub fn summary(&self) -> Summary {
+        *self.counters.lock()
     }
 
-    /// Apply the request to the in-memory `view`, returning the puts it hands to the buffer,
-    /// in order: one per transaction, then the summary.
-    pub fn apply(&self, view: &mut Tables<ScmRow>) -> Vec<Put> {
-        let ScmRequest::AddTransactionsToDb { txns } = self;
-        let mut puts = Vec::new();
-        let mut added = 0;
-        for &(tx_id, blocks) in txns {
-            puts.push(Put {
-                table: DELETED_BLOCKS_TABLE,
-                key: format!("tx{tx_id}"),
-                row: ScmRow::DeletedTxn { blocks },
-            });
-            added += blocks;
+    /// `onBecomeLeader` → `initDataDistributionData`: read the summary row from the DB and,
+    /// if present, set the counters to it.
+    pub fn on_become_leader(&self, actor: &Actor, store: &Store<ScmRow>) {
+        let loaded = store.get(
+            actor,
+            &java::SCMDeletedBlockTransactionStatusManager::onBecomeLeader,
+            STATEFUL_SERVICE_CONFIG_TABLE,
+            SUMMARY_KEY,
+        );
+        let mut c = self.counters.lock();
+        if let Some(ScmRow::Summary(s)) = loaded {
+            *c = s;
         }
-        let pending = match view.get(SUMMARY_TABLE, SUMMARY_KEY) {
-            Some(ScmRow::Summary { pending_deletes }) => *pending_deletes,
-            _ => 0,
-        };
-        puts.push(Put {
-            table: SUMMARY_TABLE,
-            key: SUMMARY_KEY.to_string(),
-            row: ScmRow::Summary {
-                pending_deletes: pending + added,
+        let now = *c;
+        drop(c);
+        actor.step_with(
+            &java::SCMDeletedBlockTransactionStatusManager::onBecomeLeader,
+            || match loaded {
+                Some(_) => format!("counters set to the loaded {now}"),
+                None => format!("no summary row: counters stay {now}"),
             },
-        });
-        for p in &puts {
-            view.put(p.table, &p.key, p.row);
+        );
+    }
+
+    /// `addTransactions`: add `txns` to the counters and build the request the leader
+    /// submits, carrying the counters as its summary.
+    pub fn add_transactions(&self, actor: &Actor, txns: Vec<(u64, u64)>) -> ScmRequest {
+        let mut c = self.counters.lock();
+        for &(_, blocks) in &txns {
+            c.tx_count += 1;
+            c.blocks += blocks;
         }
-        puts
+        let summary = *c;
+        drop(c);
+        let request = ScmRequest::AddTransactionsToDb {
+            txns,
+            summary: Some(summary),
+        };
+        actor.step_with(
+            &java::SCMDeletedBlockTransactionStatusManager::addTransactions,
+            || format!("counters -> {summary}; submit {request}"),
+        );
+        request
     }
 }

@@ -1,13 +1,14 @@
 //! `InterSCMGrpcService.download`: a follower asks the leader for a DB checkpoint.
 //!
-//! Java (`scm/ha/InterSCMGrpcService.java` :61-77): `flush()` on the transaction buffer
-//! (UNGUARDED today; HDDS-16452's proposed fix calls `flushIfNeeded(0)`), then
-//! `SCMDBCheckpointProvider.writeDBCheckpointToStream` (:57) takes a RocksDB checkpoint of
-//! the committed DB and streams it.
+//! Java: [`InterSCMGrpcService.download`](crate::cite::java::InterSCMGrpcService::download)
+//! calls `flush()` on the transaction buffer (UNGUARDED today; HDDS-16452's proposed fix
+//! calls `flushIfNeeded(0)`), reads the TX (it must be present), then
+//! [`SCMDBCheckpointProvider.writeDBCheckPointToSream`](crate::cite::java::SCMDBCheckpointProvider::writeDBCheckPointToSream)
+//! takes a RocksDB checkpoint of the committed DB and streams it.
 //!
-//! Abstracted away: reading and logging the TX before the checkpoint, the tarball, the
-//! stream, and the follower's verification (it returns the checkpoint's TX, which the model
-//! reads from the installed rows).
+//! Abstracted away: the TX read and its log line, the memtable flush of the checkpoint (it
+//! does not change the content), the tarball and the stream. The follower's verification is
+//! in [`super::state_machine::install_and_catch_up`].
 
 use super::tx_buffer::{FlushPath, TransactionBuffer};
 use super::ScmRow;

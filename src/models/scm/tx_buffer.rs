@@ -2,26 +2,43 @@
 //!
 //! Java (`scm/ha/SCMHADBTransactionBufferImpl.java`):
 //! - `rwLock`, a `ReentrantReadWriteLock`: here a facade [`RwLock`].
-//! - `addToBuffer` (:71-80) and `removeFromBuffer` (:83-91) take the READ lock per call and
-//!   stage one put or delete into `currentBatchOperation`, counting `txFlushPending`.
-//! - `updateLatestTrxInfo` (:94-101) takes NO lock; it only checks that the new index is
-//!   strictly larger. `latestTrxInfo` is a plain, non-volatile field; here it is a
-//!   [`Volatile`], which can only remove behaviours (a stale read would make a flush stage an
-//!   even older index), so a violation found here is not an artefact of the stronger field.
-//! - `flush` (:126-133): under the WRITE lock, `flushUnderWriteLock` (:153-175): stage
-//!   `TRANSACTION_INFO_KEY = latestTrxInfo`, commit the batch, open a new batch, reset the
-//!   pending count. It does not look at `applyingTransactions`.
-//! - `flushIfNeeded(w)` (:136-151): under the write lock; return at once while
-//!   `applyingTransactions > 0`, otherwise flush when something is pending and the last flush
-//!   is older than `w` (`w = 0` here: always older).
-//! - `beginApplyingTransaction` / `endApplyingTransaction` (:178-185): atomic ++ / --
-//!   without the lock.
+//! - [`addToBuffer`](crate::cite::java::SCMHADBTransactionBufferImpl::addToBuffer) and
+//!   [`removeFromBuffer`](crate::cite::java::SCMHADBTransactionBufferImpl::removeFromBuffer) take the READ
+//!   lock per call and stage one put or delete into `currentBatchOperation`, counting
+//!   `txFlushPending`.
+//! - [`updateLatestTrxInfo`](crate::cite::java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo) takes
+//!   NO lock. A value that is not larger than the current one (term first, then index) makes
+//!   it throw `IllegalArgumentException`: [`TransactionBuffer::update_latest_trx_info`]
+//!   returns that as `Err`, and the caller decides what it terminates (the SCM, from
+//!   `applyTransaction`; the Ratis server and then the SCM, from `notifyTermIndexUpdated`).
+//!   `latestTrxInfo` is a plain, non-volatile field; here it is a [`Volatile`], which can
+//!   only remove behaviours (a stale read would make a flush stage an even older index), so
+//!   a violation found here is not an artefact of the stronger field.
+//! - [`flush`](crate::cite::java::SCMHADBTransactionBufferImpl::flush): under the WRITE lock,
+//!   [`flushUnderWriteLock`](crate::cite::java::SCMHADBTransactionBufferImpl::flushUnderWriteLock): stage
+//!   `TRANSACTION_INFO_KEY = latestTrxInfo`, commit the batch, open a new batch, and reset the
+//!   pending count to 0. It does not look at `applyingTransactions`.
+//! - [`flushIfNeeded(w)`](crate::cite::java::SCMHADBTransactionBufferImpl::flushIfNeeded): under the write
+//!   lock; return at once while `applyingTransactions > 0`, otherwise flush when something
+//!   is pending and `clock.millis() - lastSnapshotTimeMs > w` (`w = 0` for the download and
+//!   leader-change paths of the fixes).
+//! - `beginApplyingTransaction` / `endApplyingTransaction`: atomic ++ / -- without the lock.
 //!
-//! Abstracted away: `latestSnapshot` and the deleted-block log's `onFlush` notification
-//! (nothing in the plans reads them), the clock (`lastSnapshotTimeMs`), `init` (:188-210,
-//! modelled by the follower's reload in [`crate::models::scm::state_machine`]), metrics.
-//! The batch itself sits behind a facade [`Mutex`]: only the apply thread stages, so it
-//! never contends with another stager; it makes one staging one atomic step.
+//! Abstracted away: `latestSnapshot` and the deleted-block log's
+//! [`onFlush`](crate::cite::java::DeletedBlockLogImpl::onFlush) notification (nothing in the plans reads
+//! them); the clock: every `flushIfNeeded(0)` of the plans is taken to come at least a
+//! millisecond after the last flush (or `init`), so `timeDiff > 0` holds. A call within the
+//! same millisecond skips although something is pending, which leaves the DB at its last
+//! flushed state. Every such state is one the DB already held and the invariants already
+//! checked, so it cannot change a safety verdict; it could make `LateDownloadShipsLatest`
+//! fail, which assumes a late download comes a millisecond after the last flush (see the
+//! scenario's Abstractions table). Also abstracted: `init` (modelled by the follower's reload
+//! in [`crate::models::scm::state_machine`]) and metrics. The batch itself sits behind a
+//! The batch and its pending count sit inside the [`RwLock`], and a staging takes it for
+//! writing: the Java stages under the read lock into a `BatchOperation` that has no lock of
+//! its own, and only the apply thread stages, so a staging excludes a flush exactly as the
+//! read lock does and never meets another staging. One lock acquisition per staging, as in
+//! the Java.
 
 use super::ScmRow;
 use crate::cite::{java, Citation};
@@ -30,7 +47,7 @@ use crate::kit::tx_info::stage_tx_info;
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::sync::{Arc, Mutex, RwLock, Volatile};
+use crate::sync::{Arc, RwLock, Volatile};
 
 /// A download or leader-change flush was attempted while an apply was in flight.
 pub const FLUSH_DURING_APPLY: Probe = Probe::new(
@@ -57,8 +74,8 @@ struct Batch {
 /// The transaction buffer of one SCM.
 pub struct TransactionBuffer {
     store: Arc<Store<ScmRow>>,
-    rw_lock: RwLock<()>,
-    current: Mutex<Batch>,
+    /// `rwLock`, with what it guards: `currentBatchOperation` and `txFlushPending`.
+    rw_lock: RwLock<Batch>,
     latest_trx_info: Volatile<(u64, u64)>,
     applying: Volatile<u64>,
     /// Ghost copy of `applying`, for the probe of the unguarded path.
@@ -70,8 +87,7 @@ impl TransactionBuffer {
     pub fn new(store: Arc<Store<ScmRow>>, term: u64, index: u64) -> Self {
         Self {
             store,
-            rw_lock: RwLock::new(()),
-            current: Mutex::new(Batch::default()),
+            rw_lock: RwLock::new(Batch::default()),
             latest_trx_info: Volatile::new((term, index)),
             applying: Volatile::new(0),
             applying_ghost: Ghost::new(0),
@@ -83,10 +99,10 @@ impl TransactionBuffer {
         &self.store
     }
 
-    /// `addToBuffer`: stage one put under the read lock.
+    /// `addToBuffer`: stage one put under the lock (the Java's read lock, see the module
+    /// docs).
     pub fn add_to_buffer(&self, actor: &Actor, table: TableName, key: &str, row: ScmRow) {
-        let _read = self.rw_lock.read();
-        let mut b = self.current.lock();
+        let mut b = self.rw_lock.write();
         b.ops.put(table, key, row);
         b.pending += 1;
         actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
@@ -94,10 +110,9 @@ impl TransactionBuffer {
         });
     }
 
-    /// `removeFromBuffer`: stage one delete under the read lock.
+    /// `removeFromBuffer`: stage one delete under the lock (the Java's read lock).
     pub fn remove_from_buffer(&self, actor: &Actor, table: TableName, key: &str) {
-        let _read = self.rw_lock.read();
-        let mut b = self.current.lock();
+        let mut b = self.rw_lock.write();
         b.ops.delete(table, key);
         b.pending += 1;
         actor.step_with(
@@ -106,15 +121,39 @@ impl TransactionBuffer {
         );
     }
 
-    /// `updateLatestTrxInfo`: no lock; only a strictly larger index is taken.
-    pub fn update_latest_trx_info(&self, actor: &Actor, term: u64, index: u64) {
-        let old = self
-            .latest_trx_info
-            .update(|old| if index > old.1 { (term, index) } else { old });
-        actor.step_with(
-            &java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo,
-            || format!("latestTrxInfo {} -> {}", old.1, old.1.max(index)),
-        );
+    /// `updateLatestTrxInfo`: no lock; a `(term, index)` not larger than the current one is
+    /// refused with the message of the `IllegalArgumentException` the Java throws.
+    pub fn update_latest_trx_info(
+        &self,
+        actor: &Actor,
+        term: u64,
+        index: u64,
+    ) -> Result<(), String> {
+        let old = self.latest_trx_info.update(|old| {
+            if (term, index) > old {
+                (term, index)
+            } else {
+                old
+            }
+        });
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo;
+        if (term, index) > old {
+            actor.step_with(JAVA, || format!("latestTrxInfo {} -> {index}", old.1));
+            Ok(())
+        } else {
+            let msg = format!(
+                "IllegalArgumentException: Updating DB buffer transaction info by an older \
+                 transaction info, current: ({}, {}), updating to: ({term}, {index})",
+                old.0, old.1
+            );
+            actor.step(JAVA, msg.clone());
+            Err(msg)
+        }
+    }
+
+    /// `getLatestTrxInfo`.
+    pub fn latest_trx_info(&self) -> (u64, u64) {
+        self.latest_trx_info.get()
     }
 
     /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
@@ -143,10 +182,11 @@ impl TransactionBuffer {
         );
     }
 
-    /// `flush`: under the write lock, commit the batch with `TX = latestTrxInfo`.
+    /// `flush`: under the write lock, commit the batch with `TX = latestTrxInfo`, and reset
+    /// the pending count.
     pub fn flush(&self, actor: &Actor, why: &str) {
-        let _write = self.rw_lock.write();
-        self.flush_under_write_lock(actor, why);
+        let mut b = self.rw_lock.write();
+        self.flush_under_write_lock(&mut b, actor, why);
     }
 
     /// A concurrent caller's flush, along `path`. The probe fires when it is attempted while
@@ -166,10 +206,11 @@ impl TransactionBuffer {
     }
 
     /// `flushIfNeeded(0)`: under the write lock, defer while an apply is in flight, else
-    /// flush if something is pending. Returns whether it flushed.
+    /// flush if something is pending (and, abstracted, a millisecond has passed since the
+    /// last flush). Returns whether it flushed.
     pub fn flush_if_needed(&self, actor: &Actor, why: &str) -> bool {
         const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushIfNeeded;
-        let _write = self.rw_lock.write();
+        let mut b = self.rw_lock.write();
         let applying = self.applying.get();
         if applying > 0 {
             actor.probe(&FLUSH_DURING_APPLY);
@@ -178,22 +219,19 @@ impl TransactionBuffer {
             });
             return false;
         }
-        let pending = self.current.lock().pending;
-        if pending == 0 {
+        if b.pending == 0 {
             actor.step_with(JAVA, || format!("{why}: nothing pending"));
             return false;
         }
-        self.flush_under_write_lock(actor, why);
+        self.flush_under_write_lock(&mut b, actor, why);
         true
     }
 
-    fn flush_under_write_lock(&self, actor: &Actor, why: &str) {
+    fn flush_under_write_lock(&self, b: &mut Batch, actor: &Actor, why: &str) {
         const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         let (term, index) = self.latest_trx_info.get();
-        let mut b = self.current.lock();
         let mut batch = std::mem::take(&mut b.ops);
         b.pending = 0;
-        drop(b);
         stage_tx_info(&mut batch, term, index);
         actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
         self.store.commit(actor, JAVA, batch);

@@ -4,45 +4,49 @@
 //! - [`Cluster::request`]: `SCMSecurityProtocolServer.getEncodedCertToString` on the leader:
 //!   `getNextId(CertificateId)` (Ratis transaction 1, [`super::generator`]), then
 //!   `DefaultCAServer.signAndStoreCertificate`: `SCMCertStore.checkValidCertID` refuses
-//!   "Conflicting certificate ID{n}" when the leader's `validCertsTable` already holds the
-//!   serial, else `storeValidCertificate` (Ratis transaction 2). A request the plan marks as
-//!   failing stops after transaction 1: the id stays allocated with no certificate.
-//! - [`Cluster::transfer_leadership`]: the admin transfer: a new term (its configuration
-//!   entry), the new leader's generator batch emptied (it reloads from its state manager).
-//! - [`Cluster::restart`]: an SCM stops and starts (for the primary, with
-//!   `persistPrimarySCMCerts` and the upgrade call before Ratis replays the log).
-//! - [`Cluster::rejoin`]: the leader takes a snapshot and Ratis purges its log; an SCM that
-//!   was down (or a new one) finds its next entry purged and installs the leader's
-//!   checkpoint.
+//!   "Conflicting certificate ID{n}" when the signing SCM's `validCertsTable` already holds
+//!   the serial, else `storeValidCertificate` (Ratis transaction 2). A request the plan marks
+//!   as failing stops after transaction 1: the id stays allocated with no certificate.
+//! - `storeValidCertificate` is `@Replicate(invocationType = CLIENT)`: it is submitted through
+//!   a Ratis client of the whole group
+//!   ([`HASecurityUtils.submitScmRequestToRatis`](crate::cite::java::HASecurityUtils::submitScmRequestToRatis)),
+//!   which follows whichever SCM leads when it is sent. So a request in flight when the
+//!   leadership moves ([`Cluster::allocate`], then [`Cluster::sign_and_store`]) is signed and
+//!   checked on the SCM that allocated its serial and stored through the new leader: it
+//!   succeeds. Only the DIRECT `allocateBatch` is tied to the submitting SCM.
+//! - [`Cluster::transfer_leadership`]: the admin transfer: the new leader's
+//!   `notifyLeaderChanged` (`invalidateBatch`, which keeps its batch's `lastId`, and a flush),
+//!   then a new term (its configuration entry).
+//! - [`Cluster::restart`] and [`Cluster::kill_and_restart`]: an SCM stops cleanly (a final
+//!   flush) or is killed (none), then starts ([`Cluster::boot`]: `upgradeToSequenceId`, for the
+//!   primary `persistPrimarySCMCerts` and the upgrade call, then Ratis replays the log after
+//!   the durable TX).
+//! - [`Cluster::rejoin`]: the leader takes a snapshot (a flush) and Ratis purges its log; an SCM
+//!   that was down (or a new one) finds its next entry purged and installs the leader's
+//!   checkpoint, which the leader flushes before taking (`InterSCMGrpcService.download`).
+//! - [`Cluster::join`]: a new SCM's bootstrap (its own certificate issued through the leader)
+//!   and first start.
 //!
-//! Requests and the transfer take the leadership lock (read and write), so a request is
-//! served by one leader from start to end: in Ratis a request to a deposed leader fails with
-//! `NotLeaderException` and the client retries, which the model leaves out. The monitor of
-//! `getEncodedCertToString` is not modelled: each plan has one client, so it never contends.
+//! Requests and the transfer take the leadership lock (read and write), so one allocation is
+//! served by one leader: in Ratis a DIRECT submission to a deposed leader fails with
+//! `NotLeaderException`, which the model leaves out. The monitor of `getEncodedCertToString`
+//! is not modelled: each plan has one client, so it never contends.
 //!
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
-//! each applied index; the scenario's invariants read it through [`Checks`].
+//! each durable index; the scenario's invariants read it through [`Checks`].
 
 use super::generator::get_next_id;
-use super::scm::{Reply, Scm, ScmGhost, Upgrade};
-use super::{largest_serial, last_id, serial_key, ScmRow, ScmTx, VALID_CERTS_TABLE};
+use super::scm::{Reply, Scm, Upgrade};
+use super::{has_tx, last_id, serial_key, Role, ScmRow, ScmTx, VALID_CERTS_TABLE};
 use crate::cite::java;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::replica::{CatchUp, SharedLog};
 use crate::kit::store::Tables;
 use crate::kit::tx_info::stored_index;
-use crate::properties::Probe;
 use crate::recorder::{Actor, Recorder};
 use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, RwLock};
 use std::collections::BTreeMap;
-
-/// The probe of the race window: when the primary stored its own certificates at startup,
-/// its `CertificateId` row was above every stored serial.
-pub const ROW_ABOVE_LARGEST_AT_STARTUP: Probe = Probe::new(
-    "RowAboveLargestAtStartup",
-    "when the primary stored its own certificate at startup, its CertificateId row was above every stored serial",
-);
 
 /// A serial handed out by a leader's generator.
 #[derive(Clone, Debug)]
@@ -55,12 +59,12 @@ pub struct Handout {
     pub before: Option<String>,
 }
 
-/// A durable state of one SCM: its row at its applied index.
+/// A durable state of one SCM: its row at its durable index.
 #[derive(Clone, Debug)]
 pub struct RowAt {
     /// The SCM.
     pub scm: String,
-    /// Its applied (stored) index.
+    /// Its durable (`TransactionInfo`) index.
     pub index: u64,
     /// Its `CertificateId` row.
     pub row: Option<u64>,
@@ -97,6 +101,8 @@ pub struct CertRequest {
     pub store_fails: bool,
     /// Whether the certificate is expired by the next expiry sweep.
     pub expired: bool,
+    /// Who it is for.
+    pub role: Role,
 }
 
 impl CertRequest {
@@ -106,6 +112,15 @@ impl CertRequest {
             subject: subject.into(),
             store_fails: false,
             expired: false,
+            role: Role::Other,
+        }
+    }
+
+    /// A bootstrapping SCM's request for its own certificate.
+    pub fn scm(subject: &str) -> Self {
+        Self {
+            role: Role::Scm,
+            ..Self::valid(subject)
         }
     }
 
@@ -160,7 +175,7 @@ impl Checks {
 pub struct Book {
     /// Every serial handed out, with its holder.
     pub handed_out: BTreeMap<u64, String>,
-    /// The first row seen at each applied index, and on which SCM.
+    /// The first row seen at each durable index, and on which SCM.
     pub rows_at: BTreeMap<u64, (String, Option<u64>)>,
     /// Every finished request, in order.
     pub requests: Vec<RequestEnd>,
@@ -212,7 +227,7 @@ impl Cluster {
             for serial in 1..=handed_out {
                 b.handed_out.insert(serial, "cluster initialisation".into());
             }
-            for s in &scms {
+            for s in scms.iter().filter(|s| has_tx(&s.tables)) {
                 b.rows_at
                     .entry(stored_index(&s.tables))
                     .or_insert((s.name.to_string(), last_id(&s.tables)));
@@ -221,9 +236,8 @@ impl Cluster {
         let scms = scms
             .into_iter()
             .map(|s| {
-                let ghost = Arc::new(Ghost::new(ScmGhost::default()));
-                let observer = row_observer(s.name, recorder, &book, &ghost, checks);
-                Scm::new(s.name, s.tables, s.up, Some(observer), ghost)
+                let observer = row_observer(s.name, recorder, &book, checks);
+                Scm::new(s.name, s.tables, s.up, Some(observer))
             })
             .collect();
         Self {
@@ -281,9 +295,14 @@ impl Cluster {
     }
 
     fn install_checkpoint(&self, me: &Actor, i: usize, leader: usize) {
+        self.scms[leader].flush(
+            me,
+            &java::InterSCMGrpcService::download,
+            "serves a checkpoint",
+        );
         let checkpoint = self.scms[leader]
             .store()
-            .checkpoint(me, &java::SCMStateMachine::notifyInstallSnapshotFromLeader);
+            .checkpoint(me, &java::SCMDBCheckpointProvider::writeDBCheckPointToSream);
         me.step(
             &java::SCMStateMachine::notifyInstallSnapshotFromLeader,
             format!(
@@ -328,7 +347,7 @@ impl Cluster {
         let guard = self.leader.read();
         let leader = guard.leader;
         let serial = self.allocate_on(me, leader, req);
-        let outcome = self.sign_and_store_on(me, leader, req, serial);
+        let outcome = self.sign_and_store_on(me, leader, leader, req, serial);
         drop(guard);
         self.end(req, outcome)
     }
@@ -346,17 +365,20 @@ impl Cluster {
         }
     }
 
-    /// The second half of a request started by [`Cluster::allocate`]. If its SCM no longer
-    /// leads, the store fails as Ratis's `NotLeaderException` does.
+    /// The second half of a request started by [`Cluster::allocate`]: the SCM that allocated
+    /// the serial signs it and checks it against its own `validCertsTable` (no leadership
+    /// check after the RPC entry), and the CLIENT-invoked store goes to whichever SCM leads
+    /// now.
     pub fn sign_and_store(&self, me: &Actor, f: InFlight) -> Outcome {
         let guard = self.leader.read();
-        let outcome = if guard.leader == f.leader {
-            self.sign_and_store_on(me, f.leader, &f.req, f.serial)
+        let leader = guard.leader;
+        let outcome = if self.scms[f.leader].is_up() {
+            self.sign_and_store_on(me, f.leader, leader, &f.req, f.serial)
         } else {
             me.step(
-                &java::SCMRatisServerImpl::submitRequest,
+                &java::DefaultCAServer::signAndStoreCertificate,
                 format!(
-                    "{} no longer leads: NotLeaderException; serial {} stays allocated",
+                    "{} went down while signing: the request fails; serial {} stays allocated",
                     self.scms[f.leader].name(),
                     f.serial
                 ),
@@ -385,9 +407,11 @@ impl Cluster {
         serial
     }
 
+    /// `signAndStoreCertificate` on `signer`, the store submitted through `leader`.
     fn sign_and_store_on(
         &self,
         me: &Actor,
+        signer: usize,
         leader: usize,
         req: &CertRequest,
         serial: u64,
@@ -402,7 +426,7 @@ impl Cluster {
             );
             return Outcome::Failed(serial);
         }
-        let conflicting = self.scms[leader]
+        let conflicting = self.scms[signer]
             .store()
             .get_skip_cache(
                 me,
@@ -415,10 +439,22 @@ impl Cluster {
             let msg = format!("Conflicting certificate ID{serial}");
             me.step(
                 &java::SCMCertStore::checkValidCertID,
-                format!("refuses {}: {msg}", req.subject),
+                format!(
+                    "{} refuses {}: {msg}",
+                    self.scms[signer].name(),
+                    req.subject
+                ),
             );
             return Outcome::Refused(msg);
         }
+        me.step(
+            &java::HASecurityUtils::submitScmRequestToRatis,
+            format!(
+                "{} signed {serial}; the store goes through the leader, {}",
+                self.scms[signer].name(),
+                self.scms[leader].name()
+            ),
+        );
         // The store always succeeds on apply; only the plan's fault fails it.
         let _ = self.submit(
             me,
@@ -427,6 +463,7 @@ impl Cluster {
                 serial,
                 subject: req.subject.clone(),
                 expired: req.expired,
+                role: req.role,
             },
         );
         Outcome::Issued(serial)
@@ -442,32 +479,31 @@ impl Cluster {
         outcome
     }
 
-    /// `removeAllExpiredCertificates` on the leader: it finds the expired certificates in its
-    /// DB and removes them through Ratis.
+    /// `removeAllExpiredCertificates` submitted by the leader (an admin's request): every SCM
+    /// sweeps its own tables when it applies it.
     pub fn remove_expired(&self, me: &Actor) {
         let guard = self.leader.read();
         let leader = guard.leader;
-        let tables = self.scms[leader]
-            .store()
-            .scan(me, &java::SCMCertStore::removeAllExpiredCertificates);
-        let serials: Vec<u64> = tables
-            .iter()
-            .filter(|(t, _, v)| {
-                *t == VALID_CERTS_TABLE && matches!(v, ScmRow::Cert { expired: true, .. })
-            })
-            .filter_map(|(_, k, _)| k.parse().ok())
-            .collect();
-        let _ = self.submit(me, leader, ScmTx::RemoveExpired { serials });
+        let _ = self.submit(me, leader, ScmTx::RemoveExpired);
     }
 
     /// The admin leadership transfer to SCM `to`.
     pub fn transfer_leadership(&self, me: &Actor, to: usize) {
         let mut guard = self.leader.write();
         let from = guard.leader;
+        let last = self.scms[to].generator().lock().last;
+        me.step(
+            &java::SequenceIdGenerator::invalidateBatch,
+            format!("{}: the batch keeps lastId {last}", self.scms[to].name()),
+        );
+        self.scms[to].flush(
+            me,
+            &java::SCMStateMachine::notifyLeaderChanged,
+            "becomes leader",
+        );
         guard.term += 1;
         let index = self.log.start_term(guard.term);
         guard.leader = to;
-        self.scms[to].generator().lock().last = None;
         me.step(
             &java::SCMClientProtocolServer::transferLeadership,
             format!(
@@ -482,11 +518,26 @@ impl Cluster {
         }
     }
 
-    /// Stop SCM `i` and start it again. The primary (SCM 0) stores its own certificate and
-    /// runs the upgrade call before Ratis replays the log.
+    /// Stop SCM `i` cleanly (its final flush) and start it again ([`Cluster::boot`]).
     pub fn restart(&self, me: &Actor, i: usize) {
+        self.scms[i].stop(me);
+        self.boot(me, i);
+    }
+
+    /// Kill SCM `i` (no final flush: its staged batch is lost) and start it again.
+    pub fn kill_and_restart(&self, me: &Actor, i: usize) {
+        self.scms[i].kill(me);
+        self.boot(me, i);
+    }
+
+    /// Start SCM `i`, which is down, in `StorageContainerManager`'s order: the non-forced
+    /// `upgradeToSequenceId`; on the primary (SCM 0) `persistPrimarySCMCerts` and the
+    /// variant's upgrade call; then Ratis, which replays the log after the durable TX
+    /// (installing the leader's checkpoint if the log was purged). `through-ratis` then
+    /// submits its raise through the leader.
+    pub fn boot(&self, me: &Actor, i: usize) {
         let scm = &self.scms[i];
-        scm.stop(me);
+        scm.upgrade_to_sequence_id(me);
         let largest = if i == 0 {
             scm.persist_primary_scm_certs(me);
             scm.upgrade_certificate_id(me, self.upgrade)
@@ -502,7 +553,16 @@ impl Cluster {
         }
     }
 
-    /// Stop SCM `i` (it stays down until [`Cluster::restart`] or [`Cluster::rejoin`]).
+    /// A new SCM `i` (down, with an empty DB) bootstraps and starts for the first time: the
+    /// leader issues its SCM certificate, then it starts ([`Cluster::boot`]) and replays the
+    /// log.
+    pub fn join(&self, me: &Actor, i: usize) {
+        let name = self.scms[i].name().to_string();
+        self.request(me, &CertRequest::scm(&name));
+        self.boot(me, i);
+    }
+
+    /// Stop SCM `i` cleanly (it stays down until [`Cluster::boot`] or [`Cluster::rejoin`]).
     pub fn stop(&self, me: &Actor, i: usize) {
         self.scms[i].stop(me);
     }
@@ -513,6 +573,7 @@ impl Cluster {
     pub fn rejoin(&self, me: &Actor, i: usize) {
         let guard = self.leader.read();
         let leader = guard.leader;
+        self.scms[leader].flush(me, &java::SCMStateMachine::takeSnapshot, "snapshot");
         let applied = self.scms[leader].applied();
         self.log.purge_through(applied);
         me.step(
@@ -526,8 +587,17 @@ impl Cluster {
         self.drive(me, i, leader, None);
     }
 
-    /// Every SCM's applied index and row, read after every thread stopped.
+    /// Every SCM's applied index and row as a flush would commit them now (the staged row
+    /// counts), read after every thread stopped.
     pub fn rows(&self) -> Vec<(String, u64, Option<u64>)> {
+        self.scms
+            .iter()
+            .map(|s| (s.name().to_string(), s.applied(), last_id(&s.buffered())))
+            .collect()
+    }
+
+    /// Every SCM's durable index and durable row, read after every thread stopped.
+    pub fn durable_rows(&self) -> Vec<(String, u64, Option<u64>)> {
         self.scms
             .iter()
             .map(|s| {
@@ -542,15 +612,15 @@ fn row_observer(
     name: &'static str,
     recorder: &Arc<Recorder>,
     book: &Arc<Ghost<Book>>,
-    ghost: &Arc<Ghost<ScmGhost>>,
     checks: Checks,
 ) -> crate::kit::store::Observer<ScmRow> {
-    let (recorder, book, ghost) = (Arc::clone(recorder), Arc::clone(book), Arc::clone(ghost));
+    let (recorder, book) = (Arc::clone(recorder), Arc::clone(book));
     Box::new(move |_before, after| {
-        let (index, row) = (stored_index(after), last_id(after));
-        if ghost.with(|g| g.persisting) && row.is_some_and(|r| r > largest_serial(after)) {
-            recorder.probe(ROW_ABOVE_LARGEST_AT_STARTUP.name);
+        if !has_tx(after) {
+            // A new DB claims no index (`TransactionInfo` DEFAULT): nothing to compare.
+            return;
         }
+        let (index, row) = (stored_index(after), last_id(after));
         let first = book.with(|b| match b.rows_at.get(&index) {
             Some(first) => Some(first.clone()),
             None => {

@@ -1,34 +1,46 @@
-//! The SCM's certificate serials: `SequenceIdGenerator`, certificate issue and storage, and
-//! the primary SCM's startup.
+//! The SCM's certificate serials: `SequenceIdGenerator`, certificate issue and storage, the
+//! transaction buffer of each SCM, and the SCMs' startup.
 //!
 //! Java (`scm/...`): `ha/SequenceIdGenerator.java` (the generator, its `StateManagerImpl`,
-//! `upgradeToCertificateSequenceId` :389-426), `server/StorageContainerManager.java`
-//! (`persistPrimarySCMCerts` :988-1011, `scmHAManager.start()` :1575),
-//! `server/SCMSecurityProtocolServer.java` (`getEncodedCertToString`),
-//! `hadoop-hdds/framework/.../DefaultCAServer.java` (`signAndStoreCertificate`) and
-//! `ha/SCMCertStore` (`checkValidCertID`, `storeValidCertificate`,
-//! `removeAllExpiredCertificates`). Jira: HDDS-16900; grounding §3.
+//! [`upgradeToSequenceId`](crate::cite::java::SequenceIdGenerator::upgradeToSequenceId) and
+//! [`upgradeToCertificateSequenceId`](crate::cite::java::SequenceIdGenerator::upgradeToCertificateSequenceId)),
+//! `ha/SCMHADBTransactionBufferImpl.java` (the batch an `allocateBatch` is staged in),
+//! `server/StorageContainerManager.java`
+//! ([`persistPrimarySCMCerts`](crate::cite::java::StorageContainerManager::persistPrimarySCMCerts),
+//! the startup order), `server/SCMSecurityProtocolServer.java`
+//! ([`getEncodedCertToString`](crate::cite::java::SCMSecurityProtocolServer::getEncodedCertToString)),
+//! `hadoop-hdds/framework/.../DefaultCAServer.java`
+//! ([`signAndStoreCertificate`](crate::cite::java::DefaultCAServer::signAndStoreCertificate)),
+//! `server/SCMCertStore.java` (`checkValidCertID`, `storeValidCertificate`,
+//! `storeValidScmCertificate`, `removeAllExpiredCertificates`) and `ha/HASecurityUtils.java`
+//! (the CLIENT submission of a store). Jira: HDDS-16900; grounding §3 (with its corrections).
 //!
-//! - [`scm`]: one SCM: its store, its state machine (the apply of each replicated
-//!   transaction, the `StateManagerImpl` map) and its startup.
+//! - [`scm`]: one SCM: its store, its transaction buffer, its state machine (the apply of each
+//!   replicated transaction, the `StateManagerImpl` map), its stop, kill and startup.
 //! - [`generator`]: the leader-side `SequenceIdGenerator.getNextId`.
 //! - [`cluster`]: the SCMs, the shared log, the leader, a certificate request, a leadership
 //!   transfer, a checkpoint install, and the ghost book the invariants read.
 //!
-//! Abstracted away: the `SCMHADBTransactionBuffer` flush schedule (every applied transaction
-//! is committed at once with its index: the state a clean stop, the 60-second flush, a
-//! leader change or a Ratis snapshot leaves; the kill-before-flush path, where the
-//! allocation is replayed after the forced write and nothing is lowered, is left out),
-//! Kerberos, the certificate contents (a subject name), the clock (a certificate is issued
-//! already marked to expire by the time of the next `removeAllExpiredCertificates`), and
-//! every sequence other than `CertificateId`.
+//! What goes through the buffer and what does not: `allocateBatch` (and the `through-ratis`
+//! variant's raise) stage the `CertificateId` row, which is durable only at the next flush,
+//! with the `TransactionInfo` of that moment. `storeValidCertificate` and
+//! `removeAllExpiredCertificates` write RocksDB directly when they are applied, with no
+//! `TransactionInfo`. A clean stop flushes (the stop snapshot); a kill loses the staged batch,
+//! so after a kill a stored serial can be durable above the durable row.
+//!
+//! Abstracted away: Kerberos, the certificate contents (a subject name), the clock (a
+//! certificate is issued already marked to expire by the time of the next
+//! `removeAllExpiredCertificates`; every SCM sees the same mark, see the scenario's
+//! Abstractions table), every sequence other than `CertificateId`, and
+//! `persistSCMCertificates` (a bootstrapped SCM stores the CA certificates 1 and 2 locally
+//! after Ratis starts: serials at or below every row).
 
 pub mod cluster;
 pub mod generator;
 pub mod scm;
 
 use crate::kit::store::{TableName, Tables};
-use crate::kit::tx_info::{put_tx_info, TxRow};
+use crate::kit::tx_info::{put_tx_info, TxRow, TX_KEY};
 use std::fmt;
 
 /// `SCMDBDefinition.SEQUENCE_ID`.
@@ -42,8 +54,20 @@ pub const VALID_SCM_CERTS_TABLE: TableName = "validSCMCertsTable";
 /// `upgradeToCertificateSequenceId` never writes less than this (the root CA certificate
 /// and the primary's SCM certificate of a cluster initialised with the current code).
 pub const MIN_CERTIFICATE_ID: u64 = 2;
-/// The serial of the primary SCM's own certificate, which `persistPrimarySCMCerts` stores.
+/// The serial of the primary SCM's own (sub-CA) certificate on a cluster initialised with the
+/// current code, which `persistPrimarySCMCerts` stores first.
 pub const PRIMARY_SCM_CERT_SERIAL: u64 = 2;
+/// The serial of the root CA certificate, which `persistPrimarySCMCerts` stores second.
+pub const ROOT_CA_CERT_SERIAL: u64 = 1;
+
+/// Who a certificate is issued to (`NodeType`): an SCM's goes into both tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// An SCM: `storeValidScmCertificate`, both `validSCMCertsTable` and `validCertsTable`.
+    Scm,
+    /// A datanode, an OM or a client: `validCertsTable` only.
+    Other,
+}
 
 /// A row of an SCM's DB.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,12 +119,12 @@ pub enum ScmTx {
         subject: String,
         /// Whether it is expired by the next sweep.
         expired: bool,
+        /// Who it is issued to.
+        role: Role,
     },
-    /// `SCMCertStore.removeAllExpiredCertificates`: the serials the leader found expired.
-    RemoveExpired {
-        /// Serials to delete.
-        serials: Vec<u64>,
-    },
+    /// `SCMCertStore.removeAllExpiredCertificates`: no arguments; each SCM deletes what it
+    /// finds expired in both of its tables when it applies the entry.
+    RemoveExpired,
     /// The `through-ratis` variant's replicated raise: the row becomes max(row, to).
     RaiseCertificateId {
         /// The largest serial the starting primary found.
@@ -115,7 +139,7 @@ impl fmt::Display for ScmTx {
             ScmTx::StoreCert {
                 serial, subject, ..
             } => write!(f, "storeValidCertificate({serial}, {subject})"),
-            ScmTx::RemoveExpired { serials } => write!(f, "removeExpiredCertificates({serials:?})"),
+            ScmTx::RemoveExpired => write!(f, "removeAllExpiredCertificates()"),
             ScmTx::RaiseCertificateId { to } => write!(f, "raiseCertificateId({to})"),
         }
     }
@@ -166,18 +190,32 @@ pub fn serial_key(serial: u64) -> String {
     serial.to_string()
 }
 
-/// The tables every SCM of an initialised cluster holds: the primary's SCM certificate
-/// (serial 2) and `CertificateId` = 2, at index 0.
+/// Whether the DB holds a `TransactionInfo` row (a new DB has none: `TransactionInfo`
+/// DEFAULT, which claims no index).
+pub fn has_tx(tables: &Tables<ScmRow>) -> bool {
+    tables.get(ScmRow::TABLE, TX_KEY).is_some()
+}
+
+/// The tables every SCM of an initialised cluster holds: the root CA certificate (serial 1)
+/// and the primary's SCM certificate (serial 2) in both certificate tables, and
+/// `CertificateId` = 2, at index 0.
 pub fn initial_tables() -> Tables<ScmRow> {
     let mut t = Tables::default();
-    t.put(
-        VALID_SCM_CERTS_TABLE,
-        &serial_key(PRIMARY_SCM_CERT_SERIAL),
-        ScmRow::Cert {
-            subject: "scm1".into(),
-            expired: false,
-        },
-    );
+    for (serial, subject) in [
+        (ROOT_CA_CERT_SERIAL, "root-ca"),
+        (PRIMARY_SCM_CERT_SERIAL, "scm1"),
+    ] {
+        for table in [VALID_SCM_CERTS_TABLE, VALID_CERTS_TABLE] {
+            t.put(
+                table,
+                &serial_key(serial),
+                ScmRow::Cert {
+                    subject: subject.into(),
+                    expired: false,
+                },
+            );
+        }
+    }
     t.put(
         SEQUENCE_ID_TABLE,
         CERTIFICATE_ID,
