@@ -24,7 +24,7 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 10), ("hdds-16452", 25)] {
+    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 25)] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
@@ -55,7 +55,7 @@ fn check_json_has_the_contract_keys_and_exit_0() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 10);
+    assert_eq!(rows.len(), 15);
     for row in rows {
         for key in [
             "scenario",

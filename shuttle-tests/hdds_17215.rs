@@ -8,13 +8,14 @@ use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Tables;
 use ozone_ha_check::kit::store::WriteBatch;
 use ozone_ha_check::kit::tx_info::stored_index;
+use ozone_ha_check::models::s3_secret::cache::{Lookup, SecretCache};
 use ozone_ha_check::models::s3_secret::node::{
     fresh_db, restart_and_replay, Om, Response, Shared, FLUSH_REVOKES_NEWER_SECRET,
-    STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
+    LEAKED_TENANT_ENTRY, STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
 };
-use ozone_ha_check::models::s3_secret::requests::{S3Request, Termination};
+use ozone_ha_check::models::s3_secret::requests::{FlushCall, S3Request, Termination};
 use ozone_ha_check::models::s3_secret::{
-    initial_tables, Design, Row, Secret, TENANT_ACCESS_ID_TABLE,
+    initial_tables, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenario::Scenario;
@@ -24,15 +25,16 @@ use ozone_ha_check::sync::Arc;
 const S: &str = "hdds-17215";
 
 #[test]
-fn leader_side_holds_over_many_seeds_with_its_window_reached() {
-    for seed in 0..5 {
+fn leader_side_reconciled_holds_over_many_seeds_with_its_window_reached() {
+    for seed in 0..3 {
         for plan in [
             "lagging-follower",
             "crash-replay",
             "apply-vs-flush",
             "store-failure",
+            "leader-change",
         ] {
-            let r = run(S, "leader-side", plan, pct(seed, 2_000), None);
+            let r = run(S, "leader-side-reconciled", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(r.probes["LateApply"] > 0, "seed {seed} {plan}");
         }
@@ -206,6 +208,7 @@ fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
             rows: WriteBatch::new(),
             call: None,
             internal_error: true,
+            tenant_epoch: true,
         };
         om2.flush(&a2, vec![error]).unwrap();
         om2.terminate(&a2, &why);
@@ -254,16 +257,356 @@ fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
 fn explored_plans_reach_the_staged_paths() {
     use ozone_ha_check::explore::{explore, Request};
     use ozone_ha_check::scenarios::find;
-    for (plan, probe) in [
-        ("store-failure", "ErrorResponseFlushedBeforeTermination"),
-        ("apply-vs-flush", TOMBSTONE_THEN_STORE_WRITE.name),
-        ("apply-vs-flush", FLUSH_REVOKES_NEWER_SECRET.name),
+    for (variant, plan, probe) in [
+        (
+            "buggy",
+            "store-failure",
+            "ErrorResponseFlushedBeforeTermination",
+        ),
+        ("buggy", "apply-vs-flush", TOMBSTONE_THEN_STORE_WRITE.name),
+        ("buggy", "apply-vs-flush", FLUSH_REVOKES_NEWER_SECRET.name),
+        ("buggy", "lagging-follower", LEAKED_TENANT_ENTRY.name),
+        ("leader-side", "leader-change", "UncommittedStoreWrite"),
+        (
+            "leader-side-reconciled",
+            "leader-change",
+            "UncommittedStoreWrite",
+        ),
     ] {
         let r = explore(
             find(S).unwrap(),
-            &Request::new("buggy", plan, pct(0, 2_000)).stop_at_first(false),
+            &Request::new(variant, plan, pct(0, 2_000)).stop_at_first(false),
         )
         .unwrap();
-        assert!(r.probes[probe] > 0, "{plan}: {probe} never fired");
+        assert!(r.probes[probe] > 0, "{variant} {plan}: {probe} never fired");
+    }
+}
+
+/// One OM over a store holding `rows`, with the clients told nothing.
+fn om_over(design: Design, rows: &[(&'static str, &'static str)]) -> (Arc<Shared>, Om) {
+    let rows: Vec<_> = rows
+        .iter()
+        .map(|(id, s)| {
+            (
+                *id,
+                StoredSecret {
+                    secret: Secret(s),
+                    index: 0,
+                },
+            )
+        })
+        .collect();
+    let shared = Arc::new(Shared::new(design, &rows, None, &[]));
+    let om = Om::new("om1", true, Arc::clone(&shared), fresh_db());
+    (shared, om)
+}
+
+/// A getsecret (createIfNotExist) of an access id that has a secret and is assigned to no
+/// tenant is refused with S3_SECRET_ALREADY_EXISTS: nothing is told, written or stored.
+// Reference: S3GetSecretRequest.java:151-174 at 78d5650c313
+#[test]
+fn getsecret_on_an_existing_non_tenant_id_is_refused() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om1", &rec);
+        let (shared, om) = om_over(Design::PerOm, &[("u1", "S0")]);
+        let mut view = initial_tables();
+        let get = S3Request::GetSecret {
+            id: "u1",
+            secret: Secret("S2"),
+        };
+        let r = om.apply(&me, &mut view, 2, &get).unwrap();
+        assert_eq!(r.call, None);
+        assert!(r.rows.is_empty());
+        assert!(shared.issued().is_empty(), "nothing told");
+        assert_eq!(held(&shared, "u1"), Some(Secret("S0")));
+        let trace = rec.take().trace;
+        assert!(trace
+            .iter()
+            .any(|e| e.action.contains("S3_SECRET_ALREADY_EXISTS")));
+        // Assigned to a tenant, the same getsecret returns the existing secret.
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om1", &rec);
+        let (shared, om) = om_over(Design::PerOm, &[("u1", "S0")]);
+        let mut view = initial_tables();
+        view.put(
+            TENANT_ACCESS_ID_TABLE,
+            "u1",
+            Row::AccessIdInfo { tenant: "t1" },
+        );
+        om.apply(&me, &mut view, 2, &get).unwrap();
+        assert_eq!(shared.issued()["u1"], Some(Secret("S0")));
+    });
+}
+
+/// `getSecret` caches a store hit, and the store's value carries index 0, which no flush
+/// evicts: the entry outlives the flush of the request that read it.
+// Reference: S3SecretManagerImpl.java:52-70 at 78d5650c313
+// Reference: VaultS3SecretStore.java:106-126 at 78d5650c313
+// Reference: S3InMemoryCache.java:58-82 at 78d5650c313
+#[test]
+fn a_store_hit_is_cached_at_index_0_and_survives_the_flush() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om1", &rec);
+        let (_shared, om) = om_over(Design::PerOm, &[("u1", "S0")]);
+        let mut view = initial_tables();
+        let set = S3Request::SetSecret {
+            id: "u2",
+            secret: Secret("X"),
+        };
+        // A set of another id misses; a revoke of u1 reads the store and caches S0@0.
+        om.apply(&me, &mut view, 2, &set).unwrap();
+        let revoke = om
+            .apply(&me, &mut view, 3, &S3Request::RevokeSecret { id: "u1" })
+            .unwrap();
+        assert_eq!(
+            revoke.call,
+            Some(FlushCall::Revoke {
+                id: "u1",
+                locked: false
+            })
+        );
+        // The tombstone keeps index 0, so the flush of 3 leaves it in place.
+        om.flush(&me, vec![revoke]).unwrap();
+        assert_eq!(om.secret_cache().lookup("u1"), Lookup::Hit(None));
+        assert_eq!(om.secret_cache().index_of("u1"), Some(0));
+    });
+}
+
+/// A tombstone keeps the old entry's index; `clearCache` evicts exactly the flushed indices,
+/// through a map from index to key built before it invalidates.
+// Reference: S3InMemoryCache.java:45-47,58-82 at 78d5650c313
+// Reference: S3SecretValue.java:59-61 at 78d5650c313
+#[test]
+fn a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index() {
+    let mut cache = SecretCache::default();
+    assert!(!cache.invalidate("u1"), "an uncached id stays uncached");
+    assert_eq!(cache.lookup("u1"), Lookup::Miss);
+    cache.put("u1", Secret("S2"), 2);
+    assert!(cache.invalidate("u1"));
+    assert_eq!(cache.lookup("u1"), Lookup::Hit(None));
+    assert_eq!(cache.index_of("u1"), Some(2));
+    assert!(
+        cache.keys_at(&[3]).is_empty(),
+        "3 is not the tombstone's index"
+    );
+    assert_eq!(cache.keys_at(&[1, 2]), vec!["u1"]);
+    // The key found at 2 is invalidated whatever its entry has become since.
+    let keys = cache.keys_at(&[2]);
+    cache.put("u1", Secret("S4"), 4);
+    for k in keys {
+        cache.evict(k);
+    }
+    assert_eq!(cache.lookup("u1"), Lookup::Miss);
+}
+
+/// The flush-time `storeSecret` / `revokeSecret` of a set or a revoke go through the inner
+/// manager the request's lambda got: no lock (they complete while another thread holds the
+/// id's lock); the tenant responses hold the locked manager. Both update the cache after the
+/// store call.
+// Reference: OMSetSecretRequest.java:112-137 at 78d5650c313
+// Reference: S3RevokeSecretRequest.java:90-100 at 78d5650c313
+// Reference: S3SecretLockedManager.java:60-100 at 78d5650c313
+// Reference: S3SecretManagerImpl.java:92-106 at 78d5650c313
+// Reference: OMTenantAssignUserAccessIdRequest.java:321-324 at 78d5650c313
+#[test]
+fn flush_time_set_and_revoke_take_no_lock_and_update_the_cache() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om1", &rec);
+        let (shared, om) = om_over(Design::PerOm, &[("u1", "S0")]);
+        let om = Arc::new(om);
+        let mut view = initial_tables();
+        let set = S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("X"),
+        };
+        let response = om.apply(&me, &mut view, 2, &set).unwrap();
+        assert_eq!(
+            response.call,
+            Some(FlushCall::Store {
+                id: "u1",
+                secret: Secret("X"),
+                locked: false
+            })
+        );
+        let held_lock = om.hold_secret_lock();
+        let flush = {
+            let (om, me) = (Arc::clone(&om), Actor::new("flush", &rec));
+            ozone_ha_check::sync::thread::spawn("flush", move || {
+                om.flush(&me, vec![response]).unwrap()
+            })
+        };
+        flush.join();
+        drop(held_lock);
+        assert_eq!(held(&shared, "u1"), Some(Secret("X")));
+        let trace = rec.take().trace;
+        let stored = trace
+            .iter()
+            .position(|e| e.java == "S3SecretManagerImpl.storeSecret")
+            .unwrap();
+        let cached = trace
+            .iter()
+            .position(|e| e.java == "S3InMemoryCache.put")
+            .unwrap();
+        assert!(stored < cached, "store first, then the cache");
+        // The tenant assign's response holds the locked manager.
+        let (_shared, om) = om_over(Design::PerOm, &[]);
+        let assign = S3Request::TenantAssign {
+            id: "u1",
+            tenant: "t1",
+            secret: Secret("S2"),
+        };
+        let r = om.apply(&me, &mut initial_tables(), 2, &assign).unwrap();
+        assert_eq!(
+            r.call,
+            Some(FlushCall::Store {
+                id: "u1",
+                secret: Secret("S2"),
+                locked: true
+            })
+        );
+    });
+}
+
+/// The tenant revoke invalidates the secret cache through the locked manager's default
+/// `invalidateCacheEntry`, which takes no lock.
+// Reference: OMTenantRevokeUserAccessIdRequest.java:206-209 at 78d5650c313
+// Reference: S3SecretManager.java:108-113 at 78d5650c313
+#[test]
+fn the_tenant_revoke_invalidates_without_the_lock() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let (_shared, om) = om_over(Design::PerOm, &[]);
+        let om = Arc::new(om);
+        let mut view = initial_tables();
+        view.put(
+            TENANT_ACCESS_ID_TABLE,
+            "u1",
+            Row::AccessIdInfo { tenant: "t1" },
+        );
+        let held_lock = om.hold_secret_lock();
+        let apply = {
+            let (om, me) = (Arc::clone(&om), Actor::new("apply", &rec));
+            ozone_ha_check::sync::thread::spawn("apply", move || {
+                om.apply(&me, &mut view, 3, &S3Request::TenantRevoke { id: "u1" })
+                    .unwrap()
+            })
+        };
+        let r = apply.join();
+        drop(held_lock);
+        assert_eq!(
+            r.call,
+            Some(FlushCall::Revoke {
+                id: "u1",
+                locked: true
+            })
+        );
+    });
+}
+
+/// A tenant assign adds its tenant-table cache entry before it checks the store, and a
+/// rejection leaves the entry: until the flush of that index evicts it, a tenant revoke finds
+/// the access id and is accepted; after the eviction it throws the NPE.
+// Reference: OMTenantAssignUserAccessIdRequest.java:279-309,325-330 at 78d5650c313
+// Reference: OMTenantRevokeUserAccessIdRequest.java:186-188 at 78d5650c313
+// Reference: PartialTableCache.java:104-107,122-155 at 78d5650c313
+#[test]
+fn a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om2", &rec);
+        let assign = S3Request::TenantAssign {
+            id: "u1",
+            tenant: "t1",
+            secret: Secret("S2"),
+        };
+        let revoke = S3Request::TenantRevoke { id: "u1" };
+        // Before the flush: the revoke finds the leaked entry.
+        let (_shared, om) = om_over(Design::PerOm, &[("u1", "S4")]);
+        let mut view = initial_tables();
+        let rejected = om.apply(&me, &mut view, 2, &assign).unwrap();
+        assert_eq!(rejected.call, None);
+        assert!(view.get(TENANT_ACCESS_ID_TABLE, "u1").is_none());
+        assert!(om.apply(&me, &mut view, 3, &revoke).is_ok());
+        assert_eq!(rec.take().probes[LEAKED_TENANT_ENTRY.name], 1);
+        // After the flush of 2: the entry is evicted and the revoke throws.
+        let (_shared, om) = om_over(Design::PerOm, &[("u1", "S4")]);
+        let mut view = initial_tables();
+        let rejected = om.apply(&me, &mut view, 2, &assign).unwrap();
+        om.flush(&me, vec![rejected]).unwrap();
+        let why = om.apply(&me, &mut view, 3, &revoke).unwrap_err();
+        assert!(matches!(why, Termination::Throwable(_)), "{why:?}");
+    });
+}
+
+/// The Java `OMSetSecretRequest.preExecute` reads the store through the locked manager on the
+/// leader's RPC thread and caches the hit at index 0; with no secret it refuses the request
+/// (ACCESS_ID_NOT_FOUND) and nothing is replicated.
+// Reference: OMSetSecretRequest.java:56-76 at 78d5650c313
+#[test]
+fn set_pre_execute_reads_the_store_and_fills_the_leaders_cache() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("h1", &rec);
+        let set = S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("X"),
+        };
+        let (_shared, om) = om_over(Design::PerOm, &[("u1", "S0")]);
+        let pre = om.pre_execute(&me, &initial_tables(), &set);
+        assert_eq!(pre.refused, None);
+        assert!(pre.called_store && !pre.wrote_store);
+        assert_eq!(
+            om.secret_cache().lookup("u1"),
+            Lookup::Hit(Some(Secret("S0")))
+        );
+        assert_eq!(om.secret_cache().index_of("u1"), Some(0));
+        let (_shared, om) = om_over(Design::PerOm, &[]);
+        assert_eq!(
+            om.pre_execute(&me, &initial_tables(), &set).refused,
+            Some("ACCESS_ID_NOT_FOUND")
+        );
+    });
+}
+
+/// `leader-change` staged: both requests pass the leader's `preExecute` (leader-side: the set
+/// writes X, the revoke deletes it) before either is appended; the set is appended first,
+/// commits and is told X; the revoke never commits. The store holds nothing. The reconciling
+/// new leader restores X from its replicated row.
+// Reference: OMExecutionFlow.java:57-83 at 78d5650c313
+// Reference: LeaderStateImpl.java:450-458 at 37932bf6 (ratis)
+#[test]
+fn leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute() {
+    for (design, left) in [
+        (Design::LeaderSide, None),
+        (Design::LeaderSideReconciled, Some(Secret("X"))),
+    ] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let (h1, h2, om2a) = (
+                Actor::new("h1", &rec),
+                Actor::new("h2", &rec),
+                Actor::new("om2", &rec),
+            );
+            let shared = Arc::new(Plan::LeaderChange.shared(design));
+            let om1 = Om::new("om1", true, Arc::clone(&shared), fresh_db());
+            let om2 = Om::new("om2", false, Arc::clone(&shared), fresh_db());
+            let [a, b] = ozone_ha_check::scenarios::hdds_17215::leader_change_requests();
+            let pa = om1.pre_execute(&h1, &initial_tables(), &a);
+            let pb = om1.pre_execute(&h2, &initial_tables(), &b);
+            assert!(pa.wrote_store && pb.wrote_store);
+            shared.record_decision(2, pa.decision.unwrap());
+            shared.record_decision(3, pb.decision.unwrap());
+            assert!(om1.apply_and_flush(&h1, &mut initial_tables(), 2, &a));
+            assert!(om2.apply_and_flush(&om2a, &mut initial_tables(), 2, &a));
+            assert_eq!(shared.issued()["u1"], Some(Secret("X")));
+            assert_eq!(held(&shared, "u1"), None, "B's preExecute deleted X");
+            if design == Design::LeaderSideReconciled {
+                om2.reconcile(&om2a);
+            }
+            assert_eq!(held(&shared, "u1"), left, "{design:?}");
+        });
     }
 }

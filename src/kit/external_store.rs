@@ -39,6 +39,16 @@ use crate::sync::Mutex;
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// What a call was made for: a log index, or 0 for a call made before its entry had one (a
+/// leader's `preExecute`; log indices start at 1).
+fn on(index: u64) -> String {
+    if index == 0 {
+        "no log index yet".to_string()
+    } else {
+        format!("index {index}")
+    }
+}
+
 /// Which call fails: the `nth` call (from 1) made by `caller`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fault {
@@ -108,11 +118,11 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
         if s.fault == Some(Fault { caller, nth: n }) {
             self.failures.with(|f| *f += 1);
             let e = StoreError(format!("injected failure of {caller}'s call {n}"));
-            actor.step(java, format!("store call for index {index} FAILS: {e}"));
+            actor.step(java, format!("store call for {} FAILS: {e}", on(index)));
             return Err(e);
         }
         let (r, action) = op(&mut s.rows);
-        actor.step(java, format!("store (index {index}): {action}"));
+        actor.step(java, format!("store ({}): {action}", on(index)));
         Ok(r)
     }
 
@@ -194,6 +204,12 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
                 .map_or("absent".to_string(), ToString::to_string);
             (old, format!("delete {key} (was {shown})"))
         })
+    }
+
+    /// A call made before its entry had an index (a leader's `preExecute`) turned out to be for
+    /// entry `index`: count it in the high-water mark (ghost: not a scheduling point).
+    pub fn note_index(&self, index: u64) {
+        self.high_water.with(|h| *h = (*h).max(index));
     }
 
     /// The highest log index any call was made for (ghost: not a scheduling point).

@@ -1,23 +1,38 @@
 //! `OzoneManagerDoubleBuffer`: responses queued by the apply thread, flushed in batches by
 //! the `OMDoubleBufferFlushThread`.
 //!
-//! Java (`om/ratis/OzoneManagerDoubleBuffer.java`): one object monitor guards `add` (:557,
-//! append then notify), `canFlush` (:569, wait while the current buffer is empty) and the
-//! buffer swap (:597). `flushTransactions` (:295) stages every response's rows and
-//! `TRANSACTION_INFO_KEY = last index` (:373-376), commits the batch (:379-381), cleans the
-//! table cache (:392), releases the `unFlushedTransactions` permits (:394) and only then
-//! advances the applied index (:396). `stop()` ends the loop: a swapped buffer is not flushed.
+//! Java: one object monitor guards [`add`](java::OzoneManagerDoubleBuffer::add) (append, then
+//! notify), [`canFlush`](java::OzoneManagerDoubleBuffer::canFlush) (wait while the current
+//! buffer is empty) and [`swapCurrentAndReadyBuffer`](java::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer).
+//! The loop of [`flushTransactions`](java::OzoneManagerDoubleBuffer::flushTransactions) is
+//! `while (isRunning.get() && canFlush()) flushCurrentBuffer()`: `isRunning` is an
+//! `AtomicBoolean` read outside the monitor, `canFlush` returns as soon as the current buffer
+//! is non-empty without looking at `isRunning`, and the swap is a second, separate monitor
+//! section inside [`flushCurrentBuffer`](java::OzoneManagerDoubleBuffer::flushCurrentBuffer).
+//! [`stop`](java::OzoneManagerDoubleBuffer::stop)
+//! ([`stopDaemon`](java::OzoneManagerDoubleBuffer::stopDaemon)) sets `isRunning` to false,
+//! interrupts the daemon and joins it. So a daemon that had already read `isRunning` as true
+//! still swaps and flushes one more batch after `stop()`; a daemon waiting on an empty buffer is
+//! interrupted and exits; a daemon back at the top of its loop exits and leaves what was queued
+//! since to a replay. [`DoubleBuffer::next_batch`] takes those three steps: the `isRunning`
+//! read, `canFlush`, the swap.
+//!
+//! The join in `stopDaemon` is left out: nothing the caller does after `stop()` in these models
+//! depends on the daemon having exited, and the scenarios join every thread before checking.
+//! When a daemon waiting in `canFlush` is both notified (an `add`) and interrupted (`stop`), the
+//! JLS lets `wait` either return or throw; here it returns and the batch is flushed. The other
+//! outcome leaves that batch to a replay, a state the model reaches when the daemon is busy
+//! with the previous batch at the stop.
 //!
 //! Abstracted away: sub-batches per request type, the permit semaphore (it throttles the
 //! apply thread at 10000 pending transactions, far beyond these plans), the 1 s timed wait
-//! (a plain wait here: `stop` notifies), metrics, and `cleanupCache`'s effect (it evicts the
-//! flushed epochs' cache entries, none of which the plans read back).
+//! (a plain wait here: `add` and `stop` notify), the pause flag, metrics.
 //!
 //! The buffer is generic over the response it queues: the key requests of HDDS-16092 and the
 //! S3 secret requests of HDDS-17215 share it.
 
 use super::OmRow;
-use crate::cite::java;
+use crate::cite::{java, Citation, Label};
 use crate::kit::store::WriteBatch;
 use crate::recorder::Actor;
 use crate::sync::{Condvar, Mutex};
@@ -50,10 +65,20 @@ impl Indexed for Response {
 pub enum Life {
     /// Queuing and flushing.
     Running,
-    /// `stop()` was called (an orderly stop, or the model of a crash).
+    /// `stop()` was called: `isRunning` is false; a daemon past its `isRunning` read may still
+    /// flush one batch.
     Stopped,
-    /// The OM terminated (`ExitUtils.terminate`).
+    /// The OM terminated (`ExitUtils.terminate`): nothing more is queued or flushed.
     Terminated,
+    /// The process crashed: nothing more is queued or flushed.
+    Crashed,
+}
+
+impl Life {
+    /// Whether the process is gone (terminated or crashed), not merely stopped.
+    pub fn gone(self) -> bool {
+        matches!(self, Life::Terminated | Life::Crashed)
+    }
 }
 
 #[derive(Debug)]
@@ -87,10 +112,11 @@ impl<R: Indexed> DoubleBuffer<R> {
         }
     }
 
-    /// `add`: queue a response and wake the flush thread; `false` once stopped or terminated.
+    /// `add`: queue a response and wake the flush thread (also after `stop`, as the Java
+    /// does); `false` once the process is gone.
     pub fn add(&self, actor: &Actor, response: R) -> bool {
         let mut b = self.monitor.lock();
-        if b.life != Life::Running {
+        if b.life.gone() {
             return false;
         }
         actor.step_with(&java::OzoneManagerDoubleBuffer::add, || {
@@ -101,14 +127,30 @@ impl<R: Indexed> DoubleBuffer<R> {
         true
     }
 
-    /// `stop`: the flush thread ends; what it has not swapped is never flushed by it.
+    /// `stop` (`stopDaemon`): `isRunning = false` and the daemon's interrupt. A daemon past its
+    /// `isRunning` read still swaps and flushes; one waiting on an empty buffer exits.
     pub fn stop(&self, actor: &Actor, why: &str) {
         let mut b = self.monitor.lock();
         if b.life == Life::Running {
             b.life = Life::Stopped;
         }
         actor.step_with(&java::OzoneManagerDoubleBuffer::stop, || {
-            format!("{why} ({} responses not swapped)", b.current.len())
+            format!(
+                "{why}: isRunning = false ({} responses not swapped)",
+                b.current.len()
+            )
+        });
+        self.not_empty.notify_all();
+    }
+
+    /// The process crashed: nothing is queued or flushed any more, the current buffer is lost.
+    pub fn crash(&self, actor: &Actor, why: &str) {
+        let mut b = self.monitor.lock();
+        if !b.life.gone() {
+            b.life = Life::Crashed;
+        }
+        actor.step_with(Label::model("crash"), || {
+            format!("{why} ({} responses not swapped are lost)", b.current.len())
         });
         self.not_empty.notify_all();
     }
@@ -120,7 +162,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         self.not_empty.notify_all();
     }
 
-    /// Whether the flush thread runs, stopped, or the OM terminated.
+    /// Whether the flush thread runs, was stopped, or the process is gone.
     pub fn life(&self) -> Life {
         self.monitor.lock().life
     }
@@ -130,13 +172,59 @@ impl<R: Indexed> DoubleBuffer<R> {
         std::mem::take(&mut self.monitor.lock().current)
     }
 
-    /// `canFlush` and the swap: wait for responses, take them all; `None` once stopped.
+    /// One turn of the `flushTransactions` loop up to the swap: [`DoubleBuffer::is_running`],
+    /// [`DoubleBuffer::can_flush`], then [`DoubleBuffer::swap`]. `None` when the daemon exits.
     pub fn next_batch(&self, actor: &Actor) -> Option<Vec<R>> {
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
+        // A process that is gone takes no more steps; a stopped one says why its loop ends.
+        let exits = |life: Life, why: &str| {
+            if !life.gone() {
+                actor.step(JAVA, format!("{why}: the flush thread exits"));
+            }
+        };
+        let life = self.monitor.lock().life;
+        if life != Life::Running {
+            exits(life, "isRunning is false");
+            return None;
+        }
+        if let Err(life) = self.can_flush_or_why() {
+            exits(life, "canFlush interrupted on an empty buffer");
+            return None;
+        }
+        self.swap(actor)
+    }
+
+    /// `isRunning.get()`: an `AtomicBoolean` read, outside the monitor.
+    pub fn is_running(&self) -> bool {
+        self.monitor.lock().life == Life::Running
+    }
+
+    /// `canFlush`: wait while the current buffer is empty; `false` when `stop` interrupts the
+    /// wait on an empty buffer (or the process is gone). A non-empty buffer returns `true`
+    /// without looking at `isRunning`.
+    pub fn can_flush(&self) -> bool {
+        self.can_flush_or_why().is_ok()
+    }
+
+    fn can_flush_or_why(&self) -> Result<(), Life> {
         let mut b = self.monitor.lock();
-        while b.current.is_empty() && b.life == Life::Running {
+        while b.current.is_empty() {
+            if b.life != Life::Running {
+                return Err(b.life);
+            }
             b = self.not_empty.wait(b);
         }
-        if b.life != Life::Running {
+        if b.life.gone() {
+            return Err(b.life);
+        }
+        Ok(())
+    }
+
+    /// `swapCurrentAndReadyBuffer`, a monitor section of its own: take every queued response.
+    /// `None` once the process is gone.
+    pub fn swap(&self, actor: &Actor) -> Option<Vec<R>> {
+        let mut b = self.monitor.lock();
+        if b.life.gone() {
             return None;
         }
         let ready = std::mem::take(&mut b.current);

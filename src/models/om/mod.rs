@@ -3,6 +3,13 @@
 //! Java: `hadoop-ozone/ozone-manager/.../om/ratis/` (`OzoneManagerStateMachine`,
 //! `OzoneManagerDoubleBuffer`) and `.../om/request/key/` (`OMKeyCreateRequest`,
 //! `OMKeyCommitRequest`). Jira: HDDS-16092.
+//!
+//! The tables are those of an OBJECT_STORE bucket (`keyTable`, `openKeyTable`): the layout S3
+//! buckets get. The OM's default layout, FILE_SYSTEM_OPTIMIZED, keeps the same rows in
+//! `fileTable` / `openFileTable`, and for a key at the bucket root its requests
+//! ([`OMKeyCreateRequestWithFSO`](crate::cite::java::OMKeyCreateRequestWithFSO::validateAndUpdateCache),
+//! [`OMKeyCommitRequestWithFSO`](crate::cite::java::OMKeyCommitRequestWithFSO::validateAndUpdateCache))
+//! take the decisions modelled here on those tables.
 
 pub mod double_buffer;
 pub mod node;
@@ -24,8 +31,8 @@ pub const BUCKET_TABLE: TableName = "bucketTable";
 /// The one bucket the models write to.
 pub const BUCKET: &str = "/vol1/bucket1";
 
-/// A row of the OM's DB. `update_id` is the log index of the transaction that last wrote the
-/// row, as Ozone's `WithObjectID.updateID`.
+/// A row of the OM's DB. A key's `update_id` is the log index of the transaction that last
+/// wrote it, as Ozone's `WithObjectID.updateID`; the key requests never set a bucket's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OmRow {
     /// An `OmKeyInfo` in the open-key or key table.
@@ -41,8 +48,6 @@ pub enum OmRow {
         used_bytes: u64,
         /// `usedNamespace`.
         used_namespace: u64,
-        /// Index of the last writer.
-        update_id: u64,
     },
     /// `TransactionInfo`: the term and index the DB's content is claimed to cover.
     TxInfo {
@@ -60,12 +65,11 @@ impl fmt::Display for OmRow {
             OmRow::Bucket {
                 used_bytes,
                 used_namespace,
-                update_id,
             } => write!(
                 f,
-                "bucket(usedBytes {used_bytes}, usedNamespace {used_namespace}, upd {update_id})"
+                "bucket(usedBytes {used_bytes}, usedNamespace {used_namespace})"
             ),
-            OmRow::TxInfo { index, .. } => write!(f, "TX {index}"),
+            OmRow::TxInfo { term, index } => write!(f, "TX {index} (t{term})"),
         }
     }
 }
@@ -86,6 +90,43 @@ impl TxRow for OmRow {
     }
 }
 
+impl OmRow {
+    /// The `(term, index)` of a `TransactionInfo` row, ordered as Ratis' `TermIndex` (term
+    /// first, then index).
+    pub fn term_index(&self) -> Option<TermIndex> {
+        match self {
+            OmRow::TxInfo { term, index } => Some(TermIndex {
+                term: *term,
+                index: *index,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Ratis' `TermIndex`: compared by term, then by index (`TermIndex.compareTo`), as the OM's
+/// state machine and `TransactionInfo.compareTo` compare them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TermIndex {
+    /// The leader term. Declared first: the derived order compares it first.
+    pub term: u64,
+    /// The log index.
+    pub index: u64,
+}
+
+impl TermIndex {
+    /// `(term, index)`.
+    pub const fn new(term: u64, index: u64) -> Self {
+        Self { term, index }
+    }
+}
+
+impl fmt::Display for TermIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(t{}, {})", self.term, self.index)
+    }
+}
+
 /// The rows a fresh OM starts with: an empty bucket and `TransactionInfo` 0.
 pub fn initial_tables() -> Tables<OmRow> {
     let mut t = Tables::default();
@@ -95,7 +136,6 @@ pub fn initial_tables() -> Tables<OmRow> {
         OmRow::Bucket {
             used_bytes: 0,
             used_namespace: 0,
-            update_id: 0,
         },
     );
     put_tx_info(&mut t, 0, 0);

@@ -1,12 +1,24 @@
 //! The two writers of the OM's `TransactionInfo` row: the double buffer's batch commit and
 //! `takeSnapshotImpl`'s put, and how each variant of HDDS-16092 orders them.
 //!
-//! Java: `OzoneManagerDoubleBuffer.flushTransactions` stages `TRANSACTION_INFO_KEY` in the
-//! batch it commits; `OzoneManagerStateMachine.takeSnapshotImpl` writes it with an unbatched
-//! put. The fix (apache/ozone PR #10953) adds a `transactionInfoLock` owned by the double
-//! buffer around the commit, and `persistIfNewer` under the same lock for the snapshot.
+//! Java: [`flushBatch`](crate::cite::java::OzoneManagerDoubleBuffer::flushBatch) stages
+//! `TRANSACTION_INFO_KEY` in the batch it commits;
+//! [`takeSnapshotImpl`](crate::cite::java::OzoneManagerStateMachine::takeSnapshotImpl) writes it
+//! with an unbatched [`Table.put`](crate::cite::java::Table::put). The fix (apache/ozone PR
+//! #10953, not in the pinned commit) adds a `transactionInfoLock` owned by the double buffer
+//! around the commit, and `persistIfNewer` under the same lock for the snapshot: read the stored
+//! `TransactionInfo`, keep it if it compares at or above the candidate by `(term, index)`, else
+//! put the candidate; the snapshot reports what is stored.
+//!
+//! The PR's three commits differ only in that read. 1d260d5 (and 1eb8d78, which adds a test
+//! hook and no behaviour) reads with [`Table.get`](crate::cite::java::Table::get), through the
+//! table cache; f9434f5 reads with [`Table.getSkipCache`](crate::cite::java::Table::getSkipCache),
+//! arguing that a FULL_CACHE table answers a miss with null. The OM's `transactionInfoTable` is
+//! a PARTIAL_CACHE table, no code adds a cache entry for `TRANSACTION_INFO_KEY`, and neither a
+//! batch commit nor `Table.put` touches the cache, so `Table.get` always misses and reads
+//! RocksDB: [`IndexWrite::CachedGet`] behaves exactly like [`IndexWrite::PersistIfNewer`].
 
-use super::OmRow;
+use super::{OmRow, TermIndex};
 use crate::cite::Label;
 use crate::kit::store::{Store, WriteBatch};
 use crate::kit::tx_info::{TxRow, TX_KEY};
@@ -25,9 +37,9 @@ pub enum IndexWrite {
     LockOnly,
     /// Read the stored index (skipping the cache) and write only if higher, without a lock.
     CompareOnly,
-    /// Lock and comparison, but the stored index is read through the table cache, and the
-    /// guarded write also fills the cache (the only writer that could).
-    CachedCompare,
+    /// PR #10953 as its first commit 1d260d5 wrote it: lock and comparison, the stored index
+    /// read with `Table.get` through the PARTIAL_CACHE table cache, which nothing fills.
+    CachedGet,
     /// The fix: `persistIfNewer` under the double buffer's `transactionInfoLock`, reading with
     /// the cache skipped; the snapshot reports what is stored.
     PersistIfNewer,
@@ -38,7 +50,7 @@ impl IndexWrite {
     pub fn commit_takes_lock(self) -> bool {
         matches!(
             self,
-            IndexWrite::LockOnly | IndexWrite::CachedCompare | IndexWrite::PersistIfNewer
+            IndexWrite::LockOnly | IndexWrite::CachedGet | IndexWrite::PersistIfNewer
         )
     }
 }
@@ -55,9 +67,11 @@ pub const STALE_CANDIDATE_REFUSED: Probe = Probe::new(
     "a comparing write refused a candidate at or below the stored index",
 );
 
-/// `OzoneManagerDoubleBuffer.persistIfNewer` of apache/ozone PR #10953: not in the Java at
-/// the pinned commit, so a model step rather than a citation.
+/// `OzoneManagerDoubleBuffer.persistIfNewer` of apache/ozone PR #10953 (f9434f5): not in the
+/// Java at the pinned commit, so a model step rather than a citation.
 const PERSIST_IF_NEWER: Label = Label::model("persistIfNewer of PR #10953");
+/// The same method as commit 1d260d5 of the PR wrote it.
+const PERSIST_IF_NEWER_1D260D5: Label = Label::model("persistIfNewer of PR #10953 at 1d260d5");
 
 /// The OM's DB and what orders the writes of its `TransactionInfo` row.
 pub struct TxInfoWriter {
@@ -111,69 +125,73 @@ impl TxInfoWriter {
         &self,
         actor: &Actor,
         java: impl Into<Label>,
-        term: u64,
-        candidate: u64,
+        candidate: TermIndex,
     ) -> u64 {
         let java: Label = java.into();
-        if self.window.get().is_some_and(|n| n > candidate) {
+        if self.window.get().is_some_and(|n| n > candidate.index) {
             actor.probe(&SNAPSHOT_IN_FLUSH_WINDOW);
         }
-        let row = OmRow::tx_info(term, candidate);
+        let row = OmRow::tx_info(candidate.term, candidate.index);
         let store = &self.store;
         let table = OmRow::TABLE;
         match self.write {
             IndexWrite::Unguarded => {
                 store.put(actor, java, table, TX_KEY, row);
-                candidate
+                candidate.index
             }
             IndexWrite::LockOnly => {
                 let _tx = self.lock.lock();
                 store.put(actor, java, table, TX_KEY, row);
-                candidate
+                candidate.index
             }
             IndexWrite::CompareOnly => {
-                let stored = index_of(store.get_skip_cache(actor, java, table, TX_KEY));
-                self.write_if_newer(actor, row, candidate, stored, false)
+                let stored = term_index_of(store.get_skip_cache(actor, java, table, TX_KEY));
+                self.write_if_newer(actor, java, row, candidate, stored)
             }
-            IndexWrite::CachedCompare => {
+            IndexWrite::CachedGet => {
                 let _tx = self.lock.lock();
-                let stored = index_of(store.get(actor, java, table, TX_KEY));
-                self.write_if_newer(actor, row, candidate, stored, true)
+                let java = PERSIST_IF_NEWER_1D260D5;
+                let stored = term_index_of(store.get(actor, java, table, TX_KEY));
+                self.write_if_newer(actor, java, row, candidate, stored)
             }
             IndexWrite::PersistIfNewer => {
                 let _tx = self.lock.lock();
                 let java = PERSIST_IF_NEWER;
-                let stored = index_of(store.get_skip_cache(actor, java, table, TX_KEY));
-                self.write_if_newer(actor, row, candidate, stored, false)
+                let stored = term_index_of(store.get_skip_cache(actor, java, table, TX_KEY));
+                self.write_if_newer(actor, java, row, candidate, stored)
             }
         }
     }
 
+    /// Keep `stored` when it compares at or above `candidate` by `(term, index)`, else put the
+    /// candidate (a plain put: the table cache is untouched). Returns the index reported.
     fn write_if_newer(
         &self,
         actor: &Actor,
+        java: Label,
         row: OmRow,
-        candidate: u64,
-        stored: u64,
-        fill_cache: bool,
+        candidate: TermIndex,
+        stored: Option<TermIndex>,
     ) -> u64 {
-        const JAVA: Label = PERSIST_IF_NEWER;
-        if candidate > stored {
-            self.store.put(actor, JAVA, OmRow::TABLE, TX_KEY, row);
-            if fill_cache {
-                self.store.cache_put(actor, JAVA, OmRow::TABLE, TX_KEY, row);
+        match stored {
+            Some(stored) if stored >= candidate => {
+                actor.probe(&STALE_CANDIDATE_REFUSED);
+                actor.step_with(java, || {
+                    format!(
+                        "candidate {candidate} <= stored {stored}: keep {}",
+                        stored.index
+                    )
+                });
+                stored.index
             }
-            candidate
-        } else {
-            actor.probe(&STALE_CANDIDATE_REFUSED);
-            actor.step_with(JAVA, || {
-                format!("candidate {candidate} <= stored {stored}: keep {stored}")
-            });
-            stored
+            _ => {
+                self.store.put(actor, java, OmRow::TABLE, TX_KEY, row);
+                candidate.index
+            }
         }
     }
 }
 
-fn index_of(row: Option<OmRow>) -> u64 {
-    row.and_then(|r| r.tx_index()).unwrap_or(0)
+fn term_index_of(row: Option<OmRow>) -> Option<TermIndex> {
+    row.and_then(|r| r.term_index())
 }

@@ -41,12 +41,46 @@ pub fn data_after<E>(log: &RaftLog<E>, index: u64) -> impl Iterator<Item = (&Log
     })
 }
 
+/// How a restart's replay ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replayed {
+    /// Every entry after the stored index was applied and flushed.
+    Completed,
+    /// Applying the entry at `index` threw; `runCommand` terminated the OM before anything of
+    /// that entry was queued, so the stored index still precedes it.
+    Terminated {
+        /// The entry's index.
+        index: u64,
+        /// The throwable.
+        why: String,
+    },
+}
+
 /// Restart an OM whose DB is `store` and replay every key request after its stored index,
-/// each applied and flushed in order.
-pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &Actor) {
+/// each applied and flushed in order, until a request throws: then the OM terminates
+/// ([`runCommand`](java::OzoneManagerStateMachine::runCommand)) and the replay stops there.
+pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &Actor) -> Replayed {
     let (stored, mut view) = load_snapshot_info(store, me, "");
     for (entry, request) in data_after(log, stored) {
-        let applied = request.apply(entry.index, &mut view);
+        let applied = match request.apply(entry.index, &mut view) {
+            Ok(applied) => applied,
+            Err(thrown) => {
+                me.step_with(thrown.java, || {
+                    format!("replay index {} {request}: {thrown}", entry.index)
+                });
+                me.step_with(&java::OzoneManagerStateMachine::runCommand, || {
+                    format!("index {}: not an IOException: terminate", entry.index)
+                });
+                me.step(
+                    &java::ExitUtils::terminate__int_String_Throwable_Logger,
+                    "OM terminates",
+                );
+                return Replayed::Terminated {
+                    index: entry.index,
+                    why: thrown.what,
+                };
+            }
+        };
         me.step_with(request.java(), || {
             format!(
                 "replay index {} {request}: {}",
@@ -55,10 +89,7 @@ pub fn restart_and_replay(store: &Store<OmRow>, log: &RaftLog<OmRequest>, me: &A
         });
         let mut batch: WriteBatch<OmRow> = applied.rows;
         stage_tx_info(&mut batch, entry.term, entry.index);
-        store.commit(
-            me,
-            &java::OzoneManagerDoubleBuffer::flushTransactions,
-            batch,
-        );
+        store.commit(me, &java::OzoneManagerDoubleBuffer::flushBatch, batch);
     }
+    Replayed::Completed
 }

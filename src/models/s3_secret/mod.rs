@@ -1,15 +1,27 @@
 //! The OM's S3 secret paths over an external secret store that every OM shares.
 //!
-//! Java (`om/...`): `S3SecretManagerImpl` and `S3SecretLockedManager` (the S3_SECRET_LOCK per
-//! access id), `InMemoryS3SecretCache`, `VaultS3SecretStore` (no batch support, so
-//! `S3SecretManager.isBatchSupported` is false and every call goes to the store at once), the
+//! Java (`om/...`): the OM's secret manager is
+//! `S3SecretLockedManager(S3SecretManagerImpl(store, S3InMemoryCache), lock)`
+//! (`OzoneManager.instantiateServices`), and `getS3SecretManager()` hands out the locked one:
+//! its [`getSecret`](crate::cite::java::S3SecretLockedManager::getSecret),
+//! [`storeSecret`](crate::cite::java::S3SecretLockedManager::storeSecret) and
+//! [`revokeSecret`](crate::cite::java::S3SecretLockedManager::revokeSecret) take the
+//! S3_SECRET_LOCK write lock of the access id, and
+//! [`doUnderLock`](crate::cite::java::S3SecretLockedManager::doUnderLock) takes it and passes
+//! the inner, unlocked manager to the request's lambda; `updateCache`, `invalidateCacheEntry`
+//! and `clearCache` are not overridden and take no lock. Under it,
+//! [`S3SecretManagerImpl.getSecret`](crate::cite::java::S3SecretManagerImpl::getSecret) reads
+//! the cache and, on a miss, the store, and caches a store hit;
+//! [`storeSecret`](crate::cite::java::S3SecretManagerImpl::storeSecret) and
+//! [`revokeSecret`](crate::cite::java::S3SecretManagerImpl::revokeSecret) call the store, then
+//! update or invalidate the cache. The store is `VaultS3SecretStore` (no batch support, so
+//! `S3SecretManager.isBatchSupported` is false and every call goes to the store at once). The
 //! requests `S3GetSecretRequest`, `OMSetSecretRequest`, `S3RevokeSecretRequest`,
 //! `OMTenantAssignUserAccessIdRequest`, `OMTenantRevokeUserAccessIdRequest` and their
 //! responses, `OzoneManagerDoubleBuffer`, and the termination paths of
 //! `OzoneManagerStateMachine.runCommand` / `processResponse`. Jira: HDDS-17215, grounding §4.
-//! The grounding note gives no line numbers for these classes; the model cites methods.
 //!
-//! - [`cache`]: each OM's `S3SecretCache`.
+//! - [`cache`]: each OM's `S3InMemoryCache` and its `tenantAccessIdTable` table cache.
 //! - [`requests`]: what each request does at apply time and at flush time, per [`Design`].
 //! - [`node`]: one OM: its DB, cache, secret lock, double buffer, flush thread, restart.
 //!
@@ -65,13 +77,28 @@ pub enum Design {
     /// write or a delete from a lower index than the one it holds.
     IndexPerSecret,
     /// The leader calls the store once in `preExecute`, before the entry is replicated, and
-    /// puts its decision in the entry; applying only updates caches and the OM's DB; a store
-    /// failure is a clean per-request error and the entry is not replicated.
+    /// puts its decision in the entry; applying only updates caches and the OM's DB (a
+    /// replicated row per access id); a store failure is a clean per-request error and the
+    /// entry is not replicated.
     LeaderSide,
+    /// As [`Design::LeaderSide`], and a new leader, once ready, makes the store equal the
+    /// replicated rows.
+    LeaderSideReconciled,
+}
+
+impl Design {
+    /// Whether the leader decides in `preExecute` ([`Design::LeaderSide`] and
+    /// [`Design::LeaderSideReconciled`]).
+    pub fn leader_side(self) -> bool {
+        matches!(self, Design::LeaderSide | Design::LeaderSideReconciled)
+    }
 }
 
 /// `OMMetadataManager.getTenantAccessIdTable()`: access id -> `OmDBAccessIdInfo`.
 pub const TENANT_ACCESS_ID_TABLE: TableName = "tenantAccessIdTable";
+/// `S3_SECRET_TABLE`: written only by the `leader-side` designs here (the Vault-backed OM keeps
+/// its secrets in the external store), one row per access id.
+pub const S3_SECRET_TABLE: TableName = "s3SecretTable";
 
 /// A row of an OM's own RocksDB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +107,13 @@ pub enum Row {
     AccessIdInfo {
         /// Tenant.
         tenant: &'static str,
+    },
+    /// `leader-side`'s replicated secret of an access id: the secret, or `None` once revoked.
+    Secret {
+        /// The secret.
+        secret: Option<Secret>,
+        /// The index of the entry that wrote it.
+        index: u64,
     },
     /// `TransactionInfo`.
     TxInfo {
@@ -92,6 +126,14 @@ impl fmt::Display for Row {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Row::AccessIdInfo { tenant } => write!(f, "accessIdInfo(tenant {tenant})"),
+            Row::Secret {
+                secret: Some(s),
+                index,
+            } => write!(f, "secret({s}@{index})"),
+            Row::Secret {
+                secret: None,
+                index,
+            } => write!(f, "revoked(@{index})"),
             Row::TxInfo { index } => write!(f, "TX {index}"),
         }
     }
@@ -108,7 +150,7 @@ impl TxRow for Row {
     fn tx_index(&self) -> Option<u64> {
         match self {
             Row::TxInfo { index } => Some(*index),
-            Row::AccessIdInfo { .. } => None,
+            Row::AccessIdInfo { .. } | Row::Secret { .. } => None,
         }
     }
 }

@@ -1,27 +1,38 @@
-//! One OM: its own DB, its secret cache, its S3_SECRET_LOCK, its double buffer and flush
-//! thread; and the shared external store it calls.
+//! One OM: its own DB, its caches, its S3_SECRET_LOCK, its double buffer and flush thread;
+//! and the shared external store it calls.
 //!
-//! The apply path stands for `OzoneManagerStateMachine.runCommand` ->
-//! `RequestHandler.handleWriteRequest` -> `validateAndUpdateCache`, then
-//! `OzoneManagerDoubleBuffer.add`; the flush path for `flushTransactions`: each response's
-//! `addToDBBatch` (where the non-batch store is called at once), the batch commit with
-//! `TRANSACTION_INFO_KEY`, then `cleanupCache` (the secret cache's `clearCache`).
+//! The apply path stands for [`runCommand`](java::OzoneManagerStateMachine::runCommand) ->
+//! [`handleWriteRequest`](java::RequestHandler::handleWriteRequest) -> `validateAndUpdateCache`,
+//! then [`add`](java::OzoneManagerDoubleBuffer::add); the flush path for
+//! [`flushBatch`](java::OzoneManagerDoubleBuffer::flushBatch): each OK response's
+//! `addToDBBatch` (where the non-batch store is called at once, through the manager the
+//! response holds: the inner, unlocked one for set and revoke, the locked one for the tenant
+//! requests), the batch commit with `TRANSACTION_INFO_KEY`, then
+//! [`cleanupCache`](java::OzoneManagerDoubleBuffer::cleanupCache): the secret cache's
+//! `clearCache` on the flush thread, and the eviction of the tenant table's cache entries of
+//! the flushed epochs, which `PartialTableCache.cleanup` hands to a cleanup executor (a later
+//! step of the flush thread here).
 //!
 //! A terminated OM (`ExitUtils.terminate`) is a flag: its apply thread stops applying and its
 //! flush thread stops at its next swap. A flush already swapped completes: the JVM's exit is
 //! not instant, and a commit that lands before it is exactly what the seed's "error response
-//! flushed before the termination" needs. A crash ([`Om::stop`] without a final flush) loses
-//! every response not yet swapped. A restart is a new [`Om`] over the same DB: the cache and
-//! the table cache are gone, and the OM replays the log after its stored index.
+//! flushed before the termination" needs. A crash ([`Om::crash`]) loses every response not yet
+//! swapped. A restart is a new [`Om`] over the same DB: the caches are gone, and the OM replays
+//! the log after its stored index.
 //!
-//! Abstracted away: the S3_SECRET_LOCK is one lock per OM (the plans use at most two ids, and
-//! the lock orders only one OM's apply against its own flush: the OMs do not share it); the
-//! volume lock of the tenant requests (the single apply thread already orders them); Ratis
-//! (the log is committed up front; per OM only how far it applied differs).
+//! Abstracted away: the S3_SECRET_LOCK is one lock per OM (the plans lock one id per OM at a
+//! time, and the lock orders only one OM's threads: the OMs do not share it); the lock
+//! [`clearS3Cache`](java::S3SecretLockedManager::clearS3Cache) takes is the resource id "cache",
+//! which no request takes, so it is left out;
+//! the volume lock of the tenant requests (one apply thread orders them); Ratis (the log is
+//! committed up front, except in `leader-change`; per OM only how far it applied differs).
 
-use super::cache::{Lookup, SecretCache};
-use super::requests::{Decision, FlushCall, Issued, S3Request, Termination};
-use super::{initial_tables, AccessId, Design, Row, Secret, StoredSecret, TENANT_ACCESS_ID_TABLE};
+use super::cache::{Lookup, SecretCache, TableLookup, TenantCache};
+use super::requests::{Decision, FlushCall, Issued, PreExecuted, S3Request, Termination};
+use super::{
+    initial_tables, AccessId, Design, Row, Secret, StoredSecret, S3_SECRET_TABLE,
+    TENANT_ACCESS_ID_TABLE,
+};
 use crate::cite::{java, Citation, Label};
 use crate::kit::external_store::{ExternalStore, Fault, StoreError};
 use crate::kit::raft_log::RaftLog;
@@ -32,7 +43,7 @@ use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::sync::{Arc, Mutex};
+use crate::sync::{Arc, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
@@ -62,6 +73,20 @@ pub const ERROR_FLUSHED: Probe = Probe::new(
     "ErrorResponseFlushedBeforeTermination",
     "an INTERNAL_ERROR response was flushed before its OM's termination",
 );
+/// A request read a tenant-table cache entry that a rejected tenant assign left behind.
+pub const LEAKED_TENANT_ENTRY: Probe = Probe::new(
+    "LeakedTenantEntryRead",
+    "a request read a tenant-table cache entry that a rejected tenant assign left behind",
+);
+/// A leader's `preExecute` changed the store for an entry that never committed.
+pub const UNCOMMITTED_STORE_WRITE: Probe = Probe::new(
+    "UncommittedStoreWrite",
+    "a leader's preExecute changed the store for an entry that never committed",
+);
+
+/// `leader-side`'s store calls happen in `preExecute`, before the entry has a log index; the
+/// store counts them for no index (0 is never a log index: entries start at 1).
+const NO_INDEX: u64 = 0;
 
 /// What every OM of a plan shares: the external store, and ghost bookkeeping of what the
 /// clients were told, the terminations, and the leader's decisions (part of the entries).
@@ -116,6 +141,11 @@ impl Shared {
         self.terminations.get()
     }
 
+    /// The entry at `index` carries the leader's `decision` (`leader-side`).
+    pub fn record_decision(&self, index: u64, decision: Decision) {
+        self.decisions.with(|d| d.insert(index, decision));
+    }
+
     fn issue(&self, what: Issued) {
         self.issued.with(|m| match what {
             Issued::Secret(id, s) => {
@@ -135,10 +165,27 @@ pub struct Response {
     pub index: u64,
     /// Rows for the OM's DB.
     pub rows: WriteBatch<Row>,
-    /// The store call its `addToDBBatch` makes, if any.
+    /// The store call its `addToDBBatch` makes, if any (an OK response only).
     pub call: Option<FlushCall>,
     /// Whether it is an INTERNAL_ERROR response.
     pub internal_error: bool,
+    /// Whether its class names the tenant tables for cleanup (the tenant requests').
+    pub tenant_epoch: bool,
+}
+
+impl Response {
+    fn new(index: u64, request: &S3Request) -> Self {
+        Self {
+            index,
+            rows: WriteBatch::new(),
+            call: None,
+            internal_error: false,
+            tenant_epoch: matches!(
+                request,
+                S3Request::TenantAssign { .. } | S3Request::TenantRevoke { .. }
+            ),
+        }
+    }
 }
 
 impl Indexed for Response {
@@ -154,13 +201,15 @@ pub struct Om {
     shared: Arc<Shared>,
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
+    tenant: Mutex<TenantCache>,
+    /// Ghost: the tenant-table cache entries a rejected assign left, by id and epoch.
+    leaked: Ghost<Vec<(AccessId, u64)>>,
     secret_lock: Mutex<()>,
     buffer: DoubleBuffer<Response>,
 }
 
 impl Om {
-    /// An OM called `name` over `db`. A `leader`'s applies (or, in `leader-side`, its
-    /// `preExecute`s) are what the clients are told.
+    /// An OM called `name` over `db`. A `leader`'s applies are what the clients are told.
     pub fn new(name: &'static str, leader: bool, shared: Arc<Shared>, db: Arc<Store<Row>>) -> Self {
         Self {
             name,
@@ -168,6 +217,8 @@ impl Om {
             shared,
             db,
             cache: Mutex::new(SecretCache::default()),
+            tenant: Mutex::new(TenantCache::default()),
+            leaked: Ghost::new(Vec::new()),
             secret_lock: Mutex::new(()),
             buffer: DoubleBuffer::new(),
         }
@@ -183,36 +234,76 @@ impl Om {
         &self.db
     }
 
+    /// Its secret cache, as a final observation.
+    pub fn secret_cache(&self) -> SecretCache {
+        self.cache.lock().clone()
+    }
+
+    /// Take this OM's S3_SECRET_LOCK from outside, as another request holding the id's lock
+    /// would (for staged tests of which calls wait for it).
+    pub fn hold_secret_lock(&self) -> MutexGuard<'_, ()> {
+        self.secret_lock.lock()
+    }
+
     fn late_probe(&self, actor: &Actor, index: u64) {
         if self.shared.store.high_water() > index {
             actor.probe(&LATE_APPLY);
         }
     }
 
-    /// `S3SecretManager.getSecret` / `hasS3Secret`: the cache, else the store.
-    fn lookup(
+    /// [`S3SecretManagerImpl.getSecret`](java::S3SecretManagerImpl::getSecret) (also what
+    /// `hasS3Secret` calls): the cache (a tombstone is "no secret"), else the store; a store
+    /// hit is cached with index 0, as `VaultS3SecretStore` returns it.
+    fn get_secret(
         &self,
         actor: &Actor,
-        java: impl Into<Label>,
         index: u64,
         id: AccessId,
     ) -> Result<(Option<Secret>, Lookup), StoreError> {
-        let java: Label = java.into();
         let found = self.cache.lock().lookup(id);
-        match found {
-            Lookup::Hit(v) => {
+        if let Lookup::Hit(v) = found {
+            actor.step_with(&java::S3InMemoryCache::get, || {
                 let shown = v.map_or("tombstone".to_string(), |s| s.to_string());
-                actor.step(java, format!("index {index}: cache hit {id} = {shown}"));
-                Ok((v, found))
+                format!("{}: cache hit {id} = {shown}", at(index))
+            });
+            return Ok((v, found));
+        }
+        let held = self
+            .shared
+            .store
+            .get(
+                actor,
+                &java::S3SecretManagerImpl::getSecret,
+                self.name,
+                index,
+                id,
+            )?
+            .map(|s| s.secret);
+        if let Some(s) = held {
+            self.cache.lock().put(id, s, 0);
+            actor.step_with(&java::S3SecretManager::updateCache, || {
+                format!("{}: cache the store's {id} = {s}@0", at(index))
+            });
+        }
+        Ok((held, found))
+    }
+
+    /// `tenantAccessIdTable.get`: the table cache, else the DB (the rows this OM applied and
+    /// will flush).
+    fn tenant_get(&self, actor: &Actor, view: &Tables<Row>, id: AccessId) -> Option<Row> {
+        let (found, epoch) = {
+            let tenant = self.tenant.lock();
+            (tenant.lookup(id), tenant.epoch_of(id))
+        };
+        match found {
+            TableLookup::Hit(row) => {
+                let leaked = epoch.is_some_and(|e| self.leaked.with(|l| l.contains(&(id, e))));
+                if row.is_some() && leaked {
+                    actor.probe(&LEAKED_TENANT_ENTRY);
+                }
+                row
             }
-            Lookup::Miss => {
-                let v = self
-                    .shared
-                    .store
-                    .get(actor, java, self.name, index, id)?
-                    .map(|s| s.secret);
-                Ok((v, found))
-            }
+            TableLookup::Miss => view.get(TENANT_ACCESS_ID_TABLE, id).copied(),
         }
     }
 
@@ -264,64 +355,171 @@ impl Om {
         Ok(())
     }
 
-    /// `leader-side`: the leader's `preExecute` calls the store once and decides; the decision
-    /// goes into the entry. A store failure is a clean error: the entry is not replicated.
-    pub fn pre_execute(&self, actor: &Actor, index: u64, request: &S3Request) -> Decision {
+    /// [`S3SecretManagerImpl.storeSecret`](java::S3SecretManagerImpl::storeSecret): the store,
+    /// then the cache with the value's index.
+    fn store_secret(
+        &self,
+        actor: &Actor,
+        index: u64,
+        id: AccessId,
+        secret: Secret,
+    ) -> Result<(), StoreError> {
+        self.store_write(
+            actor,
+            &java::S3SecretManagerImpl::storeSecret,
+            index,
+            id,
+            secret,
+        )?;
+        self.cache.lock().put(id, secret, index);
+        actor.step_with(&java::S3InMemoryCache::put, || {
+            format!("{}: cache {id} = {secret}@{index}", at(index))
+        });
+        Ok(())
+    }
+
+    /// [`S3SecretManagerImpl.revokeSecret`](java::S3SecretManagerImpl::revokeSecret): the
+    /// store, then `invalidateCacheEntry`.
+    fn revoke_secret(&self, actor: &Actor, index: u64, id: AccessId) -> Result<(), StoreError> {
+        self.store_revoke(actor, &java::S3SecretManagerImpl::revokeSecret, index, id)?;
+        let tomb = self.cache.lock().invalidate(id);
+        actor.step_with(&java::S3InMemoryCache::invalidate, || {
+            format!(
+                "{}: {}",
+                at(index),
+                if tomb {
+                    format!("cache tombstone for {id}, old index kept")
+                } else {
+                    format!("{id} not cached: nothing to invalidate")
+                }
+            )
+        });
+        Ok(())
+    }
+
+    /// The leader's `preExecute` of `request`, on an RPC handler thread, before the entry has
+    /// an index. `view` is the leader's applied tenant table.
+    ///
+    /// The Java (`buggy`, `index-per-secret`):
+    /// [`OMSetSecretRequest.preExecute`](java::OMSetSecretRequest::preExecute) reads
+    /// `tenantAccessIdTable`, and for an id not assigned to a tenant calls `hasS3Secret` on the
+    /// locked manager (the id's lock, the cache, the store on a miss, a store hit cached at
+    /// index 0): no secret, `ACCESS_ID_NOT_FOUND`;
+    /// [`OMTenantRevokeUserAccessIdRequest.preExecute`](java::OMTenantRevokeUserAccessIdRequest::preExecute)
+    /// refuses an id not in `tenantAccessIdTable`; the others check permissions and draw
+    /// secrets only. `leader-side`: the decision, with the store call.
+    pub fn pre_execute(
+        &self,
+        actor: &Actor,
+        view: &Tables<Row>,
+        request: &S3Request,
+    ) -> PreExecuted {
+        if self.shared.design.leader_side() {
+            return self.leader_decide(actor, view, request);
+        }
+        let java = request.pre_execute_java();
+        let id = request.id();
+        let mut done = PreExecuted {
+            refused: None,
+            decision: None,
+            called_store: false,
+            wrote_store: false,
+        };
+        match request {
+            S3Request::SetSecret { .. } if self.tenant_get(actor, view, id).is_none() => {
+                let _lock = self.secret_lock.lock();
+                done.called_store = self.cache.lock().lookup(id) == Lookup::Miss;
+                match self.get_secret(actor, NO_INDEX, id) {
+                    Ok((Some(_), _)) => {}
+                    Ok((None, _)) => done.refused = Some("ACCESS_ID_NOT_FOUND"),
+                    Err(_) => done.refused = Some("INTERNAL_ERROR"),
+                }
+            }
+            S3Request::TenantRevoke { .. } if self.tenant_get(actor, view, id).is_none() => {
+                done.refused = Some("ACCESS_ID_NOT_FOUND");
+            }
+            _ => {}
+        }
+        actor.step_with(java, || match done.refused {
+            Some(status) => format!("{request}: {status}, not replicated"),
+            None => format!("{request}: passes preExecute"),
+        });
+        done
+    }
+
+    /// `leader-side`: the leader's `preExecute` calls the store once and decides, under the
+    /// id's lock. A store failure is a clean error: the entry is not replicated.
+    fn leader_decide(&self, actor: &Actor, view: &Tables<Row>, request: &S3Request) -> PreExecuted {
         let java = request.pre_execute_java();
         let _lock = self.secret_lock.lock();
         let store = &self.shared.store;
         let id = request.id();
+        let name = self.name;
+        let wrote = Cell::new(false);
+        let called = Cell::new(false);
+        let tenant = self.tenant_get(actor, view, id).is_some();
         let decided = (|| -> Result<Decision, StoreError> {
+            if let S3Request::TenantAssign { .. } = request {
+                if tenant {
+                    return Ok(Decision::Rejected("TENANT_USER_ACCESS_ID_ALREADY_EXISTS"));
+                }
+            }
+            if let S3Request::TenantRevoke { .. } = request {
+                if !tenant {
+                    return Ok(Decision::Rejected("ACCESS_ID_NOT_FOUND"));
+                }
+            }
+            called.set(true);
             let held = store
-                .get(actor, java, self.name, index, id)?
+                .get(actor, java, name, NO_INDEX, id)?
                 .map(|s| s.secret);
+            let put = |secret: Secret| -> Result<Decision, StoreError> {
+                let value = StoredSecret {
+                    secret,
+                    index: NO_INDEX,
+                };
+                store.put(actor, java, name, NO_INDEX, id, value)?;
+                wrote.set(true);
+                Ok(Decision::Accepted(Some(secret)))
+            };
             Ok(match (*request, held) {
-                (S3Request::GetSecret { .. }, Some(s)) => Decision::Accepted(Some(s)),
+                (S3Request::GetSecret { .. }, Some(s)) if tenant => Decision::Accepted(Some(s)),
+                (S3Request::GetSecret { .. }, Some(_)) => {
+                    Decision::Rejected("S3_SECRET_ALREADY_EXISTS")
+                }
                 (S3Request::GetSecret { secret, .. }, None)
                 | (S3Request::SetSecret { secret, .. }, Some(_))
-                | (S3Request::TenantAssign { secret, .. }, None) => {
-                    store.put(
-                        actor,
-                        java,
-                        self.name,
-                        index,
-                        id,
-                        StoredSecret { secret, index },
-                    )?;
-                    Decision::Accepted(Some(secret))
-                }
+                | (S3Request::TenantAssign { secret, .. }, None) => put(secret)?,
                 (S3Request::RevokeSecret { .. } | S3Request::TenantRevoke { .. }, Some(_)) => {
-                    store.delete_unless(actor, java, self.name, index, id, |_| false)?;
+                    store.delete_unless(actor, java, name, NO_INDEX, id, |_| false)?;
+                    wrote.set(true);
                     Decision::Accepted(None)
                 }
                 (S3Request::SetSecret { .. }, None) => Decision::Rejected("ACCESS_ID_NOT_FOUND"),
                 (S3Request::TenantAssign { .. }, Some(_)) => {
                     Decision::Rejected("TENANT_USER_ACCESS_ID_ALREADY_EXISTS")
                 }
-                (S3Request::RevokeSecret { .. } | S3Request::TenantRevoke { .. }, None) => {
-                    Decision::Rejected("S3_SECRET_NOT_FOUND")
-                }
+                (S3Request::RevokeSecret { .. }, None) => Decision::Rejected("S3_SECRET_NOT_FOUND"),
+                (S3Request::TenantRevoke { .. }, None) => Decision::Accepted(None),
             })
         })();
+        let called_store = called.get();
         let decision = decided.unwrap_or(Decision::NotReplicated);
-        actor.step(
-            java,
-            format!("index {index} {request}: leader decides {decision:?}"),
-        );
-        if self.leader {
-            if let Decision::Accepted(v) = decision {
-                self.shared.issue(match v {
-                    Some(s) => Issued::Secret(id, s),
-                    None => Issued::Revoked(id),
-                });
-            }
+        actor.step(java, format!("{request}: leader decides {decision:?}"));
+        PreExecuted {
+            refused: match decision {
+                Decision::Accepted(_) => None,
+                Decision::Rejected(status) => Some(status),
+                Decision::NotReplicated => Some("store failure"),
+            },
+            decision: Some(decision),
+            called_store,
+            wrote_store: wrote.get(),
         }
-        self.shared.decisions.with(|d| d.insert(index, decision));
-        decision
     }
 
-    /// `validateAndUpdateCache` of the entry at `index` on this OM, against `view` (the OM's
-    /// tables with their table cache). `Err` is a termination.
+    /// `validateAndUpdateCache` of the entry at `index` on this OM, against `view` (the rows
+    /// this OM applied; the table cache is read first). `Err` is a termination.
     pub fn apply(
         &self,
         actor: &Actor,
@@ -330,15 +528,10 @@ impl Om {
         request: &S3Request,
     ) -> Result<Response, Termination> {
         self.late_probe(actor, index);
-        let mut response = Response {
-            index,
-            rows: WriteBatch::new(),
-            call: None,
-            internal_error: false,
-        };
+        let mut response = Response::new(index, request);
         let java = request.java();
         let id = request.id();
-        if self.shared.design == Design::LeaderSide {
+        if self.shared.design.leader_side() {
             let decision = self.shared.decisions.with(|d| d.get(&index).copied());
             return match decision {
                 Some(Decision::Accepted(v)) => {
@@ -359,16 +552,19 @@ impl Om {
         let summary = match *request {
             S3Request::GetSecret { secret, .. } => {
                 let _lock = self.secret_lock.lock();
-                let (held, found) = self.lookup(actor, java, index, id).map_err(internal)?;
+                let (held, found) = self.get_secret(actor, index, id).map_err(internal)?;
                 match held {
-                    Some(s) => {
+                    Some(s) if self.tenant_get(actor, view, id).is_some() => {
                         told = Some(Issued::Secret(id, s));
-                        format!("{id} exists: return {s}")
+                        format!("{id} is a tenant's: return {s}")
                     }
+                    Some(_) => "S3_SECRET_ALREADY_EXISTS (error response)".to_string(),
                     None => {
-                        self.cache.lock().update(id, secret, index);
-                        actor.step(java, format!("index {index}: cache {id} = {secret}"));
-                        self.store_write(actor, java, index, id, secret)
+                        self.cache.lock().put(id, secret, index);
+                        actor.step_with(&java::S3SecretManager::updateCache, || {
+                            format!("index {index}: cache {id} = {secret}@{index}")
+                        });
+                        self.store_secret(actor, index, id, secret)
                             .map_err(internal)?;
                         if found == Lookup::Hit(None) {
                             actor.probe(&TOMBSTONE_THEN_STORE_WRITE);
@@ -380,62 +576,86 @@ impl Om {
             }
             S3Request::SetSecret { secret, .. } => {
                 let _lock = self.secret_lock.lock();
-                let (held, _) = self.lookup(actor, java, index, id).map_err(internal)?;
+                let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
                 if held.is_some() {
-                    self.cache.lock().update(id, secret, index);
-                    response.call = Some(FlushCall::Store(id, secret));
+                    self.cache.lock().put(id, secret, index);
+                    response.call = Some(FlushCall::Store {
+                        id,
+                        secret,
+                        locked: false,
+                    });
                     told = Some(Issued::Secret(id, secret));
-                    format!("accepted: cache {id} = {secret}, store at flush")
+                    format!("accepted: cache {id} = {secret}@{index}, store at flush")
                 } else {
                     "ACCESS_ID_NOT_FOUND (error response)".to_string()
                 }
             }
             S3Request::RevokeSecret { .. } => {
                 let _lock = self.secret_lock.lock();
-                let (held, _) = self.lookup(actor, java, index, id).map_err(internal)?;
+                let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
                 if held.is_some() {
-                    let tomb = self.cache.lock().invalidate(id, index);
-                    response.call = Some(FlushCall::Revoke(id));
+                    let tomb = self.cache.lock().invalidate(id);
+                    response.call = Some(FlushCall::Revoke { id, locked: false });
                     told = Some(Issued::Revoked(id));
                     format!(
                         "accepted: {}, revoke at flush",
                         if tomb {
-                            "cache tombstone"
+                            "cache tombstone (old index kept)"
                         } else {
                             "not cached, no tombstone"
                         }
                     )
                 } else {
-                    "S3_SECRET_NOT_FOUND (error response)".to_string()
+                    "status S3_SECRET_NOT_FOUND (no store call)".to_string()
                 }
             }
             S3Request::TenantAssign { tenant, secret, .. } => {
-                if view.get(TENANT_ACCESS_ID_TABLE, id).is_some() {
+                if self.tenant_get(actor, view, id).is_some() {
                     "TENANT_USER_ACCESS_ID_ALREADY_EXISTS in tenant table (error response)"
                         .to_string()
                 } else {
+                    let row = Row::AccessIdInfo { tenant };
+                    self.tenant.lock().add(id, Some(row), index);
+                    actor.step_with(&java::TypedTable::addCacheEntry, || {
+                        format!("index {index}: tenant-table cache {id} = {row}@{index}")
+                    });
                     let _lock = self.secret_lock.lock();
-                    let (held, _) = self.lookup(actor, java, index, id).map_err(internal)?;
+                    let (held, _) = self.get_secret(actor, index, id).map_err(|e| {
+                        self.leaked.with(|l| l.push((id, index)));
+                        internal(e)
+                    })?;
                     if held.is_some() {
-                        "store holds a secret: TENANT_USER_ACCESS_ID_ALREADY_EXISTS (error response)".to_string()
+                        self.leaked.with(|l| l.push((id, index)));
+                        "store holds a secret: TENANT_USER_ACCESS_ID_ALREADY_EXISTS (error \
+                         response; the tenant-table cache entry stays)"
+                            .to_string()
                     } else {
-                        let row = Row::AccessIdInfo { tenant };
                         view.put(TENANT_ACCESS_ID_TABLE, id, row);
                         response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
-                        self.cache.lock().update(id, secret, index);
-                        response.call = Some(FlushCall::Store(id, secret));
+                        self.cache.lock().put(id, secret, index);
+                        response.call = Some(FlushCall::Store {
+                            id,
+                            secret,
+                            locked: true,
+                        });
                         told = Some(Issued::Secret(id, secret));
-                        format!("accepted: tenant entries, cache {id} = {secret}, store at flush")
+                        format!("accepted: cache {id} = {secret}@{index}, store at flush")
                     }
                 }
             }
             S3Request::TenantRevoke { .. } => {
-                delete_access_id_info(actor, java, view, &mut response, id)?;
-                let _lock = self.secret_lock.lock();
-                self.cache.lock().invalidate(id, index);
-                response.call = Some(FlushCall::Revoke(id));
+                self.delete_access_id_info(actor, java, view, &mut response, id)?;
+                let tomb = self.cache.lock().invalidate(id);
+                response.call = Some(FlushCall::Revoke { id, locked: true });
                 told = Some(Issued::Revoked(id));
-                "accepted: tenant entries deleted, cache invalidated, revoke at flush".to_string()
+                format!(
+                    "accepted: tenant entry deleted, {} (no lock), revoke at flush",
+                    if tomb {
+                        "cache tombstone"
+                    } else {
+                        "not cached"
+                    }
+                )
             }
         };
         actor.step(java, format!("index {index} {request}: {summary}"));
@@ -447,7 +667,31 @@ impl Om {
         Ok(response)
     }
 
-    /// `leader-side` apply of an accepted entry: caches and the OM's DB only.
+    /// `OMTenantRevokeUserAccessIdRequest`'s `requireNonNull(omDBAccessIdInfo)`: delete the
+    /// tenant entry (a table-cache tombstone and the row), or terminate the OM with the NPE
+    /// when it is absent.
+    fn delete_access_id_info(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        view: &mut Tables<Row>,
+        response: &mut Response,
+        id: AccessId,
+    ) -> Result<(), Termination> {
+        let java: Label = java.into();
+        if self.tenant_get(actor, view, id).is_none() {
+            let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
+            actor.step(java, format!("index {}: {npe}", response.index));
+            return Err(Termination::Throwable(npe));
+        }
+        self.tenant.lock().add(id, None, response.index);
+        view.delete(TENANT_ACCESS_ID_TABLE, id);
+        response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
+        Ok(())
+    }
+
+    /// `leader-side` apply of an accepted entry: caches and the OM's DB only, with the
+    /// replicated secret row.
     fn apply_decided(
         &self,
         actor: &Actor,
@@ -464,23 +708,70 @@ impl Om {
                 response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
             }
             S3Request::TenantRevoke { .. } => {
-                delete_access_id_info(actor, java, view, response, id)?;
+                self.delete_access_id_info(actor, java, view, response, id)?;
             }
             _ => {}
         }
-        let _lock = self.secret_lock.lock();
-        let mut cache = self.cache.lock();
-        match value {
-            Some(s) => cache.update(id, s, index),
-            None => {
-                cache.invalidate(id, index);
+        let row = Row::Secret {
+            secret: value,
+            index,
+        };
+        view.put(S3_SECRET_TABLE, id, row);
+        response.rows.put(S3_SECRET_TABLE, id, row);
+        {
+            let _lock = self.secret_lock.lock();
+            let mut cache = self.cache.lock();
+            match value {
+                Some(s) => cache.put(id, s, index),
+                None => {
+                    cache.invalidate(id);
+                }
             }
         }
-        actor.step(java, format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"));
+        actor.step(
+            java,
+            format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
+        );
+        if self.leader {
+            self.shared.issue(match value {
+                Some(s) => Issued::Secret(id, s),
+                None => Issued::Revoked(id),
+            });
+        }
         Ok(())
     }
 
-    /// `OzoneManagerDoubleBuffer.add`; false once the OM stopped or terminated.
+    /// `leader-side-reconciled`: the new leader, once ready, makes the store equal its
+    /// replicated rows (put the secret, or delete a revoked one), under the id's lock.
+    pub fn reconcile(&self, actor: &Actor) {
+        const JAVA: Label = Label::model("reconcile the store with the replicated rows");
+        let rows = self.db.scan(actor, JAVA);
+        let _lock = self.secret_lock.lock();
+        let store = &self.shared.store;
+        for (table, id, row) in rows.iter() {
+            let (S3_SECRET_TABLE, Row::Secret { secret, index }) = (table, row) else {
+                continue;
+            };
+            let _ = match secret {
+                Some(s) => store.put(
+                    actor,
+                    JAVA,
+                    self.name,
+                    *index,
+                    id,
+                    StoredSecret {
+                        secret: *s,
+                        index: *index,
+                    },
+                ),
+                None => store
+                    .delete_unless(actor, JAVA, self.name, *index, id, |_| false)
+                    .map(|_| ()),
+            };
+        }
+    }
+
+    /// `OzoneManagerDoubleBuffer.add`; false once the OM is gone.
     pub fn add(&self, actor: &Actor, response: Response) -> bool {
         self.buffer.add(actor, response)
     }
@@ -497,9 +788,14 @@ impl Om {
             .with(|t| t.push(format!("{}: {why}", self.name)));
     }
 
-    /// Stop the flush thread (a crash, or the start of an orderly stop).
+    /// An orderly stop of the flush thread (`OzoneManagerDoubleBuffer.stop`).
     pub fn stop(&self, actor: &Actor, why: &str) {
         self.buffer.stop(actor, why);
+    }
+
+    /// The process crashes: responses not swapped are lost.
+    pub fn crash(&self, actor: &Actor, why: &str) {
+        self.buffer.crash(actor, why);
     }
 
     /// Whether the OM terminated.
@@ -512,31 +808,55 @@ impl Om {
         self.buffer.take_unflushed()
     }
 
-    /// `flushTransactions` of `ready`: the store calls of `addToDBBatch`, the batch commit
-    /// with the last index, then the secret cache's `clearCache`.
+    /// `flushBatch` of `ready`: the store calls of `addToDBBatch`, the batch commit with the
+    /// last index, then `cleanupCache`: the secret cache's `clearCache` of the flushed indices
+    /// and the tenant table's eviction of the flushed epochs.
     pub fn flush(&self, actor: &Actor, ready: Vec<Response>) -> Result<(), Termination> {
-        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
-        let Some(last) = ready.last().map(|r| r.index) else {
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushBatch;
+        let Some(last) = ready.iter().map(|r| r.index).max() else {
             return Ok(());
         };
         let mut batch = WriteBatch::new();
         let mut errors = Vec::new();
+        let mut epochs = Vec::new();
+        let mut tenant_epochs = Vec::new();
         for r in ready {
             self.late_probe(actor, r.index);
             if let Some(call) = r.call {
-                let java = match call {
-                    FlushCall::Store(..) => &java::S3SecretManager::storeSecret,
-                    FlushCall::Revoke(..) => &java::S3SecretManager::revokeSecret,
+                let (java, locked): (&Citation, bool) = match call {
+                    FlushCall::Store { locked, .. } => (
+                        if locked {
+                            &java::OMTenantAssignUserAccessIdResponse::addToDBBatch
+                        } else {
+                            &java::OMSetSecretResponse::addToDBBatch
+                        },
+                        locked,
+                    ),
+                    FlushCall::Revoke { locked, .. } => (
+                        if locked {
+                            &java::OMTenantRevokeUserAccessIdResponse::addToDBBatch
+                        } else {
+                            &java::S3RevokeSecretResponse::addToDBBatch
+                        },
+                        locked,
+                    ),
                 };
-                let _lock = self.secret_lock.lock();
+                actor.step_with(java, || format!("index {}: {call}", r.index));
+                let _lock = locked.then(|| self.secret_lock.lock());
                 let done = match call {
-                    FlushCall::Store(id, s) => self.store_write(actor, java, r.index, id, s),
-                    FlushCall::Revoke(id) => self.store_revoke(actor, java, r.index, id),
+                    FlushCall::Store { id, secret, .. } => {
+                        self.store_secret(actor, r.index, id, secret)
+                    }
+                    FlushCall::Revoke { id, .. } => self.revoke_secret(actor, r.index, id),
                 };
                 done.map_err(|e| Termination::FlushFailure(e.0))?;
             }
             if r.internal_error {
                 errors.push(r.index);
+            }
+            epochs.push(r.index);
+            if r.tenant_epoch {
+                tenant_epochs.push(r.index);
             }
             batch.append(r.rows);
         }
@@ -546,11 +866,24 @@ impl Om {
             actor.probe(&ERROR_FLUSHED);
             self.shared.error_flushed.with(|e| e.extend(errors));
         }
-        self.cache.lock().evict_through(last);
-        actor.step(
-            &java::S3SecretCache::clearCache,
-            format!("evict secret cache entries at or below {last}"),
-        );
+        // `clearS3Cache`: the index -> key map, then an unconditional invalidate per key.
+        let keys = self.cache.lock().keys_at(&epochs);
+        actor.step_with(&java::S3InMemoryCache::clearCache, || {
+            format!("flushed {epochs:?}: evict secret cache entries {keys:?}")
+        });
+        for id in keys {
+            self.cache.lock().evict(id);
+        }
+        if !tenant_epochs.is_empty() {
+            // `PartialTableCache.cleanup` runs `evictCache` on its executor.
+            let gone = self.tenant.lock().evict(&tenant_epochs);
+            self.leaked
+                .with(|l| l.retain(|(_, epoch)| !tenant_epochs.contains(epoch)));
+            actor.step_with(
+                Label::model("tenant-table cache eviction (cleanup executor)"),
+                || format!("epochs {tenant_epochs:?}: evict {gone:?}"),
+            );
+        }
         Ok(())
     }
 
@@ -578,7 +911,7 @@ impl Om {
             Ok(response) => self.add(actor, response),
             Err(why) => {
                 if let Termination::InternalError(_) = why {
-                    self.add(actor, error_response(index));
+                    self.add(actor, error_response(index, request));
                 }
                 self.terminate(actor, &why);
                 false
@@ -609,12 +942,18 @@ impl Om {
     }
 }
 
-fn error_response(index: u64) -> Response {
+fn at(index: u64) -> String {
+    if index == NO_INDEX {
+        "preExecute".to_string()
+    } else {
+        format!("index {index}")
+    }
+}
+
+fn error_response(index: u64, request: &S3Request) -> Response {
     Response {
-        index,
-        rows: WriteBatch::new(),
-        call: None,
         internal_error: true,
+        ..Response::new(index, request)
     }
 }
 
@@ -641,24 +980,4 @@ pub fn restart_and_replay(
 /// A fresh OM's DB.
 pub fn fresh_db() -> Arc<Store<Row>> {
     Arc::new(Store::with_state(initial_tables(), None))
-}
-
-/// `OMTenantRevokeUserAccessIdRequest`'s `requireNonNull(omDBAccessIdInfo)`: delete the
-/// tenant entry, or terminate the OM with the NPE when it is absent.
-fn delete_access_id_info(
-    actor: &Actor,
-    java: impl Into<Label>,
-    view: &mut Tables<Row>,
-    response: &mut Response,
-    id: &str,
-) -> Result<(), Termination> {
-    let java: Label = java.into();
-    if view.get(TENANT_ACCESS_ID_TABLE, id).is_none() {
-        let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
-        actor.step(java, format!("index {}: {npe}", response.index));
-        return Err(Termination::Throwable(npe));
-    }
-    view.delete(TENANT_ACCESS_ID_TABLE, id);
-    response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
-    Ok(())
 }

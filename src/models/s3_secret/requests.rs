@@ -1,18 +1,24 @@
 //! The five requests: what each does at apply time (`validateAndUpdateCache`) and at flush
-//! time (the response's `addToDBBatch`), as grounding §4's table says:
+//! time (the response's `addToDBBatch`, called only for an OK response:
+//! [`OMClientResponse.checkAndUpdateDB`](java::OMClientResponse::checkAndUpdateDB)), at
+//! 78d5650c313. "Assigned to a tenant" is
+//! [`getTenantForAccessID`](java::OMMultiTenantManagerImpl::getTenantForAccessID), a read of
+//! `tenantAccessIdTable`; `multiTenantManager` is null without multi-tenancy, which counts as
+//! not assigned.
 //!
 //! | request | at apply time | at flush time |
 //! |---|---|---|
-//! | `S3GetSecretRequest` | getSecret (cache miss -> store); if absent: update cache, then storeSecret in the store (HDDS-10469) | nothing |
-//! | `OMSetSecretRequest` | hasS3Secret (cache miss -> store), update cache | storeSecret |
-//! | `S3RevokeSecretRequest` | hasS3Secret, invalidate cache | revokeSecret |
-//! | `OMTenantAssignUserAccessIdRequest` | tenant entries, hasS3Secret -> TENANT_USER_ACCESS_ID_ALREADY_EXISTS if present, update cache | storeSecret + tenant puts |
-//! | `OMTenantRevokeUserAccessIdRequest` | `requireNonNull(omDBAccessIdInfo)` (NPE if absent), invalidate cache | revokeSecret + tenant deletes |
+//! | [`S3GetSecretRequest`](java::S3GetSecretRequest::validateAndUpdateCache) | under the id's lock: `getSecret` (cache; on a miss the store, and a hit is cached at index 0); absent: cache the new secret, then the inner `storeSecret` (store, then cache again); present and the id assigned to a tenant: return it; present otherwise: `S3_SECRET_ALREADY_EXISTS` | nothing (no batch support) |
+//! | [`OMSetSecretRequest`](java::OMSetSecretRequest::validateAndUpdateCache) | under the id's lock: `hasS3Secret` (as `getSecret`); absent: `ACCESS_ID_NOT_FOUND`; present: cache the new secret | the inner manager's `storeSecret`, with no lock |
+//! | [`S3RevokeSecretRequest`](java::S3RevokeSecretRequest::validateAndUpdateCache) | under the id's lock: `hasS3Secret`; present: `invalidateCacheEntry` (a tombstone keeping the old index, if cached); absent: status `S3_SECRET_NOT_FOUND` | the inner manager's `revokeSecret` (store, then invalidate), with no lock |
+//! | [`OMTenantAssignUserAccessIdRequest`](java::OMTenantAssignUserAccessIdRequest::validateAndUpdateCache) | the id in `tenantAccessIdTable`: `TENANT_USER_ACCESS_ID_ALREADY_EXISTS`; else add the tenant-table cache entries, then under the id's lock `hasS3Secret`: present, `TENANT_USER_ACCESS_ID_ALREADY_EXISTS` with the cache entries left in place; absent, cache the new secret | the locked manager's `storeSecret` (under the id's lock), tenant rows |
+//! | [`OMTenantRevokeUserAccessIdRequest`](java::OMTenantRevokeUserAccessIdRequest::validateAndUpdateCache) | `requireNonNull(omDBAccessIdInfo)` (an NPE if absent, uncaught: `runCommand` terminates the OM); a tenant-table tombstone; `invalidateCacheEntry` with no lock | the locked manager's `revokeSecret` (under the id's lock), tenant row deleted |
 //!
-//! The tenant assign's tenant-table cache entries are added only when the assign is
-//! accepted: the table lists them before the store check, but the seed's test shows the
-//! follower's tables without the access id after the rejected assign (its NPE at the revoke
-//! needs exactly that), so a rejected assign leaves none here.
+//! Every one of these responses names `S3_SECRET_TABLE` for cleanup, success or error
+//! ([`addCleanupEntry`](java::OzoneManagerDoubleBuffer::addCleanupEntry) reads the response
+//! class's annotation), so the flush evicts the secret-cache entry of each flushed index; the
+//! tenant responses also name the tenant tables, whose table cache is evicted by epoch,
+//! asynchronously.
 //!
 //! The outcome of applying: a response (rows for the OM's DB, and at most one store call for
 //! the flush), an error response (no rows), or one of the two termination paths: a store
@@ -115,6 +121,19 @@ impl fmt::Display for S3Request {
     }
 }
 
+/// What the leader's `preExecute` did to a request on its RPC handler thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PreExecuted {
+    /// `Some(status)`: refused; the client gets the error and nothing is replicated.
+    pub refused: Option<&'static str>,
+    /// `leader-side`: the decision the entry carries.
+    pub decision: Option<Decision>,
+    /// Whether it called the external store.
+    pub called_store: bool,
+    /// Whether it changed the external store.
+    pub wrote_store: bool,
+}
+
 /// The `leader-side` design's decision, taken by the leader's `preExecute` and carried in
 /// the entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,17 +159,33 @@ pub enum Issued {
 /// A store call the flush thread makes for a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlushCall {
-    /// `storeSecret`.
-    Store(AccessId, Secret),
-    /// `revokeSecret`.
-    Revoke(AccessId),
+    /// `storeSecret`; `locked` when the response holds the locked manager (the tenant
+    /// requests), which takes the id's S3_SECRET_LOCK.
+    Store {
+        /// Access id.
+        id: AccessId,
+        /// The secret.
+        secret: Secret,
+        /// Whether the call takes the id's lock.
+        locked: bool,
+    },
+    /// `revokeSecret`; `locked` as for [`FlushCall::Store`].
+    Revoke {
+        /// Access id.
+        id: AccessId,
+        /// Whether the call takes the id's lock.
+        locked: bool,
+    },
 }
 
 impl fmt::Display for FlushCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lock = |locked: bool| if locked { " (locked)" } else { " (no lock)" };
         match self {
-            FlushCall::Store(id, s) => write!(f, "storeSecret {id}={s}"),
-            FlushCall::Revoke(id) => write!(f, "revokeSecret {id}"),
+            FlushCall::Store { id, secret, locked } => {
+                write!(f, "storeSecret {id}={secret}{}", lock(*locked))
+            }
+            FlushCall::Revoke { id, locked } => write!(f, "revokeSecret {id}{}", lock(*locked)),
         }
     }
 }
