@@ -6,10 +6,19 @@ use ozone_ha_check::engine::Strategy;
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::verify::verify_matrix;
 
+/// Executions per case: 20,000, or `OHC_MATRIX_EXECUTIONS` (ci/mutants.sh runs the suite
+/// once per mutant at `check`'s default budget of 2,000).
+fn executions() -> usize {
+    std::env::var("OHC_MATRIX_EXECUTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000)
+}
+
 #[test]
 fn every_case_gets_its_expected_verdict_under_pct() {
     for s in all() {
-        verify_matrix(*s, &|| pct(0, 20_000)).unwrap_or_else(|e| panic!("{e}"));
+        verify_matrix(*s, &|| pct(0, executions())).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -18,7 +27,7 @@ fn every_case_gets_its_expected_verdict_under_random() {
     for s in all() {
         verify_matrix(*s, &|| Strategy::Random {
             seed: 7,
-            executions: 20_000,
+            executions: executions(),
         })
         .unwrap_or_else(|e| panic!("{e}"));
     }

@@ -6,6 +6,7 @@ use crate::explore::{Expectation, Report, Verdict};
 use crate::scenarios::AnyScenario;
 use crate::trace::render_timeline;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The result table, one row per report; rows whose verdict is not the expected one are
@@ -144,8 +145,12 @@ pub fn case_line(reports: &[Report]) -> String {
     )
 }
 
-/// The last line of a run: how many reports were as expected, by verdict, and the time.
+/// The last line of a run: how many cases (and, when a case has several engines or seeds,
+/// how many verdicts) were as expected, the expected verdicts by kind, and the time.
 pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
+    fn case(r: &Report) -> (&str, &str, &str) {
+        (&r.scenario, &r.variant, &r.plan)
+    }
     let expected: Vec<&Report> = reports.iter().filter(|r| r.as_expected()).collect();
     let count = |f: &dyn Fn(&Report) -> bool| expected.iter().filter(|r| f(r)).count();
     let mut parts = vec![
@@ -168,11 +173,25 @@ pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
     if unjudged > 0 {
         parts.push(format!("{unjudged} not judged (off the default size)"));
     }
+    let cases: BTreeSet<_> = reports.iter().map(case).collect();
+    let failed: BTreeSet<_> = reports
+        .iter()
+        .filter(|r| !r.as_expected())
+        .map(case)
+        .collect();
+    let good_cases = cases.len() - failed.len();
+    let unexpected = reports.len() - expected.len();
+    let head = if reports.len() == cases.len() {
+        format!("{good_cases} cases as expected")
+    } else {
+        format!(
+            "{good_cases} cases ({} verdicts) as expected",
+            expected.len()
+        )
+    };
     format!(
-        "{} cases as expected: {}; {} unexpected ({:.1}s)",
-        expected.len(),
+        "{head}: {}; {unexpected} unexpected ({:.1}s)",
         parts.join(", "),
-        reports.len() - expected.len(),
         elapsed.as_secs_f64()
     )
 }
