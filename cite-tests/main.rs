@@ -4,7 +4,7 @@
 
 use ozone_ha_check::cite::check::Checked;
 use ozone_ha_check::cite::manifest::Manifest;
-use ozone_ha_check::cite::{self, java, looks_like_java, CiteError, Label, Status};
+use ozone_ha_check::cite::{self, java, looks_like_java, CiteError, Label, Links, Status};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -422,6 +422,74 @@ fn record_takes_a_new_commit() {
     );
     assert_eq!(t.manifest().sources["ozone"].commit, head);
     assert!(t.check().iter().all(|c| c.status == Status::Unchanged));
+}
+
+/// The links `check --ozone` would use for this tree's manifest, and the warnings.
+fn links(t: &Tree) -> (Links, Vec<String>) {
+    Links::resolve(&t.manifest(), Some(&t.dir), None).unwrap()
+}
+
+#[test]
+fn a_checkout_at_the_pinned_commit_gives_every_method_its_lines() {
+    let t = Tree::new();
+    let (l, warnings) = links(&t);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(l.located(), 6);
+    assert_eq!(l.lines("Buf.flush"), Some((8, 10)));
+    assert_eq!(l.lines("Buf.Inner.run"), Some((21, 23)));
+    // Moved in the work tree (HEAD still the pinned commit): the lines at that commit,
+    // which the link shows, not the work tree's.
+    t.edit(
+        BUF,
+        "  private long n;\n",
+        "  private long n;\n  private long m;\n\n",
+    );
+    let (l, warnings) = links(&t);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(l.lines("Buf.flush"), Some((8, 10)));
+}
+
+#[test]
+fn a_changed_or_missing_method_links_to_its_file_with_one_warning() {
+    let t = Tree::new();
+    t.edit(BUF, "n = 0;", "n = 1;");
+    t.edit(OTHER, "  void gone() {\n  }\n", "");
+    let (l, warnings) = links(&t);
+    assert_eq!(l.lines("Buf.flush"), None);
+    assert_eq!(l.lines("Other.gone"), None);
+    assert_eq!(l.lines("Buf.add(long)"), Some((16, 18)));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("Buf.flush changed") && warnings[0].contains("Other.gone missing"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_checkout_at_another_commit_gives_no_lines() {
+    let t = Tree::new();
+    t.edit(BUF, "  private long n;\n", "  private long n;\n\n");
+    git(&t.dir, &["commit", "-q", "-am", "a blank line"]);
+    let (l, warnings) = links(&t);
+    assert_eq!(l.located(), 0);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(&format!("not the pinned ozone commit {}", &t.commit[..11])),
+        "{warnings:?}"
+    );
+    // Nor without any git history.
+    std::fs::remove_dir_all(t.dir.join(".git")).unwrap();
+    let (l, warnings) = links(&t);
+    assert_eq!(l.located(), 0);
+    assert!(
+        warnings[0].contains("is not a git checkout"),
+        "{warnings:?}"
+    );
+    // A directory of the wrong shape is an error, as for `cite`.
+    assert!(matches!(
+        Links::resolve(&t.manifest(), None, Some(&t.dir)),
+        Err(CiteError::NotRatisTree { .. })
+    ));
 }
 
 fn cli(args: &[&str]) -> (i32, String, String) {

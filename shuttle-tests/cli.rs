@@ -238,6 +238,143 @@ fn trace_formats_and_saved_fixtures() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The steps of a violating case as `check --trace json` prints them, with these extra
+/// arguments; the process's stderr beside them.
+fn traced_steps(extra: &[&str]) -> (Vec<serde_json::Value>, String) {
+    let mut args = vec![
+        "check",
+        "hdds-17215",
+        "--variant",
+        "buggy",
+        "--plan",
+        "lagging-follower",
+        "--engine",
+        "pct",
+        "--trace",
+        "json",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let out = cli(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The case's line, the counterexample, then the summary line.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let start = stdout.find("\n{").unwrap_or_else(|| panic!("{stdout}"));
+    let v: serde_json::Value = serde_json::Deserializer::from_str(&stdout[start..])
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap();
+    (v["trace"].as_array().unwrap().clone(), stderr)
+}
+
+#[test]
+fn every_trace_step_links_to_its_java_method_or_to_nothing() {
+    use ozone_ha_check::cite;
+    let (steps, _) = traced_steps(&[]);
+    let (mut cited, mut model) = (0, 0);
+    for step in &steps {
+        let java = step["java"].as_str().unwrap();
+        let url = step.get("java_url").expect("every step has java_url");
+        match cite::find(java) {
+            Some(c) => {
+                let url = url.as_str().unwrap_or_else(|| panic!("{step}"));
+                assert_eq!(url, c.pinned_url(None), "no line range without --ozone");
+                if c.source == cite::Source::Ozone {
+                    assert!(
+                        url.starts_with("https://github.com/apache/ozone/blob/78d5650c313"),
+                        "{url}"
+                    );
+                }
+                cited += 1;
+            }
+            None => {
+                assert!(url.is_null(), "a model step links nowhere: {step}");
+                model += 1;
+            }
+        }
+    }
+    assert!(cited > 0 && model > 0, "{cited} cited, {model} model steps");
+    // The same key in `check --json`, and the files `--save` writes read back unchanged.
+    let out = cli(&[
+        "check",
+        "hdds-17215",
+        "--variant",
+        "buggy",
+        "--plan",
+        "lagging-follower",
+        "--engine",
+        "pct",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = v[0]["trace"].as_array().unwrap();
+    assert_eq!(trace, &steps, "the same steps, the same links");
+}
+
+#[test]
+fn source_checkouts_are_checked_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().to_str().unwrap();
+    let case = [
+        "hdds-16092",
+        "--variant",
+        "buggy",
+        "--plan",
+        "steady",
+        "--engine",
+        "pct",
+        "--quiet",
+    ];
+    for cmd in ["check", "report"] {
+        let mut args = vec![cmd];
+        args.extend_from_slice(&case);
+        args.extend_from_slice(&["--ozone", plain]);
+        assert_usage_error(&args, "is not an Ozone source tree");
+        let mut args = vec![cmd];
+        args.extend_from_slice(&case);
+        args.extend_from_slice(&["--ratis", plain]);
+        assert_usage_error(&args, "is not a Ratis source tree");
+    }
+    assert_usage_error(
+        &[
+            "replay",
+            "hdds-16092",
+            "--variant",
+            "buggy",
+            "--plan",
+            "steady",
+            "--schedule",
+            "v1:0x3",
+            "--ozone",
+            plain,
+        ],
+        "is not an Ozone source tree",
+    );
+    // An Ozone-shaped tree that is no checkout of the pinned commit: file links, and one
+    // line saying why.
+    let tree = dir.path().join("ozone");
+    for d in ["hadoop-ozone", "hadoop-hdds"] {
+        std::fs::create_dir_all(tree.join(d)).unwrap();
+    }
+    std::fs::write(
+        tree.join("pom.xml"),
+        "<project><artifactId>ozone-main</artifactId></project>\n",
+    )
+    .unwrap();
+    let (steps, stderr) = traced_steps(&["--ozone", tree.to_str().unwrap()]);
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("pinned ozone commit 78d5650c313")
+            && stderr.contains("without line ranges"),
+        "{stderr}"
+    );
+    assert!(steps
+        .iter()
+        .all(|s| !s["java_url"].as_str().unwrap_or("").contains("#L")));
+}
+
 #[test]
 fn check_draws_counterexamples_as_svg() {
     let out = cli(&[

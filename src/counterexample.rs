@@ -16,10 +16,17 @@
 //! | `violation_step` | number | the trace step at which it broke |
 //! | `schedule` | string or null | the replayable schedule (`v1:...`), shuttle engines only |
 //! | `context_switches` | number or null | task switches in the schedule |
-//! | `trace` | array | steps: `{step, actor, java, action}` |
+//! | `trace` | array | steps: `{step, actor, java, action, java_url}` |
+//!
+//! A step's `java_url` is the link of the Java method it stands for: the file at the
+//! pinned commit on GitHub, with `#L<first>-L<last>` when a checkout at that commit located
+//! the method (`--ozone`, `--ratis`; see [`crate::cite::links`]), or `null` for a model
+//! step. It is derived from `java` and is not read back: files written before it existed
+//! parse, and traces compare by their four other keys.
 
+use crate::cite::Links;
 use crate::explore::Report;
-use crate::trace::Event;
+use crate::trace::{Event, Linked};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -112,10 +119,55 @@ impl Counterexample {
         )
     }
 
-    /// Pretty JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    /// Pretty JSON, each step's `java_url` from `links`.
+    ///
+    /// ```
+    /// use ozone_ha_check::cite::Links;
+    /// use ozone_ha_check::counterexample::{Counterexample, FORMAT};
+    /// use ozone_ha_check::trace::Event;
+    /// let id = "OzoneManagerDoubleBuffer.flushTransactions";
+    /// let c = Counterexample {
+    ///     format: FORMAT.into(), scenario: "s".into(), variant: "v".into(), plan: "p".into(),
+    ///     engine: "pct".into(), invariant: "I".into(), detail: "d".into(), violation_step: 0,
+    ///     schedule: None, context_switches: None,
+    ///     trace: vec![Event { step: 0, actor: "flush".into(), java: id.into(), action: "commit".into() }],
+    /// };
+    /// let json = c.to_json(&Links::with_lines([(id.to_string(), (10, 20))]));
+    /// assert!(json.contains("OzoneManagerDoubleBuffer.java#L10-L20"));
+    /// assert_eq!(Counterexample::parse(&json).unwrap(), c);
+    /// ```
+    pub fn to_json(&self, links: &Links) -> String {
+        let view = View {
+            format: &self.format,
+            scenario: &self.scenario,
+            variant: &self.variant,
+            plan: &self.plan,
+            engine: &self.engine,
+            invariant: &self.invariant,
+            detail: &self.detail,
+            violation_step: self.violation_step,
+            schedule: self.schedule.as_deref(),
+            context_switches: self.context_switches,
+            trace: self.trace.iter().map(|e| e.linked(links)).collect(),
+        };
+        serde_json::to_string_pretty(&view).unwrap_or_default() + "\n"
     }
+}
+
+/// [`Counterexample`] as written, its steps linked with a given table.
+#[derive(Serialize)]
+struct View<'a> {
+    format: &'a str,
+    scenario: &'a str,
+    variant: &'a str,
+    plan: &'a str,
+    engine: &'a str,
+    invariant: &'a str,
+    detail: &'a str,
+    violation_step: usize,
+    schedule: Option<&'a str>,
+    context_switches: Option<usize>,
+    trace: Vec<Linked<'a>>,
 }
 
 /// One line per step, as the diff shows them.

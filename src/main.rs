@@ -6,6 +6,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ozone_ha_check::cite::{CiteError, Links};
 use ozone_ha_check::counterexample::Counterexample;
 use ozone_ha_check::engine::{Engine, Schedule, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request};
@@ -158,10 +159,47 @@ struct ExploreArgs {
     rocksdb_mirror: Option<PathBuf>,
 }
 
+/// The checkouts that give trace links their line ranges.
+#[derive(Args)]
+struct SourceArgs {
+    /// An Ozone checkout at the pinned commit: link each cited Ozone method of the JSON and
+    /// SVG outputs to its lines (`#L<first>-L<last>`), not just its file.
+    #[arg(long, value_name = "DIR")]
+    ozone: Option<PathBuf>,
+    /// A Ratis checkout at the pinned commit, for the line ranges of cited Ratis methods.
+    #[arg(long, value_name = "DIR")]
+    ratis: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    /// Locate the cited methods in the checkouts given; a warning line on stderr for each
+    /// checkout whose lines cannot all be used. A directory that is not the source tree
+    /// it is given as is bad usage.
+    fn links(&self) -> Result<Links, Failure> {
+        let manifest = ozone_ha_check::cite::load_manifest(None)
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        let (links, warnings) =
+            Links::resolve(&manifest, self.ozone.as_deref(), self.ratis.as_deref()).map_err(
+                |e| match e {
+                    CiteError::NotOzoneTree { .. } | CiteError::NotRatisTree { .. } => {
+                        Failure::Usage(e.to_string())
+                    }
+                    other => Failure::Failed(other.to_string()),
+                },
+            )?;
+        for w in warnings {
+            eprintln!("{w}");
+        }
+        Ok(links)
+    }
+}
+
 #[derive(Args)]
 struct CheckArgs {
     #[command(flatten)]
     explore: ExploreArgs,
+    #[command(flatten)]
+    sources: SourceArgs,
     /// Print one JSON array of reports instead of the per-case lines.
     #[arg(long)]
     json: bool,
@@ -178,6 +216,8 @@ struct CheckArgs {
 struct ReportArgs {
     #[command(flatten)]
     explore: ExploreArgs,
+    #[command(flatten)]
+    sources: SourceArgs,
     /// Do not explore: merge these JSON outputs of `check --json` or `report --format json`
     /// (from shards, say) into one report.
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -226,6 +266,8 @@ struct ReplayArgs {
     /// The size knob the schedule was recorded at.
     #[arg(long)]
     size: Option<usize>,
+    #[command(flatten)]
+    sources: SourceArgs,
 }
 
 /// Why a command failed: bad usage (exit 2), or a failure of the model, the engine or the
@@ -424,19 +466,20 @@ fn exit_for(reports: &[Report]) -> ExitCode {
     }
 }
 
-fn counterexample_text(r: &Report, format: TraceFormat) -> String {
+fn counterexample_text(r: &Report, format: TraceFormat, links: &Links) -> String {
     match format {
         TraceFormat::Text => format!("\n{}", present::counterexample(r)),
         TraceFormat::Mermaid => format!("\n{}", present::counterexample_mermaid(r)),
         TraceFormat::Json => Counterexample::from_report(r)
-            .map(|c| c.to_json())
+            .map(|c| c.to_json(links))
             .unwrap_or_default(),
-        TraceFormat::Svg => present::counterexample_svg(r),
+        TraceFormat::Svg => present::counterexample_svg(r, links),
     }
 }
 
 fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     let started = Instant::now();
+    let links = args.sources.links()?;
     let json = args.json;
     let reports = explore_all(&args.explore, |case| {
         if !json {
@@ -444,10 +487,10 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
         }
     })?;
     if let Some(dir) = &args.save {
-        save(dir, &reports)?;
+        save(dir, &reports, &links)?;
     }
     if json {
-        emit(&format!("{:#}\n", present::reports_json(&reports)));
+        emit(&format!("{:#}\n", present::reports_json(&reports, &links)));
     } else {
         let (format, all) = match args.trace {
             Some(format) => (format, true),
@@ -457,7 +500,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
             .iter()
             .filter(|r| r.invariant.is_some() && (all || !r.as_expected()))
         {
-            emit(&counterexample_text(r, format));
+            emit(&counterexample_text(r, format, &links));
         }
         for r in reports.iter().filter(|r| !r.as_expected()) {
             emit(&format!(
@@ -483,7 +526,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     Ok(exit_for(&reports))
 }
 
-fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
+fn save(dir: &Path, reports: &[Report], links: &Links) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::Failed(format!("cannot create `{}`: {e}", dir.display())))?;
     for (r, c) in reports
@@ -499,11 +542,11 @@ fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
             continue;
         }
         let path = dir.join(c.file_name());
-        std::fs::write(&path, c.to_json())
+        std::fs::write(&path, c.to_json(links))
             .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", path.display())))?;
         // The same counterexample drawn, beside it.
         let svg = path.with_extension("svg");
-        std::fs::write(&svg, present::counterexample_svg(r))
+        std::fs::write(&svg, present::counterexample_svg(r, links))
             .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", svg.display())))?;
         eprintln!("saved {} and {}", path.display(), svg.display());
     }
@@ -511,6 +554,7 @@ fn save(dir: &Path, reports: &[Report]) -> Result<(), Failure> {
 }
 
 fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
+    let links = args.sources.links()?;
     let bench = match &args.bench {
         Some(file) => Some(read_bench(file)?),
         None => None,
@@ -522,10 +566,11 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
     };
     emit(&match args.format {
         ReportFormat::Md => present::markdown_report(&reports),
-        ReportFormat::Json => format!("{:#}\n", present::reports_json(&reports)),
+        ReportFormat::Json => format!("{:#}\n", present::reports_json(&reports, &links)),
         ReportFormat::Html => present::html_report(&present::Page {
             reports: &reports,
             bench: bench.as_deref(),
+            links: &links,
         }),
         ReportFormat::SvgMatrix => present::matrix_svg(&reports),
     });
@@ -585,6 +630,7 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Failure> {
         )));
     }
     let schedule = read_schedule(&args.schedule)?;
+    let links = args.sources.links()?;
     let request = Request::new(&args.variant, &args.plan, Strategy::Replay { schedule })
         .watch(args.invariant.as_deref())
         .size(args.size);
@@ -596,7 +642,7 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Failure> {
         }
     })?;
     if report.invariant.is_some() {
-        emit(&counterexample_text(&report, args.trace));
+        emit(&counterexample_text(&report, args.trace, &links));
     } else {
         emit(&format!(
             "the schedule ran to the end with every invariant holding ({})\n",
@@ -695,7 +741,7 @@ struct CiteArgs {
 /// missing, 2 when a directory is not the source tree it should be or the manifest is
 /// unreadable.
 fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
-    use ozone_ha_check::cite::{self, render, CiteError};
+    use ozone_ha_check::cite::{self, render};
     let failed = |e: CiteError| match e {
         CiteError::Unresolved { .. } => {
             eprintln!("error: {e}");

@@ -1,12 +1,20 @@
 //! The domain-level trace of one execution: who did what, naming the Java method it stands
 //! for and the values read and written; rendered as a timeline, a Mermaid sequence diagram
 //! or JSON.
+//!
+//! As JSON a step is `{step, actor, java, action, java_url}`: `java_url` is derived from
+//! `java` (the link of its citation, `null` for a model step) and is no part of the step.
+//! Reading ignores it, and two steps are equal when their four fields are. Serializing an
+//! [`Event`] alone links to the cited file; [`Linked`] (and [`linked_trace`]) serialize
+//! with a [`Links`] table, whose line ranges the link then carries.
 
-use serde::{Deserialize, Serialize};
+use crate::cite::Links;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use std::fmt::Write as _;
 
 /// One domain step.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Event {
     /// Position in the trace, from 0.
     pub step: usize,
@@ -16,6 +24,68 @@ pub struct Event {
     pub java: String,
     /// What happened, with the values read and written.
     pub action: String,
+}
+
+impl Event {
+    /// The link of the Java method the step stands for (`None` for a model step).
+    pub fn java_url(&self, links: &Links) -> Option<String> {
+        links.url(&self.java)
+    }
+
+    /// The step with `links`, to serialize with its `java_url`.
+    pub fn linked<'a>(&'a self, links: &'a Links) -> Linked<'a> {
+        Linked { event: self, links }
+    }
+}
+
+/// A step serialized with the link table its `java_url` comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Linked<'a> {
+    /// The step.
+    pub event: &'a Event,
+    /// Where its Java method links to.
+    pub links: &'a Links,
+}
+
+impl Serialize for Linked<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let e = self.event;
+        let mut s = serializer.serialize_struct("Event", 5)?;
+        s.serialize_field("step", &e.step)?;
+        s.serialize_field("actor", &e.actor)?;
+        s.serialize_field("java", &e.java)?;
+        s.serialize_field("action", &e.action)?;
+        s.serialize_field("java_url", &e.java_url(self.links))?;
+        s.end()
+    }
+}
+
+/// Serialized as a step with `java_url` linking to the cited file (no line range).
+///
+/// ```
+/// use ozone_ha_check::trace::Event;
+/// let e = Event { step: 0, actor: "flush".into(), java: "OzoneManagerDoubleBuffer.flushTransactions".into(), action: "commit TX=3".into() };
+/// let v = serde_json::to_value(&e).unwrap();
+/// assert!(v["java_url"].as_str().unwrap().starts_with("https://github.com/apache/ozone/blob/"));
+/// let back: Event = serde_json::from_value(v).unwrap();
+/// assert_eq!(back, e);
+/// let model = Event { java: "peer OM".into(), ..e };
+/// assert!(serde_json::to_value(&model).unwrap()["java_url"].is_null());
+/// ```
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.linked(Links::files_ref()).serialize(serializer)
+    }
+}
+
+/// A trace as a JSON array of steps, each `java_url` from `links`.
+pub fn linked_trace(trace: &[Event], links: &Links) -> serde_json::Value {
+    serde_json::Value::Array(
+        trace
+            .iter()
+            .map(|e| serde_json::to_value(e.linked(links)).unwrap_or_default())
+            .collect(),
+    )
 }
 
 /// Where and how an invariant broke.

@@ -265,7 +265,23 @@ pub fn check(
     ozone_dir: &Path,
     ratis_dir: Option<&Path>,
 ) -> Result<CiteReport, CiteError> {
-    recognise(Source::Ozone, ozone_dir)?;
+    check_trees(manifest, Some(ozone_dir), ratis_dir)
+}
+
+/// Locate every citation of `manifest` in the checkouts given, as [`check()`] does, with
+/// either checkout optional: the citations of a source without one are `not checked`.
+/// The method finding behind `cite` and behind the line ranges of trace links
+/// ([`super::Links::resolve`]).
+///
+/// Errors: as [`check()`].
+pub fn check_trees(
+    manifest: &Manifest,
+    ozone_dir: Option<&Path>,
+    ratis_dir: Option<&Path>,
+) -> Result<CiteReport, CiteError> {
+    if let Some(dir) = ozone_dir {
+        recognise(Source::Ozone, dir)?;
+    }
     if let Some(dir) = ratis_dir {
         recognise(Source::Ratis, dir)?;
     }
@@ -273,7 +289,7 @@ pub fn check(
     let mut trees: BTreeMap<String, (Files<'_>, Option<Baseline<'_>>)> = BTreeMap::new();
     for (name, pin) in &manifest.sources {
         let dir = match name.as_str() {
-            "ozone" => Some(ozone_dir),
+            "ozone" => ozone_dir,
             "ratis" => ratis_dir,
             _ => None,
         };

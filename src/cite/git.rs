@@ -38,3 +38,16 @@ pub(super) fn has_commit(dir: &Path, commit: &str) -> Result<(), String> {
 pub(super) fn show(dir: &Path, commit: &str, file: &str) -> Option<String> {
     run(dir, &["show", &format!("{commit}:./{file}")]).ok()
 }
+
+/// The commit `dir`'s checkout has checked out (`git rev-parse HEAD`), or why there is none.
+pub(super) fn head(dir: &Path) -> Result<String, String> {
+    run(dir, &["rev-parse", "--verify", "HEAD^{commit}"])
+        .map(|out| out.trim().to_string())
+        .map_err(|(_, e)| {
+            if e.is_empty() {
+                "no HEAD commit".to_string()
+            } else {
+                e
+            }
+        })
+}

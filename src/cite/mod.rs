@@ -9,7 +9,9 @@
 //! [`check()`] finds each method again by parsing Java ([`java`]) and says whether it is
 //! unchanged, moved, changed, missing or not checked; [`render`] prints that with the
 //! cases that use each changed or missing method ([`usage_from_traces`]); [`record()`]
-//! rewrites the fingerprints and the pinned commit from a clean checkout.
+//! rewrites the fingerprints and the pinned commit from a clean checkout. [`Links`] is
+//! where a trace step's method links to (the pinned file, with the method's lines when a
+//! checkout at the pinned commit located it).
 //!
 //! ```
 //! use ozone_ha_check::cite::{java, Label};
@@ -23,12 +25,14 @@
 pub mod check;
 mod git;
 pub mod java;
+pub mod links;
 pub mod manifest;
 pub mod record;
 pub mod render;
 pub mod usage;
 
-pub use check::{check, CiteReport, Status};
+pub use check::{check, check_trees, CiteReport, Status};
+pub use links::Links;
 pub use record::{record, Recorded};
 pub use usage::{usage_from_traces, CaseRef, Usage};
 

@@ -13,19 +13,32 @@ use super::matrix::{self, case_anchor};
 use super::text::minimized_words;
 use super::{broke, counterexample_svg, verdict_words, Outcome};
 use crate::bench::{self, Row};
+use crate::cite::Links;
 use crate::explore::Report;
 use crate::trace::render_timeline;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// What the page shows.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Page<'a> {
     /// The reports.
     pub reports: &'a [Report],
     /// Benchmark rows (`bench/results.json`), whose plots and minimization figures the page
     /// embeds.
     pub bench: Option<&'a [Row]>,
+    /// Where each diagram's Java methods link to.
+    pub links: &'a Links,
+}
+
+impl Default for Page<'_> {
+    fn default() -> Self {
+        Page {
+            reports: &[],
+            bench: None,
+            links: Links::files_ref(),
+        }
+    }
 }
 
 /// Escape text for HTML.
@@ -165,7 +178,9 @@ pub fn html_report(page: &Page<'_>) -> String {
         for v in &m.variants {
             for p in &m.plans {
                 if let Some(cell) = m.cells.get(&(v.name.clone(), p.name.clone())) {
-                    out.push_str(&case_section(m, &v.name, &p.name, cell, &diagrams));
+                    out.push_str(&case_section(
+                        m, &v.name, &p.name, cell, &diagrams, page.links,
+                    ));
                 }
             }
         }
@@ -263,6 +278,7 @@ fn case_section(
     plan: &str,
     cell: &[(usize, &Report)],
     diagrams: &BTreeMap<usize, String>,
+    links: &Links,
 ) -> String {
     let doc = |list: &[matrix::Heading], name: &str| {
         list.iter()
@@ -317,13 +333,13 @@ fn case_section(
                 None => o.engine.to_string(),
             })
             .collect();
-        out.push_str(&figure(*i, r, &also));
+        out.push_str(&figure(*i, r, &also, links));
     }
     out.push_str("</section>\n");
     out
 }
 
-fn figure(i: usize, r: &Report, also: &[String]) -> String {
+fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> String {
     let mut out = format!(
         "<figure class=\"cx\" id=\"cx-{i}\"><figcaption><strong>{} broken</strong> under {}{} in execution {}: {}",
         escape(r.invariant.as_deref().unwrap_or("")),
@@ -353,7 +369,7 @@ fn figure(i: usize, r: &Report, also: &[String]) -> String {
         );
     }
     out.push_str("</figcaption>\n");
-    out.push_str(&counterexample_svg(r));
+    out.push_str(&counterexample_svg(r, links));
     let _ = writeln!(
         out,
         "<details><summary>the same trace as text</summary><pre>{}</pre></details></figure>",

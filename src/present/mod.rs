@@ -19,18 +19,24 @@ pub use html::{html_report, Page};
 pub use markdown::{counterexample_mermaid, markdown_report};
 pub use text::{case_line, counterexample, listing, listing_json, summary, table};
 
+use crate::cite::Links;
 use crate::explore::{Report, Verdict};
-use crate::trace::Broke;
+use crate::trace::{linked_trace, Broke};
 use serde_json::{json, Value};
 
-/// One report as a JSON object (the keys scripts rely on, plus the counterexample).
-pub fn report_json(r: &Report) -> Value {
-    serde_json::to_value(r).unwrap_or_else(|e| json!({ "error": e.to_string() }))
+/// One report as a JSON object (the keys scripts rely on, plus the counterexample), each
+/// trace step's `java_url` from `links`.
+pub fn report_json(r: &Report, links: &Links) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+    if let Some(trace) = v.get_mut("trace") {
+        *trace = linked_trace(&r.trace, links);
+    }
+    v
 }
 
 /// Every report as one JSON array.
-pub fn reports_json(reports: &[Report]) -> Value {
-    Value::Array(reports.iter().map(report_json).collect())
+pub fn reports_json(reports: &[Report], links: &Links) -> Value {
+    Value::Array(reports.iter().map(|r| report_json(r, links)).collect())
 }
 
 /// Where the report's invariant broke, for the renderers.
@@ -113,10 +119,11 @@ pub fn matrix_svg(reports: &[Report]) -> String {
     matrix::svg(&matrix::matrices(reports))
 }
 
-/// A report's counterexample as an SVG sequence diagram, headed by what broke where; the
-/// diagram of `check --trace svg`, `replay --trace svg` and of the file `check --save`
-/// writes beside each fixture. Empty for a report without a violation.
-pub fn counterexample_svg(r: &Report) -> String {
+/// A report's counterexample as an SVG sequence diagram, headed by what broke where, each
+/// Java method linked through `links`; the diagram of `check --trace svg`, `replay --trace
+/// svg`, of the HTML report and of the file `check --save` writes beside each fixture.
+/// Empty for a report without a violation.
+pub fn counterexample_svg(r: &Report, links: &Links) -> String {
     let Some(invariant) = &r.invariant else {
         return String::new();
     };
@@ -128,5 +135,5 @@ pub fn counterexample_svg(r: &Report) -> String {
         r.engine,
         r.trace.len()
     );
-    svg::sequence_diagram(&r.trace, broke(r), &title)
+    svg::sequence_diagram(&r.trace, broke(r), &title, links)
 }

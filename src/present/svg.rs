@@ -14,7 +14,7 @@
 //! The drawing is computed as a [`Layout`] first, so that tests can check its geometry,
 //! then rendered.
 
-use crate::cite;
+use crate::cite::{self, Links};
 use crate::trace::{actors, Broke, Event};
 use std::fmt::Write as _;
 
@@ -271,8 +271,9 @@ fn lane_widths(trace: &[Event], names: &[&str]) -> Vec<f64> {
         .collect()
 }
 
-/// Lay out a trace: `title` on top, one lane per actor, one box per step.
-pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str) -> Layout {
+/// Lay out a trace: `title` on top, one lane per actor, one box per step, each cited
+/// step's method linked through `links`.
+pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str, links: &Links) -> Layout {
     let names = actors(trace);
     let widths = lane_widths(trace, &names);
     let width = 2.0 * MARGIN + GUTTER + widths.iter().sum::<f64>().max(MIN_LANE);
@@ -319,7 +320,7 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str) -> Layout 
         let (method_lines, bottom) = lines_at(wrap(&label, text_w, 11.0), x + PAD, bottom, 11.0);
         let (url, method_title) = match cite::find(&e.java) {
             Some(c) => (
-                Some(c.pinned_url(None)),
+                Some(links.citation_url(c)),
                 format!(
                     "{} in {} at {}",
                     c.id,
@@ -548,22 +549,29 @@ pub fn render(l: &Layout, label: &str) -> String {
     out
 }
 
-/// A trace as an SVG sequence diagram headed by `title`.
+/// A trace as an SVG sequence diagram headed by `title`, each cited step's method a link
+/// from `links`.
 ///
 /// ```
+/// use ozone_ha_check::cite::Links;
 /// use ozone_ha_check::present::svg::sequence_diagram;
 /// use ozone_ha_check::trace::{Broke, Event};
 /// let trace = vec![
 ///     Event { step: 0, actor: "flush".into(), java: "OzoneManagerDoubleBuffer.flushTransactions".into(), action: "commit TX 3".into() },
 ///     Event { step: 1, actor: "ratis".into(), java: "peer OM".into(), action: "put TX 1".into() },
 /// ];
-/// let svg = sequence_diagram(&trace, Some(Broke { step: 1, invariant: "TxIndexMonotone", detail: "TX 3 -> 1" }), "an example");
+/// let svg = sequence_diagram(&trace, Some(Broke { step: 1, invariant: "TxIndexMonotone", detail: "TX 3 -> 1" }), "an example", &Links::files());
 /// assert!(svg.starts_with("<svg"));
 /// assert_eq!(svg.matches("class=\"lifeline\"").count(), 2);
 /// assert!(svg.contains("https://github.com/apache/ozone/blob/"));
 /// ```
-pub fn sequence_diagram(trace: &[Event], broke: Option<Broke<'_>>, title: &str) -> String {
-    render(&layout(trace, broke, title), title)
+pub fn sequence_diagram(
+    trace: &[Event],
+    broke: Option<Broke<'_>>,
+    title: &str,
+    links: &Links,
+) -> String {
+    render(&layout(trace, broke, title, links), title)
 }
 
 #[cfg(test)]
@@ -599,7 +607,7 @@ mod tests {
 
     #[test]
     fn one_lifeline_per_actor_in_order_of_appearance() {
-        let l = layout(&sample(), Some(broke()), "title");
+        let l = layout(&sample(), Some(broke()), "title", &Links::files());
         let names: Vec<&str> = l.lanes.iter().map(|a| a.actor.as_str()).collect();
         assert_eq!(names, ["ratis", "apply", "flush", "restart"]);
         let svg = render(&l, "title");
@@ -620,7 +628,7 @@ mod tests {
 
     #[test]
     fn the_breaking_step_is_marked_and_explained() {
-        let l = layout(&sample(), Some(broke()), "title");
+        let l = layout(&sample(), Some(broke()), "title", &Links::files());
         let marked: Vec<usize> = l
             .steps
             .iter()
@@ -639,14 +647,19 @@ mod tests {
         let svg = render(&l, "title");
         assert_eq!(svg.matches("class=\"step broken\"").count(), 1);
         // A break after the last step is noted at the end.
-        let late = layout(&sample(), Some(Broke { step: 9, ..broke() }), "t");
+        let late = layout(
+            &sample(),
+            Some(Broke { step: 9, ..broke() }),
+            "t",
+            &Links::files(),
+        );
         assert!(late.steps.iter().all(|s| !s.broken));
         assert!(late.note.unwrap().lines[0].text.contains("at the end"));
     }
 
     #[test]
     fn a_link_per_cited_step_and_none_for_model_steps() {
-        let l = layout(&sample(), None, "title");
+        let l = layout(&sample(), None, "title", &Links::files());
         let linked: Vec<usize> = l
             .steps
             .iter()
@@ -660,6 +673,14 @@ mod tests {
             url.contains(c.source.pinned_commit()) && url.ends_with(c.file),
             "{url}"
         );
+        // With a line range, the same link with its anchor.
+        let lines = Links::with_lines([(c.id.to_string(), (118, 140))]);
+        let l2 = layout(&sample(), None, "title", &lines);
+        assert_eq!(
+            l2.steps[2].method.url.as_deref(),
+            Some(format!("{url}#L118-L140").as_str())
+        );
+        assert_eq!(l2.steps[0].method.url, l.steps[0].method.url);
         let svg = render(&l, "title");
         assert_eq!(svg.matches("<a class=\"java\"").count(), 3);
         assert_eq!(svg.matches("<g class=\"model\">").count(), 2);
@@ -677,7 +698,12 @@ mod tests {
                     e
                 })
                 .collect();
-            let l = layout(&trace, Some(broke()), &"a long title ".repeat(30));
+            let l = layout(
+                &trace,
+                Some(broke()),
+                &"a long title ".repeat(30),
+                &Links::files(),
+            );
             for s in &l.steps {
                 for line in s.lines.iter().chain(&s.method.lines) {
                     assert!(
@@ -694,7 +720,7 @@ mod tests {
             assert!(l.title.iter().all(|t| t.x + t.width <= l.width - MARGIN));
         }
         // The 40-row batch is cut, and its box carries the whole text.
-        let l = layout(&sample(), None, "t");
+        let l = layout(&sample(), None, "t", &Links::files());
         assert_eq!(l.steps[2].lines.len(), MAX_LINES);
         assert!(l.steps[2].lines[MAX_LINES - 1].text.ends_with('…'));
         assert!(l.steps[2].cut.as_deref().unwrap().contains("keyTable/k39"));
