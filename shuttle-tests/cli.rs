@@ -783,7 +783,12 @@ mod fuzz {
             "{args:?}: exit {code:?}: {stderr}"
         );
         prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        if code != Some(0) {
+        // Exit 1 without an error is a run whose verdict was not the expected one (a budget
+        // cut short on a busy machine can leave a fixed variant's window unreached): the
+        // summary line says so.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let judged = code == Some(1) && stdout.contains(" unexpected (");
+        if code != Some(0) && !judged {
             prop_assert!(stderr.contains("error"), "{args:?}: no message: {stderr}");
         }
         Ok(())

@@ -320,8 +320,15 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
             .map(|n| scenarios::lookup(n).map_err(PlanError::Unknown))
             .collect::<Result<_, _>>()?
     };
-    if selection.size == Some(0) {
-        return Err(PlanError::Invalid("the size must be at least 1".into()));
+    match selection.size {
+        Some(0) => return Err(PlanError::Invalid("the size must be at least 1".into())),
+        Some(n) if n > scenarios::MAX_SIZE => {
+            return Err(PlanError::Invalid(format!(
+                "the size must be at most {} (each model's state grows with it)",
+                scenarios::MAX_SIZE
+            )))
+        }
+        _ => {}
     }
     if selection.depth == 0 {
         return Err(PlanError::Invalid("PCT's depth must be at least 1".into()));
@@ -557,13 +564,15 @@ mod tests {
             }),
             PlanError::Unknown(_)
         ));
-        assert!(matches!(
-            bad(Selection {
-                size: Some(0),
-                ..Selection::default()
-            }),
-            PlanError::Invalid(_)
-        ));
+        for size in [0, scenarios::MAX_SIZE + 1] {
+            assert!(matches!(
+                bad(Selection {
+                    size: Some(size),
+                    ..Selection::default()
+                }),
+                PlanError::Invalid(_)
+            ));
+        }
         assert!(matches!(
             bad(Selection {
                 time_budget: Some(-1.0),

@@ -73,12 +73,17 @@ impl fmt::Display for UnknownName {
 
 impl std::error::Error for UnknownName {}
 
+/// The largest size knob accepted: a model builds its log and reference states before the
+/// time budget starts, so an unbounded size could keep a run from ever reaching it.
+pub const MAX_SIZE: usize = 64;
+
 /// Why a case could not be prepared.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PrepareError {
     /// A variant or plan name is unknown.
     Unknown(UnknownName),
-    /// The scenario does not implement this size (0, or other than 1 without a size knob).
+    /// The scenario does not implement this size (0, above [`MAX_SIZE`], or other than 1
+    /// without a size knob).
     Size {
         /// The scenario.
         scenario: &'static str,
@@ -94,6 +99,10 @@ impl fmt::Display for PrepareError {
             PrepareError::Size { scenario, size: 0 } => {
                 write!(f, "{scenario}: the size must be at least 1")
             }
+            PrepareError::Size { scenario, size } if *size > MAX_SIZE => write!(
+                f,
+                "{scenario}: the size must be at most {MAX_SIZE} (each model's state grows with it), not {size}"
+            ),
             PrepareError::Size { scenario, size } => write!(
                 f,
                 "{scenario} has no size knob; it runs at size 1 only, not {size}"
@@ -271,7 +280,7 @@ impl<S: Scenario> AnyScenario for S {
         let v = parse(S::NAME, "variant", variant).map_err(PrepareError::Unknown)?;
         let p = parse(S::NAME, "plan", plan).map_err(PrepareError::Unknown)?;
         let size = size.unwrap_or_else(|| S::SIZE.map_or(1, |k| k.default));
-        if size == 0 || (S::SIZE.is_none() && size != 1) {
+        if size == 0 || size > MAX_SIZE || (S::SIZE.is_none() && size != 1) {
             return Err(PrepareError::Size {
                 scenario: S::NAME,
                 size,
