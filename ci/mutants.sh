@@ -23,11 +23,17 @@ fi
 # Its verdict-matrix tests run at `check`'s default budget (2,000 executions per case instead
 # of 20,000), and nextest stops at the first failing test, so a caught mutant costs little.
 export OHC_MATRIX_EXECUTIONS="${OHC_MATRIX_EXECUTIONS:-2000}"
+# A shard is a round-robin sample, spread over every file (cargo-mutants takes
+# --sharding only together with --shard).
+sharding=()
+for arg in "$@"; do
+  case "$arg" in --shard|--shard=*) sharding=(--sharding round-robin) ;; esac
+done
 exec cargo mutants \
   --profile mutants \
   --test-tool nextest \
   --file 'src/models/**' \
-  --sharding round-robin \
+  "${sharding[@]}" \
   --baseline skip \
   --timeout "${MUTANTS_TIMEOUT:-900}" \
   --jobs 1 \
