@@ -56,6 +56,7 @@ fn const_name(method: &str, params: Option<&[String]>) -> String {
 
 #[derive(Default)]
 struct Module {
+    doc: Option<String>,
     file: Option<String>,
     consts: Vec<(String, String)>,
     children: BTreeMap<String, Module>,
@@ -67,7 +68,11 @@ fn emit(name: &str, path: &str, m: &Module, depth: usize, out: &mut String) {
         .file
         .as_deref()
         .map_or(String::new(), |f| format!(" (`{f}`)"));
-    let _ = writeln!(out, "{pad}/// Cited methods of `{path}`{file}.");
+    match &m.doc {
+        Some(doc) => writeln!(out, "{pad}/// {doc}"),
+        None => writeln!(out, "{pad}/// Cited methods of `{path}`{file}."),
+    }
+    .unwrap_or_default();
     let _ = writeln!(out, "{pad}#[allow(non_snake_case)]");
     let _ = writeln!(out, "{pad}pub mod {} {{", ident(name));
     for (_, code) in &m.consts {
@@ -101,25 +106,45 @@ fn main() {
     let mut root: BTreeMap<String, Module> = BTreeMap::new();
     let mut all = Vec::new();
     for e in &m.citations {
-        let segments: Vec<&str> = e.class.split('.').collect();
-        let mut node = root.entry(segments[0].to_string()).or_default();
-        for s in &segments[1..] {
+        // A historical source's citations live in a module of their own, named after it.
+        let mut segments: Vec<String> = Vec::new();
+        let mut node = if manifest::is_historical(&e.source) {
+            let module = e.source.replace('-', "_");
+            segments.push(module.clone());
+            let node = root.entry(module).or_default();
+            let pin = &m.sources[&e.source];
+            node.doc = Some(format!(
+                "Cited methods at `{}` {}: {}.",
+                e.source,
+                &pin.commit[..11],
+                pin.about.as_deref().unwrap_or_default()
+            ));
+            node.children
+                .entry(e.class.split('.').next().unwrap_or_default().to_string())
+                .or_default()
+        } else {
+            root.entry(e.class.split('.').next().unwrap_or_default().to_string())
+                .or_default()
+        };
+        let classes: Vec<&str> = e.class.split('.').collect();
+        segments.extend(classes.iter().map(|s| (*s).to_string()));
+        for s in &classes[1..] {
             node = node.children.entry((*s).to_string()).or_default();
         }
         node.file = Some(e.file.clone());
         let name = const_name(&e.method, e.params.as_deref());
-        let source = if e.source == "ratis" {
-            "Ratis"
-        } else {
-            "Ozone"
+        let source = match m.sources[&e.source].repository_name() {
+            Some("ratis") => "Ratis",
+            _ => "Ozone",
         };
         let params = match &e.params {
             None => "None".to_string(),
             Some(p) => format!("Some(&{p:?})"),
         };
         let code = format!(
-            "/// `{id}`.\n#[allow(non_upper_case_globals)]\npub const {name}: crate::cite::Citation = crate::cite::Citation {{\n    id: {id:?},\n    source: crate::cite::Source::{source},\n    file: {file:?},\n    class: {class:?},\n    method: {method:?},\n    params: {params},\n}};",
+            "/// `{id}`.\n#[allow(non_upper_case_globals)]\npub const {name}: crate::cite::Citation = crate::cite::Citation {{\n    id: {id:?},\n    source: crate::cite::Source::{source},\n    pin: {pin:?},\n    file: {file:?},\n    class: {class:?},\n    method: {method:?},\n    params: {params},\n}};",
             id = e.id,
+            pin = e.source,
             file = e.file,
             class = e.class,
             method = e.method,

@@ -168,7 +168,7 @@ mod tests {
             url,
             format!(
                 "https://github.com/apache/ozone/blob/{}/{}#L118-L140",
-                c.source.pinned_commit(),
+                c.pinned_commit(),
                 c.file
             )
         );

@@ -14,7 +14,11 @@
 //! fingerprint = "…64 hex digits…"
 //! ```
 //!
-//! A citation's `source` is `ozone` unless it says `source = "ratis"`. `class` names nested
+//! A citation's `source` is `ozone` unless it says `source = "ratis"`, or names a historical
+//! source: a `[sources.NAME]` of the same repositories pinned at an older commit, with an
+//! `about` line saying which (the parent of a bug's fix, or the fix). A historical source's
+//! citations are read at its own commit, and their ids end in `@NAME`, so the same method
+//! cited at two commits has two ids (`OMKeyPurgeResponse.addToDBBatch@hdds-11152-parent`). `class` names nested
 //! classes as `Outer.Inner`; a constructor's `method` is its class's simple name; `params`
 //! (parameter types as written) is given only where the method is overloaded, and then the
 //! id carries them: `Class.method(T1,T2)`. The id is always `class.method` plus that.
@@ -57,6 +61,24 @@ pub struct Pin {
     pub repository: String,
     /// The full commit id the fingerprints were recorded at.
     pub commit: String,
+    /// For a historical source: which commit this is (required there, absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
+}
+
+impl Pin {
+    /// The repository's own source name (`ozone` or `ratis`), whatever this pin is called.
+    pub fn repository_name(&self) -> Option<&'static str> {
+        KNOWN_SOURCES
+            .iter()
+            .find(|(_, r)| *r == self.repository)
+            .map(|(n, _)| *n)
+    }
+}
+
+/// Whether `name` is a historical source's name rather than `ozone` or `ratis`.
+pub fn is_historical(name: &str) -> bool {
+    !KNOWN_SOURCES.iter().any(|(n, _)| *n == name)
 }
 
 /// One cited method.
@@ -81,6 +103,13 @@ pub struct Entry {
     pub fingerprint: String,
 }
 
+fn pin_repository(name: &str) -> &'static str {
+    KNOWN_SOURCES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, r)| r)
+}
+
 fn ozone() -> String {
     "ozone".to_string()
 }
@@ -101,9 +130,14 @@ const HEADER: &str = "\
 
 impl Entry {
     /// The id this entry's names call for: `class.method`, plus `(T1,T2)` when `params`
-    /// is given.
+    /// is given, plus `@source` for a historical source.
     pub fn expected_id(&self) -> String {
-        expected_id(&self.class, &self.method, self.params.as_deref())
+        let id = expected_id(&self.class, &self.method, self.params.as_deref());
+        if is_historical(&self.source) {
+            format!("{id}@{}", self.source)
+        } else {
+            id
+        }
     }
 }
 
@@ -144,14 +178,40 @@ impl Manifest {
             return Err("no [sources.ozone]".into());
         }
         for (name, pin) in &self.sources {
-            let Some((_, repo)) = KNOWN_SOURCES.iter().find(|(n, _)| n == name) else {
-                return Err(format!("unknown source `{name}`; known: ozone, ratis"));
-            };
-            if pin.repository != *repo {
-                return Err(format!(
-                    "source `{name}`: repository `{}`, expected `{repo}`",
-                    pin.repository
-                ));
+            if is_historical(name) {
+                let well_formed = name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && name.starts_with(|c: char| c.is_ascii_lowercase());
+                if !well_formed {
+                    return Err(format!(
+                        "source `{name}`: a historical source's name is lower-case letters, digits and `-`, starting with a letter"
+                    ));
+                }
+                if pin.repository_name().is_none() {
+                    return Err(format!(
+                        "source `{name}`: repository `{}` is neither {}",
+                        pin.repository,
+                        KNOWN_SOURCES
+                            .iter()
+                            .map(|(_, r)| *r)
+                            .collect::<Vec<_>>()
+                            .join(" nor ")
+                    ));
+                }
+                if pin.about.as_deref().is_none_or(|a| a.trim().is_empty()) {
+                    return Err(format!(
+                        "source `{name}`: a historical source says what its commit is (`about`)"
+                    ));
+                }
+            } else {
+                let repo = pin_repository(name);
+                if pin.repository != repo {
+                    return Err(format!(
+                        "source `{name}`: repository `{}`, expected `{repo}`",
+                        pin.repository
+                    ));
+                }
             }
             if !is_hex(&pin.commit, 40) {
                 return Err(format!(

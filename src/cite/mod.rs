@@ -91,6 +91,8 @@ pub struct Citation {
     pub id: &'static str,
     /// The repository.
     pub source: Source,
+    /// The manifest's source it was read at: `ozone`, `ratis`, or a historical source.
+    pub pin: &'static str,
     /// The Java file, relative to the repository's root.
     pub file: &'static str,
     /// The declaring class, nested ones as `Outer.Inner`.
@@ -116,9 +118,17 @@ impl Citation {
         }
     }
 
+    /// The commit the manifest pins for this citation's source.
+    pub fn pinned_commit(&self) -> &'static str {
+        java::PINNED
+            .iter()
+            .find(|(n, _)| *n == self.pin)
+            .map_or("", |(_, c)| c)
+    }
+
     /// The file at the commit this build's manifest pins.
     pub fn pinned_url(&self, lines: Option<(usize, usize)>) -> String {
-        self.url(self.source.pinned_commit(), lines)
+        self.url(self.pinned_commit(), lines)
     }
 }
 
@@ -371,7 +381,7 @@ mod tests {
         assert_eq!(java::ALL.len(), m.citations.len());
         for c in java::ALL {
             let e = m.citations.iter().find(|e| e.id == c.id).unwrap();
-            assert_eq!(e.source, c.source.name());
+            assert_eq!(e.source, c.pin);
             assert_eq!(
                 (e.file.as_str(), e.class.as_str(), e.method.as_str()),
                 (c.file, c.class, c.method)

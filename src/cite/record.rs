@@ -80,6 +80,7 @@ pub fn record(
             .or_insert_with(|| super::manifest::Pin {
                 repository: source.repository().to_string(),
                 commit: head.clone(),
+                about: None,
             });
         recorded
             .commits

@@ -325,7 +325,7 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str, links: &Li
                     "{} in {} at {}",
                     c.id,
                     c.file,
-                    &c.source.pinned_commit()[..c.source.pinned_commit().len().min(11)]
+                    &c.pinned_commit()[..c.pinned_commit().len().min(11)]
                 ),
             ),
             None => (
@@ -670,7 +670,7 @@ mod tests {
         let url = l.steps[2].method.url.as_deref().unwrap();
         let c = cite::find("OzoneManagerDoubleBuffer.flushTransactions").unwrap();
         assert!(
-            url.contains(c.source.pinned_commit()) && url.ends_with(c.file),
+            url.contains(c.pinned_commit()) && url.ends_with(c.file),
             "{url}"
         );
         // With a line range, the same link with its anchor.
