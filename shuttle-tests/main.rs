@@ -3,6 +3,8 @@
 #![cfg(not(any(loom, ohc_threads)))]
 
 mod fixtures;
+mod hdds_11152;
+mod hdds_11453;
 mod hdds_16092;
 mod hdds_16452;
 mod hdds_16900;

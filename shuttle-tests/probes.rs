@@ -19,6 +19,12 @@ const BY_CONSTRUCTION: &[(&str, &str)] = &[
     // expired certificate), a kill leaves a stored serial above the flushed row, or the
     // cluster starts fresh, before the primary (re)starts.
     ("hdds-16900", "StartupWindowReached"),
+    // A flush thread blocked in canFlush on the empty buffer lets the apply thread queue both
+    // entries before its first swap without any preemption: the follower's lag (and the
+    // shared swap) is the non-preemptive order here. Other schedules flush the purge of keys
+    // first, so the probes still fire in some executions only.
+    ("hdds-11152", "PurgeAppliedBeforeKeysFlushed"),
+    ("hdds-11453", "PurgeSwappedWithItsKeys"),
 ];
 
 fn by_construction(s: &dyn AnyScenario, probe: &str) -> bool {

@@ -455,6 +455,35 @@ impl<V: Clone + fmt::Display> Store<V> {
         s.cache.insert((table, key.to_string()), Some(value));
     }
 
+    /// Put a tombstone into the table cache (`Table.addCacheEntry(key, CacheValue.get(index))`
+    /// with no value): reads through the cache see the row as deleted, the DB still holds it.
+    pub fn cache_delete(&self, actor: &Actor, java: impl Into<Label>, table: TableName, key: &str) {
+        let java: Label = java.into();
+        let mut s = self.state.lock();
+        actor.step_with(java, || format!("cache {table}/{key}=deleted (tombstone)"));
+        s.cache.insert((table, key.to_string()), None);
+    }
+
+    /// The table cache's entry for a key (`Table.getCacheValue`): `None` without one,
+    /// `Some(None)` for a tombstone.
+    pub fn cache_entry(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        table: TableName,
+        key: &str,
+    ) -> Option<Option<V>> {
+        let java: Label = java.into();
+        let s = self.state.lock();
+        let entry = s.cache.get(&(table, key.to_string())).cloned();
+        actor.step_with(java, || match &entry {
+            None => format!("cache entry {table}/{key}: none"),
+            Some(None) => format!("cache entry {table}/{key}: tombstone"),
+            Some(Some(v)) => format!("cache entry {table}/{key}={v}"),
+        });
+        entry
+    }
+
     /// Read every committed row in one step (a full scan of the tables, skipping the cache).
     pub fn scan(&self, actor: &Actor, java: impl Into<Label>) -> Tables<V> {
         let java: Label = java.into();

@@ -14,6 +14,8 @@
 //! assert!(s.expected("fixd", "steady").is_err());
 //! ```
 
+pub mod hdds_11152;
+pub mod hdds_11453;
 pub mod hdds_16092;
 pub mod hdds_16452;
 pub mod hdds_16900;
@@ -30,6 +32,8 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_16452::Hdds16452,
         &hdds_17215::Hdds17215,
         &hdds_16900::Hdds16900,
+        &hdds_11152::Hdds11152,
+        &hdds_11453::Hdds11453,
     ]
 }
 

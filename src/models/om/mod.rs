@@ -15,6 +15,7 @@ pub mod double_buffer;
 pub mod node;
 pub mod persist;
 pub mod requests;
+pub mod snapshot;
 pub mod startup;
 pub mod state_machine;
 
@@ -28,6 +29,10 @@ pub const OPEN_KEY_TABLE: TableName = "openKeyTable";
 pub const KEY_TABLE: TableName = "keyTable";
 /// `OmMetadataManagerImpl.BUCKET_TABLE`.
 pub const BUCKET_TABLE: TableName = "bucketTable";
+/// `OmMetadataManagerImpl.SNAPSHOT_INFO_TABLE`: one `SnapshotInfo` row per snapshot.
+pub const SNAPSHOT_INFO_TABLE: TableName = "snapshotInfoTable";
+/// `OmMetadataManagerImpl.DELETED_TABLE`: keys deleted but not yet purged.
+pub const DELETED_TABLE: TableName = "deletedTable";
 /// The one bucket the models write to.
 pub const BUCKET: &str = "/vol1/bucket1";
 
@@ -49,6 +54,12 @@ pub enum OmRow {
         /// `usedNamespace`.
         used_namespace: u64,
     },
+    /// A `SnapshotInfo` (only what the models read: the index of the last purge that
+    /// updated it, `lastTransactionInfo`; 0 when none did).
+    Snapshot {
+        /// `lastTransactionInfo`'s index.
+        last_tx: u64,
+    },
     /// `TransactionInfo`: the term and index the DB's content is claimed to cover.
     TxInfo {
         /// Term.
@@ -69,6 +80,7 @@ impl fmt::Display for OmRow {
                 f,
                 "bucket(usedBytes {used_bytes}, usedNamespace {used_namespace})"
             ),
+            OmRow::Snapshot { last_tx } => write!(f, "snapshot(lastTx {last_tx})"),
             OmRow::TxInfo { term, index } => write!(f, "TX {index} (t{term})"),
         }
     }

@@ -1,0 +1,271 @@
+//! The two snapshot-cleanup requests the `SnapshotDeletingService` / `KeyDeletingService`
+//! submit, at apply ([`apply`]: `validateAndUpdateCache`, on the apply thread) and at flush
+//! ([`add_to_batch`]: the response's `addToDBBatch`, on the double buffer's flush thread).
+//!
+//! - `PurgeKeys { snapshot, keys }` (`OMKeyPurgeRequest` with a `snapshotTableKey`): delete
+//!   `keys` from the snapshot's own `deletedTable`. The flush opens the snapshot's DB
+//!   (`OmSnapshotManager.getSnapshot`) and commits a batch of its own to it, at once.
+//! - `SnapshotPurge { snapshot }` (`OMSnapshotPurgeRequest`): at apply, a tombstone for the
+//!   row in the `snapshotInfoTable` cache (and, before HDDS-11152, the id map and the
+//!   snapshot cache entry dropped); at flush, read the row skipping the cache, delete the
+//!   checkpoint directory at once, and stage the row's delete.
+
+use super::{Bookkeeping, Failure, Lookup, PurgeKeysApply, Snapshots};
+use crate::kit::store::{Store, WriteBatch};
+use crate::models::om::double_buffer::Indexed;
+use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::properties::Probe;
+use crate::recorder::Actor;
+use std::fmt;
+
+/// The flush of a purge of keys from a snapshot ran after the purge of that snapshot was
+/// applied: the window of HDDS-11152.
+pub const PURGE_APPLIED_BEFORE_KEYS_FLUSHED: Probe = Probe::new(
+    "PurgeAppliedBeforeKeysFlushed",
+    "the flush thread reached a purge of keys from a snapshot after the snapshot's purge was applied",
+);
+
+/// A request of the replicated log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SnapshotRequest {
+    /// `PurgeKeys` from a snapshot's `deletedTable`.
+    PurgeKeys {
+        /// The snapshot.
+        snapshot: String,
+        /// The deleted keys to purge.
+        keys: Vec<String>,
+    },
+    /// `SnapshotPurge`.
+    SnapshotPurge {
+        /// The snapshot.
+        snapshot: String,
+    },
+}
+
+impl fmt::Display for SnapshotRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotRequest::PurgeKeys { snapshot, keys } => {
+                write!(f, "PurgeKeys {keys:?} from {snapshot}")
+            }
+            SnapshotRequest::SnapshotPurge { snapshot } => write!(f, "SnapshotPurge {snapshot}"),
+        }
+    }
+}
+
+/// What a response writes at flush time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Purge `keys` from `from`'s DB (from the active DB when the apply found no snapshot
+    /// row), and write the row with `lastTransactionInfo` = `record` into the batch.
+    PurgeKeys {
+        /// The snapshot whose DB is written; `None` writes the active DB.
+        from: Option<String>,
+        /// The keys.
+        keys: Vec<String>,
+        /// The index recorded in the snapshot's row, when the Java records one.
+        record: Option<u64>,
+    },
+    /// Purge the snapshot: directory, row (and at flush, when so, the bookkeeping).
+    PurgeSnapshot {
+        /// The snapshot.
+        snapshot: String,
+    },
+    /// An error response: `checkAndUpdateDB` writes nothing.
+    Nothing,
+}
+
+/// A response waiting in the double buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapResponse {
+    /// Log index.
+    pub index: u64,
+    /// Term.
+    pub term: u64,
+    /// What its flush does.
+    pub effect: Effect,
+}
+
+impl Indexed for SnapResponse {
+    fn index(&self) -> u64 {
+        self.index
+    }
+}
+
+impl SnapResponse {
+    /// Whether `splitReadyBufferAtCreateSnapshot` of the fix (5feb9eacd83) puts it alone.
+    pub fn is_snapshot_purge(&self) -> bool {
+        matches!(self.effect, Effect::PurgeSnapshot { .. })
+    }
+}
+
+/// Why a flush stopped inside `addToDBBatch`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// An exception: `addToBatch` terminates the OM.
+    Terminate(Failure),
+    /// The plan's crash fired.
+    Crash,
+}
+
+/// `validateAndUpdateCache` of `request` at `index`, on the apply thread.
+pub fn apply(
+    snaps: &Snapshots,
+    store: &Store<OmRow>,
+    actor: &Actor,
+    index: u64,
+    term: u64,
+    request: &SnapshotRequest,
+) -> SnapResponse {
+    let (java, c) = (snaps.java(), snaps.cites());
+    let effect = match request {
+        SnapshotRequest::PurgeKeys { snapshot, keys } => {
+            let info = store.get(actor, c.purge_keys_request, SNAPSHOT_INFO_TABLE, snapshot);
+            match (info, java.purge_keys_apply) {
+                (None, PurgeKeysApply::MayBeAbsent) => {
+                    actor.step_with(c.purge_keys_request, || {
+                        format!(
+                            "index {index} {request}: no row, the response purges the active DB"
+                        )
+                    });
+                    Effect::PurgeKeys {
+                        from: None,
+                        keys: keys.clone(),
+                        record: None,
+                    }
+                }
+                (None, _) => {
+                    actor.step_with(c.purge_keys_request, || {
+                        format!("index {index} {request}: snapshot not found: error response")
+                    });
+                    Effect::Nothing
+                }
+                (Some(_), PurgeKeysApply::RequiredAndRecorded) => {
+                    let row = OmRow::Snapshot { last_tx: index };
+                    store.cache_put(
+                        actor,
+                        c.purge_keys_request,
+                        SNAPSHOT_INFO_TABLE,
+                        snapshot,
+                        row,
+                    );
+                    Effect::PurgeKeys {
+                        from: Some(snapshot.clone()),
+                        keys: keys.clone(),
+                        record: Some(index),
+                    }
+                }
+                (Some(_), _) => {
+                    actor.step_with(c.purge_keys_request, || format!("index {index} {request}"));
+                    Effect::PurgeKeys {
+                        from: Some(snapshot.clone()),
+                        keys: keys.clone(),
+                        record: None,
+                    }
+                }
+            }
+        }
+        SnapshotRequest::SnapshotPurge { snapshot } => {
+            if store
+                .get(actor, c.purge_request, SNAPSHOT_INFO_TABLE, snapshot)
+                .is_none()
+            {
+                actor.step_with(c.purge_request, || {
+                    format!("index {index} {request}: no row, purged before: skip")
+                });
+            } else {
+                snaps.mark_purge_applied(snapshot);
+                if java.bookkeeping == Bookkeeping::AtApply {
+                    snaps.remove_id(actor, snapshot);
+                    snaps.invalidate(actor, snapshot);
+                }
+                store.cache_delete(actor, c.purge_request, SNAPSHOT_INFO_TABLE, snapshot);
+            }
+            Effect::PurgeSnapshot {
+                snapshot: snapshot.clone(),
+            }
+        }
+    };
+    SnapResponse {
+        index,
+        term,
+        effect,
+    }
+}
+
+/// The response's `addToDBBatch`, on the flush thread: writes to snapshot DBs and deletes of
+/// directories happen at once; the active DB's rows go into `batch`. `crash_after_dir_delete`
+/// is the plan's fault: the process dies right after a directory deletion.
+pub fn add_to_batch(
+    snaps: &Snapshots,
+    store: &Store<OmRow>,
+    actor: &Actor,
+    response: &SnapResponse,
+    batch: &mut WriteBatch<OmRow>,
+    crash_after_dir_delete: bool,
+) -> Result<(), Stop> {
+    let (java, c) = (snaps.java(), snaps.cites());
+    match &response.effect {
+        Effect::Nothing => {}
+        Effect::PurgeKeys {
+            from: None, keys, ..
+        } => {
+            for key in keys {
+                batch.delete(DELETED_TABLE, key);
+            }
+        }
+        Effect::PurgeKeys {
+            from: Some(snapshot),
+            keys,
+            record,
+        } => {
+            if snaps.purge_applied(snapshot) {
+                actor.probe(&PURGE_APPLIED_BEFORE_KEYS_FLUSHED);
+            }
+            if java.lookup == Lookup::ByNameCacheFirst
+                && store
+                    .get(actor, c.get_snapshot, SNAPSHOT_INFO_TABLE, snapshot)
+                    .is_none()
+            {
+                return Err(Stop::Terminate(format!(
+                    "OMException KEY_NOT_FOUND: Snapshot '{snapshot}' is not found."
+                )));
+            }
+            let handle = snaps
+                .get(actor, store, snapshot)
+                .map_err(|why| Stop::Terminate(format!("IllegalStateException: {why}")))?;
+            let mut deletes = WriteBatch::new();
+            for key in keys {
+                deletes.delete(DELETED_TABLE, key);
+            }
+            snaps
+                .commit(actor, &handle, deletes)
+                .map_err(Stop::Terminate)?;
+            if let Some(index) = record {
+                batch.put(
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                    OmRow::Snapshot { last_tx: *index },
+                );
+            }
+        }
+        Effect::PurgeSnapshot { snapshot } => {
+            if store
+                .get_skip_cache(actor, c.purge_response, SNAPSHOT_INFO_TABLE, snapshot)
+                .is_none()
+            {
+                return Ok(());
+            }
+            if java.bookkeeping == Bookkeeping::AtFlush {
+                snaps.invalidate(actor, snapshot);
+                snaps.remove_id(actor, snapshot);
+            }
+            snaps.dirs.delete(actor, c.purge_response, snapshot);
+            if crash_after_dir_delete {
+                return Err(Stop::Crash);
+            }
+            batch.delete(SNAPSHOT_INFO_TABLE, snapshot);
+        }
+    }
+    Ok(())
+}
