@@ -49,6 +49,74 @@ class Other {
 }
 "#;
 
+/// `Buf.java` at the parent of the pinned commit (the parent of a fix): `flush` not yet
+/// synchronized and at other lines (9-12), no `add(long,String)`, no `Inner`.
+const BUF_PARENT: &str = r#"package p;
+
+/** A buffer, before the fix. */
+public class Buf {
+  private long n;
+  private long flushed;
+
+  // Flushes, unsynchronized.
+  public void flush() {
+    flushed = n;
+    n = 0;
+  }
+
+  void add(long x) {
+    n += x;
+  }
+}
+"#;
+
+/// The historical source [`Tree::with_parent`] pins at the pinned commit's parent.
+const PARENT: &str = "fix-parent";
+const PARENT_ABOUT: &str = "the fix's parent";
+const OZONE_REPO: &str = "https://github.com/apache/ozone";
+const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// A `[sources.NAME]` section.
+fn source(name: &str, repository: &str, commit: &str, about: &str) -> String {
+    format!("\n[sources.{name}]\nrepository = \"{repository}\"\ncommit = \"{commit}\"\nabout = \"{about}\"\n")
+}
+
+/// A `[[citation]]` of the historical source `source`, its id as the manifest wants it.
+fn citation(
+    source: &str,
+    file: &str,
+    class: &str,
+    method: &str,
+    params: Option<&[&str]>,
+    fingerprint: &str,
+) -> String {
+    let (id, params) = match params {
+        None => (format!("{class}.{method}@{source}"), String::new()),
+        Some(p) => (
+            format!("{class}.{method}({})@{source}", p.join(",")),
+            format!("params = {p:?}\n"),
+        ),
+    };
+    format!("\n[[citation]]\nid = \"{id}\"\nsource = \"{source}\"\nfile = \"{file}\"\nclass = \"{class}\"\nmethod = \"{method}\"\n{params}fingerprint = \"{fingerprint}\"\n")
+}
+
+/// The one method `class.method` (the overload `params`, when given) of the Java `text`.
+fn method(text: &str, class: &str, name: &str, params: Option<&[&str]>) -> java::MethodDecl {
+    let file = java::parse(text).unwrap();
+    let overloads = file.overloads(class, name);
+    let found: Vec<_> = overloads
+        .into_iter()
+        .filter(|m| params.is_none_or(|p| m.params == p))
+        .collect();
+    assert_eq!(found.len(), 1, "{class}.{name}");
+    found[0].clone()
+}
+
+/// The fingerprint of that method.
+fn fp(text: &str, class: &str, name: &str, params: Option<&[&str]>) -> String {
+    method(text, class, name, params).fingerprint
+}
+
 /// The manifest before `record`: names only, fingerprints and commit to be recorded.
 const MANIFEST: &str = r#"
 [sources.ozone]
@@ -130,10 +198,42 @@ struct Tree {
     dir: PathBuf,
     manifest_path: PathBuf,
     commit: String,
+    /// The pinned commit's parent ([`Tree::with_parent`]), empty without one.
+    parent: String,
 }
 
 impl Tree {
     fn new() -> Tree {
+        Tree::create(None)
+    }
+
+    /// As [`Tree::new`], with a parent commit where `Buf.java` is [`BUF_PARENT`], and the
+    /// historical source [`PARENT`] pinned at it citing `Buf.flush` and `Buf.add(long)`
+    /// there (fingerprints computed here, not by `record`).
+    fn with_parent() -> Tree {
+        let t = Tree::create(Some(BUF_PARENT));
+        t.append(&source(PARENT, OZONE_REPO, &t.parent, PARENT_ABOUT));
+        t.append(&citation(
+            PARENT,
+            BUF,
+            "Buf",
+            "flush",
+            None,
+            &fp(BUF_PARENT, "Buf", "flush", None),
+        ));
+        t.append(&citation(
+            PARENT,
+            BUF,
+            "Buf",
+            "add",
+            Some(&["long"]),
+            &fp(BUF_PARENT, "Buf", "add", Some(&["long"])),
+        ));
+        t
+    }
+
+    /// The tree, with a first commit where `Buf.java` is `parent` when given.
+    fn create(parent: Option<&str>) -> Tree {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("ozone");
         for d in ["hadoop-ozone", "hadoop-hdds"] {
@@ -149,16 +249,48 @@ impl Tree {
             _tmp: tmp,
             dir,
             commit: String::new(),
+            parent: String::new(),
         };
-        tree.write(BUF, BUF_JAVA);
         tree.write(OTHER, OTHER_JAVA);
         git(&tree.dir, &["init", "-q"]);
+        let parent = match parent {
+            None => String::new(),
+            Some(text) => {
+                tree.write(BUF, text);
+                git(&tree.dir, &["add", "-A"]);
+                git(&tree.dir, &["commit", "-q", "-m", "parent"]);
+                git(&tree.dir, &["rev-parse", "HEAD"])
+            }
+        };
+        tree.write(BUF, BUF_JAVA);
         git(&tree.dir, &["add", "-A"]);
         git(&tree.dir, &["commit", "-q", "-m", "pinned"]);
         let commit = git(&tree.dir, &["rev-parse", "HEAD"]);
         std::fs::write(&tree.manifest_path, MANIFEST).unwrap();
         cite::record(&tree.manifest_path, &tree.dir, None).unwrap();
-        Tree { commit, ..tree }
+        Tree {
+            commit,
+            parent,
+            ..tree
+        }
+    }
+
+    /// Append `text` to the manifest.
+    fn append(&self, text: &str) {
+        let mut manifest = std::fs::read_to_string(&self.manifest_path).unwrap();
+        manifest.push_str(text);
+        std::fs::write(&self.manifest_path, manifest).unwrap();
+    }
+
+    /// Give the citation `id` the fingerprint `fingerprint` in the manifest.
+    fn set_fingerprint(&self, id: &str, fingerprint: &str) {
+        let mut m = self.manifest();
+        m.citations
+            .iter_mut()
+            .find(|e| e.id == id)
+            .unwrap()
+            .fingerprint = fingerprint.to_string();
+        std::fs::write(&self.manifest_path, m.to_toml().unwrap()).unwrap();
     }
 
     fn write(&self, file: &str, text: &str) {
@@ -650,4 +782,426 @@ fn labels() {
         "SequenceIdGenerator.StateManagerImpl.allocateBatch"
     );
     assert!(std::panic::catch_unwind(|| Label::model("RDBStore.flushDB")).is_err());
+}
+
+// Historical sources: a commit other than the pin, read from git, never from the work tree.
+
+#[test]
+fn a_historical_source_is_read_at_its_commit() {
+    let t = Tree::with_parent();
+    assert_ne!(
+        fp(BUF_PARENT, "Buf", "flush", None),
+        fp(BUF_JAVA, "Buf", "flush", None),
+        "the fix changed flush"
+    );
+    let report = cite::check(&t.manifest(), &t.dir, None).unwrap();
+    let r = &report.citations;
+    let flush = find(r, "Buf.flush@fix-parent");
+    assert_eq!(
+        (
+            flush.status,
+            flush.lines,
+            flush.pinned_lines,
+            flush.detail.as_deref()
+        ),
+        (Status::Unchanged, Some((9, 12)), Some((9, 12)), None)
+    );
+    let add = find(r, "Buf.add(long)@fix-parent");
+    assert_eq!((add.status, add.lines), (Status::Unchanged, Some((14, 16))));
+    // The pinned commit's citations as before.
+    assert_eq!(find(r, "Buf.flush").lines, Some((8, 10)));
+    assert_eq!(report.count(Status::Unchanged), 8, "{r:#?}");
+    // The sources: the pin first, then the historical one with its repository and `about`.
+    let names: Vec<&str> = report.sources.iter().map(|s| s.source.as_str()).collect();
+    assert_eq!(names, ["ozone", PARENT]);
+    let s = &report.sources[1];
+    assert!(s.is_historical());
+    assert_eq!(
+        (s.repository.as_str(), s.about.as_deref(), s.pinned.as_str()),
+        ("ozone", Some(PARENT_ABOUT), t.parent.as_str())
+    );
+    assert_eq!(s.baseline, Ok(()));
+}
+
+#[test]
+fn the_work_tree_does_not_affect_a_historical_citation() {
+    let t = Tree::with_parent();
+    t.edit(BUF, "  private long n;\n", "  private long n;\n\n\n");
+    t.edit(BUF, "n = 0;", "n = 1;");
+    t.edit(BUF, "  void add(long x) {\n    n += x;\n  }\n", "");
+    let historical = |r: &[Checked]| {
+        ["Buf.flush@fix-parent", "Buf.add(long)@fix-parent"].map(|id| {
+            let c = find(r, id);
+            (c.status, c.lines)
+        })
+    };
+    let expected = [
+        (Status::Unchanged, Some((9, 12))),
+        (Status::Unchanged, Some((14, 16))),
+    ];
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.flush"), Status::Changed);
+    assert_eq!(status(&r, "Buf.add(long)"), Status::Missing);
+    assert_eq!(historical(&r), expected);
+    // Committed (HEAD moves on), then the file gone from the work tree: the same.
+    git(&t.dir, &["commit", "-q", "-am", "after the fix"]);
+    assert_eq!(historical(&t.check()), expected);
+    std::fs::remove_file(t.dir.join(BUF)).unwrap();
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.flush"), Status::Missing);
+    assert_eq!(historical(&r), expected);
+}
+
+#[test]
+fn a_historical_citation_whose_fingerprint_differs_is_changed() {
+    let t = Tree::with_parent();
+    // Cited with the fixed method's fingerprint: not the method at the parent.
+    t.set_fingerprint("Buf.flush@fix-parent", &fp(BUF_JAVA, "Buf", "flush", None));
+    let r = t.check();
+    let flush = find(&r, "Buf.flush@fix-parent");
+    assert_eq!(
+        (flush.status, flush.lines, flush.pinned_lines),
+        (Status::Changed, Some((9, 12)), Some((9, 12)))
+    );
+    assert_eq!(status(&r, "Buf.flush"), Status::Unchanged);
+    assert_eq!(status(&r, "Buf.add(long)@fix-parent"), Status::Unchanged);
+}
+
+#[test]
+fn a_method_absent_at_the_historical_commit_is_missing() {
+    let t = Tree::with_parent();
+    let later = "hadoop-ozone/ozone-manager/src/main/java/p/Later.java";
+    // In the work tree and at HEAD, not at the parent.
+    t.write(
+        later,
+        "package p;\n\nclass Later {\n  void later() {\n  }\n}\n",
+    );
+    git(&t.dir, &["add", "-A"]);
+    git(&t.dir, &["commit", "-q", "-m", "later"]);
+    t.append(&citation(PARENT, BUF, "Buf.Inner", "run", None, ZEROS));
+    t.append(&citation(
+        PARENT,
+        BUF,
+        "Buf",
+        "add",
+        Some(&["long", "String"]),
+        ZEROS,
+    ));
+    t.append(&citation(PARENT, BUF, "Buf", "close", None, ZEROS));
+    t.append(&citation(PARENT, later, "Later", "later", None, ZEROS));
+    let r = t.check();
+    let at = &t.parent[..12];
+    for (id, why) in [
+        ("Buf.Inner.run@fix-parent", "no class Buf.Inner"),
+        (
+            "Buf.add(long,String)@fix-parent",
+            "no overload (long,String)",
+        ),
+        ("Buf.close@fix-parent", "no method close in Buf"),
+        ("Later.later@fix-parent", "file not found"),
+    ] {
+        let c = find(&r, id);
+        assert_eq!(c.status, Status::Missing, "{id}");
+        let detail = c.detail.as_deref().unwrap();
+        assert!(
+            detail.contains(why) && detail.ends_with(&format!(" at {at}")),
+            "{id}: {detail}"
+        );
+        assert_eq!(c.lines, None);
+    }
+    assert_eq!(status(&r, "Buf.flush@fix-parent"), Status::Unchanged);
+}
+
+#[test]
+fn a_historical_commit_the_checkout_lacks_is_not_checked() {
+    let t = Tree::with_parent();
+    let absent = "1234567890abcdef1234567890abcdef12345678";
+    t.append(&source(
+        "gone",
+        OZONE_REPO,
+        absent,
+        "a commit of another fork",
+    ));
+    t.append(&citation("gone", BUF, "Buf", "flush", None, ZEROS));
+    t.append(&source(
+        "ratis-old",
+        "https://github.com/apache/ratis",
+        absent,
+        "a Ratis commit",
+    ));
+    t.append(&citation(
+        "ratis-old",
+        "ratis-server/src/main/java/S.java",
+        "S",
+        "run",
+        None,
+        ZEROS,
+    ));
+    let r = t.check();
+    let gone = find(&r, "Buf.flush@gone");
+    assert_eq!(gone.status, Status::NotChecked);
+    let detail = gone.detail.as_deref().unwrap();
+    assert!(
+        detail.contains("the --ozone checkout lacks the commit 1234567890ab")
+            && detail.contains("not in its git history"),
+        "{detail}"
+    );
+    let ratis = find(&r, "S.run@ratis-old");
+    assert_eq!(
+        (ratis.status, ratis.detail.as_deref()),
+        (Status::NotChecked, Some("no --ratis checkout given"))
+    );
+    assert_eq!(status(&r, "Buf.flush@fix-parent"), Status::Unchanged);
+    // Nothing changed: exit 0, the sources and the not checked ones said.
+    let (dir, manifest) = (t.dir.to_str().unwrap(), t.manifest_path.to_str().unwrap());
+    let (code, out, err) = cli(&["--ozone", dir, "--manifest", manifest]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("8 unchanged, 0 moved, 0 changed, 0 missing, 2 not checked"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "gone: ozone 1234567890ab (a commit of another fork) in {dir}: not checked (the commit {absent} is not in its git history)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("ratis-old: ratis 1234567890ab (a Ratis commit): not checked (no --ratis checkout given)"),
+        "{out}"
+    );
+
+    // A shallow clone of the pinned commit lacks the parent: not checked, not an error.
+    let shallow = t.dir.parent().unwrap().join("shallow");
+    git(
+        &t.dir,
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{dir}"),
+            shallow.to_str().unwrap(),
+        ],
+    );
+    let r = t.check_in(&shallow);
+    assert_eq!(status(&r, "Buf.flush@fix-parent"), Status::NotChecked);
+    assert_eq!(find(&r, "Buf.flush").pinned_lines, Some((8, 10)));
+    assert_eq!(
+        r.iter().filter(|c| c.status == Status::Unchanged).count(),
+        6
+    );
+    let (code, out, err) = cli(&["--ozone", shallow.to_str().unwrap(), "--manifest", manifest]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Nor without any git history.
+    std::fs::remove_dir_all(shallow.join(".git")).unwrap();
+    let r = t.check_in(&shallow);
+    assert_eq!(status(&r, "Buf.flush@fix-parent"), Status::NotChecked);
+    assert_eq!(status(&r, "Buf.flush"), Status::Unchanged);
+}
+
+#[test]
+fn the_command_shows_historical_sources() {
+    let t = Tree::with_parent();
+    let (dir, manifest) = (t.dir.to_str().unwrap(), t.manifest_path.to_str().unwrap());
+    let (code, out, _) = cli(&["--ozone", dir, "--manifest", manifest, "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &v["sources"][1];
+    assert_eq!(s["source"], PARENT);
+    assert_eq!(s["repository"], "ozone");
+    assert_eq!(s["historical"], true);
+    assert_eq!(s["about"], PARENT_ABOUT);
+    assert_eq!(s["pinned"], t.parent.as_str());
+    assert_eq!(v["sources"][0]["historical"], false);
+    assert_eq!(v["sources"][0]["about"], serde_json::Value::Null);
+    let flush = v["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "Buf.flush@fix-parent")
+        .unwrap();
+    assert_eq!(flush["source"], PARENT);
+    assert_eq!(flush["status"], "unchanged");
+    assert_eq!(flush["lines"], serde_json::json!([9, 12]));
+
+    t.set_fingerprint("Buf.flush@fix-parent", ZEROS);
+    let (code, out, _) = cli(&[
+        "--ozone",
+        dir,
+        "--manifest",
+        manifest,
+        "--usage-executions",
+        "1",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "fix-parent: ozone {} (the fix's parent) in {dir}: read from git at that commit",
+            &t.parent[..12]
+        )),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("changed")
+            && l.contains("Buf.flush@fix-parent")
+            && l.ends_with(&format!("{BUF}:9-12"))),
+        "{out}"
+    );
+    assert!(out.contains("Buf.flush@fix-parent (changed)"), "{out}");
+}
+
+#[test]
+fn record_fills_a_historical_fingerprint_without_moving_its_commit() {
+    let t = Tree::with_parent();
+    t.edit(BUF, "n = 0;", "n = 1;");
+    git(&t.dir, &["commit", "-q", "-am", "after the fix"]);
+    let head = git(&t.dir, &["rev-parse", "HEAD"]);
+    // A new historical citation with a placeholder, and one whose fingerprint is wrong.
+    t.append(&citation(PARENT, OTHER, "Other", "gone", None, ZEROS));
+    t.set_fingerprint("Buf.flush@fix-parent", ZEROS);
+    // A historical source the checkout lacks: kept as it is.
+    let absent = "1234567890abcdef1234567890abcdef12345678";
+    t.append(&source(
+        "gone",
+        OZONE_REPO,
+        absent,
+        "a commit of another fork",
+    ));
+    t.append(&citation("gone", BUF, "Buf", "flush", None, ZEROS));
+
+    // Uncommitted changes are still refused.
+    t.edit(BUF, "n = 1;", "n = 2;");
+    let dirty = cite::record(&t.manifest_path, &t.dir, None).unwrap_err();
+    assert!(matches!(dirty, CiteError::Dirty { .. }), "{dirty}");
+    t.edit(BUF, "n = 2;", "n = 1;");
+
+    let recorded = cite::record(&t.manifest_path, &t.dir, None).unwrap();
+    assert_eq!(
+        recorded.fingerprints,
+        ["Buf.flush", "Buf.flush@fix-parent", "Other.gone@fix-parent"]
+    );
+    assert_eq!(
+        recorded.commits,
+        vec![
+            ("ozone".into(), t.commit.clone(), head.clone()),
+            (PARENT.into(), t.parent.clone(), t.parent.clone()),
+        ]
+    );
+    assert_eq!(recorded.kept, 1);
+    assert_eq!(recorded.skipped.len(), 1);
+    assert_eq!(recorded.skipped[0].0, "gone");
+    let shown = recorded.to_string();
+    assert!(
+        shown.contains(&format!("fix-parent: read at its own commit {}", t.parent))
+            && shown.contains("gone: not recorded (the --ozone checkout lacks its commit")
+            && shown.contains("1 citation(s) of sources not recorded kept as they were"),
+        "{shown}"
+    );
+
+    let m = t.manifest();
+    assert_eq!(m.sources["ozone"].commit, head);
+    assert_eq!(m.sources[PARENT].commit, t.parent);
+    assert_eq!(m.sources[PARENT].about.as_deref(), Some(PARENT_ABOUT));
+    assert_eq!(m.sources["gone"].commit, absent);
+    let fingerprint = |id: &str| {
+        m.citations
+            .iter()
+            .find(|e| e.id == id)
+            .unwrap()
+            .fingerprint
+            .clone()
+    };
+    assert_eq!(
+        fingerprint("Buf.flush@fix-parent"),
+        fp(BUF_PARENT, "Buf", "flush", None)
+    );
+    assert_eq!(
+        fingerprint("Other.gone@fix-parent"),
+        fp(OTHER_JAVA, "Other", "gone", None)
+    );
+    assert_eq!(fingerprint("Buf.flush@gone"), ZEROS);
+    let r = t.check();
+    assert_eq!(status(&r, "Buf.flush@gone"), Status::NotChecked);
+    assert!(
+        r.iter()
+            .all(|c| c.id == "Buf.flush@gone" || c.status == Status::Unchanged),
+        "{r:#?}"
+    );
+
+    // A historical citation that names no method at its commit: nothing written.
+    t.append(&citation(PARENT, BUF, "Buf.Inner", "run", None, ZEROS));
+    let before = std::fs::read_to_string(&t.manifest_path).unwrap();
+    let unresolved = cite::record(&t.manifest_path, &t.dir, None).unwrap_err();
+    assert!(
+        matches!(&unresolved, CiteError::Unresolved { citations }
+            if citations.len() == 1 && citations[0].starts_with("Buf.Inner.run@fix-parent: no class")),
+        "{unresolved}"
+    );
+    assert_eq!(std::fs::read_to_string(&t.manifest_path).unwrap(), before);
+}
+
+#[test]
+fn a_historical_citation_has_its_lines_wherever_head_is() {
+    let t = Tree::with_parent();
+    let (l, warnings) = links(&t);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(l.lines("Buf.flush"), Some((8, 10)));
+    assert_eq!(l.lines("Buf.flush@fix-parent"), Some((9, 12)));
+    assert_eq!(l.lines("Buf.add(long)@fix-parent"), Some((14, 16)));
+
+    // HEAD elsewhere: the pin's citations lose their lines, the historical ones keep theirs.
+    t.edit(BUF, "  private long n;\n", "  private long n;\n\n");
+    git(&t.dir, &["commit", "-q", "-am", "a blank line"]);
+    let (l, warnings) = links(&t);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("not the pinned ozone commit"),
+        "{warnings:?}"
+    );
+    assert_eq!(l.lines("Buf.flush"), None);
+    assert_eq!(l.lines("Buf.flush@fix-parent"), Some((9, 12)));
+    assert_eq!(l.located(), 2);
+    // HEAD at the historical commit itself: the same.
+    git(&t.dir, &["checkout", "-q", &t.parent]);
+    assert_eq!(links(&t).0.lines("Buf.flush@fix-parent"), Some((9, 12)));
+
+    // Not as the manifest records it at its commit: no lines, one warning naming the commit.
+    t.set_fingerprint("Buf.flush@fix-parent", ZEROS);
+    let (l, warnings) = links(&t);
+    assert_eq!(l.lines("Buf.flush@fix-parent"), None);
+    assert_eq!(l.lines("Buf.add(long)@fix-parent"), Some((14, 16)));
+    assert!(
+        warnings.iter().any(|w| w.contains(&format!(
+            "1 cited fix-parent method(s) are not as the manifest records them in `{}` at {} (Buf.flush@fix-parent changed)",
+            t.dir.display(),
+            &t.parent[..11]
+        ))),
+        "{warnings:?}"
+    );
+
+    // A historical commit the checkout lacks: no lines, a warning.
+    let absent = "1234567890abcdef1234567890abcdef12345678";
+    t.append(&source(
+        "gone",
+        OZONE_REPO,
+        absent,
+        "a commit of another fork",
+    ));
+    t.append(&citation(
+        "gone",
+        BUF,
+        "Buf",
+        "flush",
+        None,
+        fp(BUF_JAVA, "Buf", "flush", None).as_str(),
+    ));
+    let (l, warnings) = links(&t);
+    assert_eq!(l.lines("Buf.flush@gone"), None);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("does not hold the commit 1234567890a of gone")),
+        "{warnings:?}"
+    );
 }

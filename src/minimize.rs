@@ -10,7 +10,7 @@
 //! Whether a switch is a preemption is asked of the engine: a replay of the schedule up to
 //! that decision, followed by the task that was running, is refused exactly when that task
 //! could not run there. A switch to the task the non-preemptive default (the one of
-//! [`Strategy::Guided`](crate::engine::Strategy::Guided): the running task while it can
+//! [`Strategy::Guided`]: the running task while it can
 //! run, else the lowest-numbered runnable one) would have picked anyway is never one, so
 //! only the other switches cost a replay, and each answer is remembered.
 //!

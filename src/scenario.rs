@@ -2,7 +2,7 @@
 //! the verdict each (variant, plan) is expected to get.
 //!
 //! A scenario's variants (the Java as it is, the partial fixes, the fix) and plans (which
-//! actors run, which faults happen) are enums declared with [`choices!`], so each name is
+//! actors run, which faults happen) are enums declared with [`choices!`](crate::choices), so each name is
 //! written once and [`Scenario::expected`] is an exhaustive `match`: a new variant or plan
 //! does not compile until its verdict is stated. The dynamic registry the CLI uses wraps
 //! these typed scenarios: see [`crate::scenarios`].

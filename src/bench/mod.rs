@@ -3,7 +3,7 @@
 //!
 //! One build has one backend, so [`measure`] takes the figures its engines can give and
 //! returns them as [`Row`]s; `ci/bench.sh` runs it under the default, loom and threads
-//! builds and [`render`] merges the parts into `bench/RESULTS.md`, `bench/results.json` and
+//! builds and [`render()`] merges the parts into `bench/RESULTS.md`, `bench/results.json` and
 //! SVG plots. These are figures, not tests: nothing here asserts a speed.
 
 mod floor;

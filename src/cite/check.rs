@@ -9,15 +9,26 @@
 //! | `moved` | same fingerprint, other lines than at the pinned commit |
 //! | `changed` | the method is there, its fingerprint differs |
 //! | `missing` | the file, the class or the method is gone (or an overload now makes the name ambiguous) |
-//! | `not checked` | its source's checkout was not given |
+//! | `not checked` | its source's checkout was not given, or (historical source) lacks its commit |
 //!
-//! The manifest stores no line numbers. The lines at the pinned commit are read from the
+//! The citations of `ozone` and `ratis` are looked up in the checkout's work tree. The
+//! manifest stores no line numbers. The lines at the pinned commit are read from the
 //! checkout's own git history (`git show <commit>:<file>`) when the checkout is a git
 //! repository that holds the pinned commit; otherwise a matching fingerprint is reported
 //! `unchanged`, and [`SourceChecked::baseline`] says why the lines were not compared.
+//!
+//! A historical source (a `[sources.NAME]` of the Ozone or Ratis repository at another
+//! commit, see [`super::manifest`]) is there to model a bug as the Java was just before
+//! its fix, and at the fix, while the pin moves on. Its citations are looked up in the
+//! checkout of its repository (`--ozone` or `--ratis`) but at its own commit, read from
+//! git, never from the work tree: the work tree and `HEAD` do not matter, only that the
+//! checkout's history holds the commit. They are `unchanged`, `changed` or `missing` at
+//! that commit (never `moved`: their lines are the commit's own, in both
+//! [`Checked::lines`] and [`Checked::pinned_lines`]), and `not checked` when the checkout
+//! was not given or its history lacks the commit (a shallow clone): that is no error.
 
 use super::java::{self, JavaFile, MethodDecl};
-use super::manifest::{Entry, Manifest};
+use super::manifest::{is_historical, Entry, Manifest, Pin};
 use super::{git, CiteError, Source};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -39,7 +50,7 @@ pub enum Status {
     /// The file, class or method is gone, or the name no longer picks one overload.
     #[serde(rename = "missing")]
     Missing,
-    /// Its source's checkout was not given.
+    /// Its source's checkout was not given, or lacks a historical source's commit.
     #[serde(rename = "not checked")]
     NotChecked,
 }
@@ -73,7 +84,7 @@ impl fmt::Display for Status {
 pub struct Checked {
     /// The citation's id.
     pub id: String,
-    /// Its source.
+    /// Its source: `ozone`, `ratis` or a historical source's name.
     pub source: String,
     /// Its file.
     pub file: String,
@@ -86,9 +97,10 @@ pub struct Checked {
     pub params: Option<Vec<String>>,
     /// What became of it.
     pub status: Status,
-    /// Its lines in the checkout, when the method was found.
+    /// Its lines in the checkout's work tree, when the method was found there; for a
+    /// historical source, its lines at that source's commit.
     pub lines: Option<(usize, usize)>,
-    /// Its lines at the pinned commit, when the checkout's git history has them.
+    /// Its lines at its source's pinned commit, when the checkout's git history has them.
     pub pinned_lines: Option<(usize, usize)>,
     /// Why it is missing or not checked.
     pub detail: Option<String>,
@@ -97,14 +109,28 @@ pub struct Checked {
 /// How one source was checked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SourceChecked {
-    /// `ozone` or `ratis`.
+    /// `ozone`, `ratis`, or a historical source's name.
     pub source: String,
+    /// The repository's own source name, `ozone` or `ratis` (the source's name, but for a
+    /// historical source).
+    pub repository: String,
+    /// For a historical source, what its commit is (the manifest's `about`).
+    pub about: Option<String>,
     /// The pinned commit.
     pub pinned: String,
     /// The checkout, if one was given.
     pub dir: Option<PathBuf>,
-    /// Whether the lines at the pinned commit could be read (`Ok`), or why not.
+    /// Whether the checkout's git history has the pinned commit (`Ok`), or why not. For
+    /// `ozone` and `ratis`, whether the lines at the pinned commit could be compared; for
+    /// a historical source, whether its citations could be checked at all.
     pub baseline: Result<(), String>,
+}
+
+impl SourceChecked {
+    /// Whether this is a historical source, checked at its own commit.
+    pub fn is_historical(&self) -> bool {
+        is_historical(&self.source)
+    }
 }
 
 /// Every citation of a manifest, checked.
@@ -199,67 +225,123 @@ fn signatures(overloads: &[&MethodDecl]) -> String {
         .join(" ")
 }
 
-/// Parsed files, each read once.
+/// Parsed files, each read once: from the work tree, or from git at a commit.
 pub(super) struct Files<'d> {
     dir: &'d Path,
+    commit: Option<String>,
     parsed: BTreeMap<String, Option<JavaFile>>,
 }
 
 impl<'d> Files<'d> {
+    /// The files of `dir`'s work tree.
     pub(super) fn new(dir: &'d Path) -> Self {
         Self {
             dir,
+            commit: None,
             parsed: BTreeMap::new(),
         }
     }
 
-    /// The file, parsed; `None` when there is no such file.
+    /// The files of `dir`'s git history at `commit` (which it should hold: see
+    /// `git::has_commit`).
+    pub(super) fn at(dir: &'d Path, commit: &str) -> Self {
+        Self {
+            dir,
+            commit: Some(commit.to_string()),
+            parsed: BTreeMap::new(),
+        }
+    }
+
+    /// The file, parsed; `None` when there is no such file (at the commit).
     pub(super) fn get(&mut self, file: &str) -> Result<Option<&JavaFile>, CiteError> {
         if !self.parsed.contains_key(file) {
             let path = self.dir.join(file);
-            let parsed = match std::fs::read_to_string(&path) {
-                Ok(text) => Some(java::parse(&text).map_err(|reason| CiteError::Io {
-                    path,
+            let text = match &self.commit {
+                Some(commit) => git::show(self.dir, commit, file),
+                None => match std::fs::read_to_string(&path) {
+                    Ok(text) => Some(text),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(e) => return Err(CiteError::Io { path, source: e }),
+                },
+            };
+            let parsed = match text {
+                None => None,
+                Some(text) => Some(java::parse(&text).map_err(|reason| CiteError::Io {
+                    path: match &self.commit {
+                        Some(c) => PathBuf::from(format!("{c}:{file}")),
+                        None => path,
+                    },
                     source: std::io::Error::other(reason),
                 })?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(CiteError::Io { path, source: e }),
             };
             self.parsed.insert(file.to_string(), parsed);
         }
         Ok(self.parsed.get(file).and_then(Option::as_ref))
     }
+
+    /// The one method `entry` names, or why there is not exactly one (no file, class or
+    /// method, or no single overload).
+    pub(super) fn locate(
+        &mut self,
+        entry: &Entry,
+    ) -> Result<Result<&MethodDecl, String>, CiteError> {
+        Ok(match self.get(&entry.file)? {
+            None => Err("file not found".to_string()),
+            Some(file) => match find(entry, file) {
+                Found::One(m) => Ok(m),
+                Found::Not(why) => Err(why),
+            },
+        })
+    }
 }
 
-/// The lines each cited method had at the pinned commit, read from git.
-struct Baseline<'d> {
-    dir: &'d Path,
-    commit: String,
-    parsed: BTreeMap<String, Option<JavaFile>>,
+/// Where one source's citations are looked up.
+enum Tree<'d> {
+    /// `ozone` or `ratis`: the work tree, and the pinned commit (for its lines) when the
+    /// checkout's git history has it.
+    Work {
+        files: Files<'d>,
+        baseline: Option<Files<'d>>,
+    },
+    /// A historical source: its commit, in the checkout's git history.
+    Commit(Files<'d>),
+    /// Not checked, and why.
+    Unavailable(String),
 }
 
-impl Baseline<'_> {
-    fn lines(&mut self, entry: &Entry) -> Option<(usize, usize)> {
-        let (dir, commit) = (self.dir, &self.commit);
-        let file = self
-            .parsed
-            .entry(entry.file.clone())
-            .or_insert_with(|| {
-                git::show(dir, commit, &entry.file).and_then(|text| java::parse(&text).ok())
-            })
-            .as_ref()?;
-        match find(entry, file) {
-            Found::One(m) => Some(m.lines),
-            Found::Not(_) => None,
-        }
+/// The sources of `manifest` in the order a report lists them: `ozone`, `ratis`, then the
+/// historical ones by name.
+pub(super) fn ordered(manifest: &Manifest) -> Vec<(&String, &Pin)> {
+    let mut sources: Vec<(&String, &Pin)> = manifest.sources.iter().collect();
+    sources.sort_by_key(|(name, _)| (is_historical(name), name.as_str()));
+    sources
+}
+
+/// The repository of the source `name` (its own source name, `ozone` or `ratis`), and the
+/// checkout given for it.
+pub(super) fn checkout<'d>(
+    name: &str,
+    pin: &Pin,
+    ozone_dir: Option<&'d Path>,
+    ratis_dir: Option<&'d Path>,
+) -> (&'static str, Option<&'d Path>) {
+    let repository = pin
+        .repository_name()
+        .or_else(|| Source::from_name(name).map(Source::name))
+        .unwrap_or("ozone");
+    match repository {
+        "ratis" => ("ratis", ratis_dir),
+        other => (other, ozone_dir),
     }
 }
 
 /// Check every citation of `manifest`: Ozone ones in `ozone_dir`, Ratis ones in `ratis_dir`
-/// when given (else `not checked`).
+/// when given (else `not checked`); a historical source's in the same checkout of its
+/// repository, at its own commit (`not checked` when the checkout's history lacks it).
 ///
 /// Errors: a directory that is not the expected source tree, or a cited file that exists
-/// but cannot be read. A missing file, class or method is a status, not an error.
+/// but cannot be read (or parsed). A missing file, class or method is a status, not an
+/// error, and so is a historical commit the checkout lacks.
 pub fn check(
     manifest: &Manifest,
     ozone_dir: &Path,
@@ -286,31 +368,35 @@ pub fn check_trees(
         recognise(Source::Ratis, dir)?;
     }
     let mut sources = Vec::new();
-    let mut trees: BTreeMap<String, (Files<'_>, Option<Baseline<'_>>)> = BTreeMap::new();
-    for (name, pin) in &manifest.sources {
-        let dir = match name.as_str() {
-            "ozone" => ozone_dir,
-            "ratis" => ratis_dir,
-            _ => None,
-        };
+    let mut trees: BTreeMap<String, Tree<'_>> = BTreeMap::new();
+    for (name, pin) in ordered(manifest) {
+        let (repository, dir) = checkout(name, pin, ozone_dir, ratis_dir);
         let baseline = match dir {
             None => Err("no checkout given".to_string()),
             Some(d) => git::has_commit(d, &pin.commit),
         };
+        let tree = match (dir, &baseline) {
+            (None, _) => Tree::Unavailable(format!("no --{repository} checkout given")),
+            (Some(d), Ok(())) if is_historical(name) => Tree::Commit(Files::at(d, &pin.commit)),
+            (Some(_), Err(why)) if is_historical(name) => Tree::Unavailable(format!(
+                "the --{repository} checkout lacks the commit {}: {}",
+                short(&pin.commit),
+                why.lines().next().unwrap_or("").trim()
+            )),
+            (Some(d), _) => Tree::Work {
+                files: Files::new(d),
+                baseline: baseline.is_ok().then(|| Files::at(d, &pin.commit)),
+            },
+        };
+        trees.insert(name.clone(), tree);
         sources.push(SourceChecked {
             source: name.clone(),
+            repository: repository.to_string(),
+            about: pin.about.clone(),
             pinned: pin.commit.clone(),
             dir: dir.map(Path::to_path_buf),
-            baseline: baseline.clone(),
+            baseline,
         });
-        if let Some(d) = dir {
-            let base = baseline.ok().map(|()| Baseline {
-                dir: d,
-                commit: pin.commit.clone(),
-                parsed: BTreeMap::new(),
-            });
-            trees.insert(name.clone(), (Files::new(d), base));
-        }
     }
     let mut citations = Vec::new();
     for e in &manifest.citations {
@@ -326,35 +412,55 @@ pub fn check_trees(
             pinned_lines: None,
             detail: None,
         };
-        let Some((files, baseline)) = trees.get_mut(&e.source) else {
-            c.detail = Some(format!("no --{} checkout given", e.source));
-            citations.push(c);
-            continue;
-        };
-        let Some(file) = files.get(&e.file)? else {
-            c.status = Status::Missing;
-            c.detail = Some("file not found".into());
-            citations.push(c);
-            continue;
-        };
-        match find(e, file) {
-            Found::Not(why) => {
-                c.status = Status::Missing;
-                c.detail = Some(why);
-            }
-            Found::One(m) => {
-                c.lines = Some(m.lines);
-                c.pinned_lines = baseline.as_mut().and_then(|b| b.lines(e));
-                c.status = if m.fingerprint != e.fingerprint {
-                    Status::Changed
-                } else if c.pinned_lines.is_some_and(|old| old != m.lines) {
-                    Status::Moved
-                } else {
-                    Status::Unchanged
-                };
-            }
+        match trees.get_mut(&e.source) {
+            None => c.detail = Some(format!("no [sources.{}]", e.source)),
+            Some(Tree::Unavailable(why)) => c.detail = Some(why.clone()),
+            Some(Tree::Work { files, baseline }) => match files.locate(e)? {
+                Err(why) => {
+                    c.status = Status::Missing;
+                    c.detail = Some(why);
+                }
+                Ok(m) => {
+                    c.lines = Some(m.lines);
+                    // The lines at the pinned commit are for comparing only: a file that
+                    // cannot be read there leaves them unknown.
+                    c.pinned_lines = baseline
+                        .as_mut()
+                        .and_then(|b| b.locate(e).ok()?.ok().map(|old| old.lines));
+                    c.status = if m.fingerprint != e.fingerprint {
+                        Status::Changed
+                    } else if c.pinned_lines.is_some_and(|old| old != m.lines) {
+                        Status::Moved
+                    } else {
+                        Status::Unchanged
+                    };
+                }
+            },
+            Some(Tree::Commit(files)) => match files.locate(e)? {
+                Err(why) => {
+                    c.status = Status::Missing;
+                    c.detail = Some(format!(
+                        "{why} at {}",
+                        short(&manifest.sources[&e.source].commit)
+                    ));
+                }
+                Ok(m) => {
+                    c.lines = Some(m.lines);
+                    c.pinned_lines = Some(m.lines);
+                    c.status = if m.fingerprint == e.fingerprint {
+                        Status::Unchanged
+                    } else {
+                        Status::Changed
+                    };
+                }
+            },
         }
         citations.push(c);
     }
     Ok(CiteReport { sources, citations })
+}
+
+/// A commit shortened as the report prints it (12 hex digits).
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
 }

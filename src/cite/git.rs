@@ -21,12 +21,14 @@ pub(super) fn run(dir: &Path, args: &[&str]) -> Result<String, (String, String)>
     }
 }
 
-/// Whether `dir` is in a git repository that holds `commit`.
+/// Whether `dir` is in a git repository that holds `commit`; `Err` says why not: the
+/// commit is not in its history (a shallow clone, another fork), or git's own error (not
+/// a git repository at all).
 pub(super) fn has_commit(dir: &Path, commit: &str) -> Result<(), String> {
     run(dir, &["cat-file", "-e", &format!("{commit}^{{commit}}")])
         .map(drop)
         .map_err(|(_, e)| {
-            if e.is_empty() {
+            if e.is_empty() || run(dir, &["rev-parse", "--git-dir"]).is_ok() {
                 format!("the commit {commit} is not in its git history")
             } else {
                 e

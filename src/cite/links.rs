@@ -1,19 +1,22 @@
 //! Where a trace step's Java method links to: the cited file at the pinned commit on
 //! GitHub, with the method's line range (`#L<first>-L<last>`) when a checkout located it.
+//! A historical source's citation (see [`check`](mod@super::check)) links to its file at that
+//! source's own commit, never at the pin.
 //!
 //! Without a checkout ([`Links::files()`]) every link points to the file. With one
 //! ([`Links::resolve`]), each cited method is located by parsing the checkout
 //! ([`super::check::check_trees`], the search `cite` runs), and a citation gets its lines
 //! only when both hold:
 //!
-//! - the checkout's `HEAD` is the pinned commit, so that lines read there are lines of the
-//!   commit the link names;
+//! - the lines read are lines of the commit the link names: for `ozone` and `ratis`, the
+//!   checkout's `HEAD` is the pinned commit; for a historical source, the checkout's git
+//!   history holds its commit (`HEAD` may be anywhere, the lines are read from git);
 //! - the method is `unchanged` or `moved` against the manifest's fingerprint; its lines are
-//!   those at the pinned commit (read from git), which is what the link shows.
+//!   those at the commit the link names (read from git), which is what the link shows.
 //!
 //! Otherwise the link stays the file's, and [`Links::resolve`] returns one warning line per
-//! checkout saying why. Nothing here is global: the table is passed to whatever renders a
-//! link.
+//! source and checkout saying why. Nothing here is global: the table is passed to whatever
+//! renders a link.
 //!
 //! ```
 //! use ozone_ha_check::cite::Links;
@@ -72,7 +75,8 @@ impl Links {
         self.lines.len()
     }
 
-    /// The link of a citation: its file at the pinned commit, with its lines if located.
+    /// The link of a citation: its file at the commit its source pins (a historical
+    /// source's own), with its lines if located.
     pub fn citation_url(&self, c: &Citation) -> String {
         c.pinned_url(self.lines(c.id))
     }
@@ -105,21 +109,31 @@ impl Links {
             let shown = dir.display();
             let name = &source.source;
             let pinned = short(&source.pinned);
-            match git::head(dir) {
-                Ok(head) if head == source.pinned => {}
-                Ok(head) => {
+            if source.is_historical() {
+                if let Err(why) = &source.baseline {
                     warnings.push(format!(
-                        "warning: `{shown}` is at {}, not the pinned {name} commit {pinned}: links to its Java methods point to their files, without line ranges",
-                        short(&head)
-                    ));
-                    continue;
-                }
-                Err(why) => {
-                    warnings.push(format!(
-                        "warning: `{shown}` is not a git checkout of the pinned {name} commit {pinned} ({}): links to its Java methods point to their files, without line ranges",
+                        "warning: `{shown}` does not hold the commit {pinned} of {name} ({}): links to its Java methods point to their files, without line ranges",
                         why.lines().next().unwrap_or("").trim()
                     ));
                     continue;
+                }
+            } else {
+                match git::head(dir) {
+                    Ok(head) if head == source.pinned => {}
+                    Ok(head) => {
+                        warnings.push(format!(
+                            "warning: `{shown}` is at {}, not the pinned {name} commit {pinned}: links to its Java methods point to their files, without line ranges",
+                            short(&head)
+                        ));
+                        continue;
+                    }
+                    Err(why) => {
+                        warnings.push(format!(
+                            "warning: `{shown}` is not a git checkout of the pinned {name} commit {pinned} ({}): links to its Java methods point to their files, without line ranges",
+                            why.lines().next().unwrap_or("").trim()
+                        ));
+                        continue;
+                    }
                 }
             }
             let mut unlocated = Vec::new();
@@ -139,8 +153,13 @@ impl Links {
                     String::new()
                 };
                 unlocated.truncate(3);
+                let at = if source.is_historical() {
+                    format!(" at {pinned}")
+                } else {
+                    String::new()
+                };
                 warnings.push(format!(
-                    "warning: {n} cited {name} method(s) are not as the manifest records them in `{shown}` ({}{more}): their links point to their files, without line ranges",
+                    "warning: {n} cited {name} method(s) are not as the manifest records them in `{shown}`{at} ({}{more}): their links point to their files, without line ranges",
                     unlocated.join(", ")
                 ));
             }

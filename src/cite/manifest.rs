@@ -265,3 +265,98 @@ impl Manifest {
         Ok(format!("{HEADER}{body}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OZONE: &str = "[sources.ozone]\nrepository = \"https://github.com/apache/ozone\"\ncommit = \"1111111111111111111111111111111111111111\"\n";
+
+    /// A manifest with the `ozone` pin, a historical source `name` (its `[sources]` body
+    /// given) and one citation of it with `id`.
+    fn with_historical(name: &str, body: &str, id: &str) -> Result<Manifest, String> {
+        Manifest::parse(&format!(
+            "{OZONE}\n[sources.\"{name}\"]\n{body}\n[[citation]]\nid = \"{id}\"\nsource = \"{name}\"\nfile = \"a/B.java\"\nclass = \"B\"\nmethod = \"run\"\nfingerprint = \"{}\"\n",
+            "0".repeat(64)
+        ))
+    }
+
+    const BODY: &str = "repository = \"https://github.com/apache/ozone\"\ncommit = \"2222222222222222222222222222222222222222\"\nabout = \"HDDS-1's fix's parent\"\n";
+
+    #[test]
+    fn a_historical_source_is_accepted() {
+        let m = with_historical("hdds-1-parent", BODY, "B.run@hdds-1-parent").unwrap();
+        let pin = &m.sources["hdds-1-parent"];
+        assert_eq!(pin.repository_name(), Some("ozone"));
+        assert_eq!(pin.about.as_deref(), Some("HDDS-1's fix's parent"));
+        assert!(is_historical("hdds-1-parent") && !is_historical("ratis"));
+        // `about` is written back, and only for the historical source.
+        let text = m.to_toml().unwrap();
+        assert_eq!(text.matches("about = ").count(), 1, "{text}");
+        assert_eq!(Manifest::parse(&text).unwrap(), m);
+        let ratis = BODY.replace("apache/ozone", "apache/ratis");
+        let m = with_historical("r2", &ratis, "B.run@r2").unwrap();
+        assert_eq!(m.sources["r2"].repository_name(), Some("ratis"));
+    }
+
+    #[test]
+    fn a_historical_source_name_is_lower_case_letters_digits_and_dashes() {
+        for bad in ["Hdds-1", "hdds_1", "1-parent", "-parent", "a.b", "a b", ""] {
+            let id = format!("B.run@{bad}");
+            let err = with_historical(bad, BODY, &id).unwrap_err();
+            assert!(err.contains("lower-case letters"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_historical_source_names_ozone_or_ratis() {
+        let body = BODY.replace("apache/ozone", "apache/hadoop");
+        let err = with_historical("old", &body, "B.run@old").unwrap_err();
+        assert!(
+            err.contains("source `old`: repository `https://github.com/apache/hadoop` is neither"),
+            "{err}"
+        );
+        // `ozone` and `ratis` keep their own repositories.
+        let swapped = OZONE.replace("apache/ozone", "apache/ratis");
+        let err = Manifest::parse(&swapped).unwrap_err();
+        assert!(
+            err.contains("expected `https://github.com/apache/ozone`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_historical_source_says_what_its_commit_is() {
+        let without = BODY.replace("about = \"HDDS-1's fix's parent\"\n", "");
+        let err = with_historical("old", &without, "B.run@old").unwrap_err();
+        assert!(err.contains("(`about`)"), "{err}");
+        let blank = BODY.replace("HDDS-1's fix's parent", "  ");
+        let err = with_historical("old", &blank, "B.run@old").unwrap_err();
+        assert!(err.contains("(`about`)"), "{err}");
+        let short = BODY.replace("2222222222222222222222222222222222222222", "2222222");
+        let err = with_historical("old", &short, "B.run@old").unwrap_err();
+        assert!(err.contains("not a full 40-digit commit id"), "{err}");
+    }
+
+    #[test]
+    fn a_historical_citation_id_ends_in_at_source() {
+        let err = with_historical("old", BODY, "B.run").unwrap_err();
+        assert!(err.contains("the id should be `B.run@old`"), "{err}");
+        let err = with_historical("old", BODY, "B.run@other").unwrap_err();
+        assert!(err.contains("the id should be `B.run@old`"), "{err}");
+        // And an `ozone` citation's id carries no `@`.
+        let err = Manifest::parse(&format!(
+            "{OZONE}\n[[citation]]\nid = \"B.run@ozone\"\nfile = \"a/B.java\"\nclass = \"B\"\nmethod = \"run\"\nfingerprint = \"{}\"\n",
+            "0".repeat(64)
+        ))
+        .unwrap_err();
+        assert!(err.contains("the id should be `B.run`"), "{err}");
+        // A citation of a source the manifest does not pin.
+        let err = Manifest::parse(&format!(
+            "{OZONE}\n[[citation]]\nid = \"B.run@old\"\nsource = \"old\"\nfile = \"a/B.java\"\nclass = \"B\"\nmethod = \"run\"\nfingerprint = \"{}\"\n",
+            "0".repeat(64)
+        ))
+        .unwrap_err();
+        assert!(err.contains("has no [sources.old]"), "{err}");
+    }
+}

@@ -13,6 +13,16 @@
 //! where a trace step's method links to (the pinned file, with the method's lines when a
 //! checkout at the pinned commit located it).
 //!
+//! A model of a bug stands for the Java as it was just before its fix, and at the fix,
+//! which the pin has usually left behind. Those citations belong to a historical source: a
+//! `[sources.NAME]` of the Ozone or Ratis repository pinned at its own commit, with an
+//! `about` line saying which (`HDDS-11152's fix's parent`). Their ids end in `@NAME`, their
+//! constants live in `cite::java::NAME` (dashes as underscores), and [`Citation::pin`]
+//! names the source, so [`Citation::pinned_url`] links to that commit. [`check()`] reads
+//! them from the checkout's git history at that commit, never from its work tree, and
+//! leaves them `not checked` when the history lacks it; [`record()`] fills their
+//! fingerprints at that commit without moving it.
+//!
 //! ```
 //! use ozone_ha_check::cite::{java, Label};
 //! let c = &java::OzoneManagerDoubleBuffer::flushTransactions;

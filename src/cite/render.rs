@@ -1,7 +1,7 @@
 //! A [`CiteReport`] as text or JSON, with the cases that use each changed or missing
 //! citation.
 
-use super::check::{Checked, CiteReport, Status};
+use super::check::{Checked, CiteReport, SourceChecked, Status};
 use super::usage::{CaseRef, Usage};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -29,6 +29,45 @@ fn location(c: &Checked) -> String {
     s
 }
 
+/// One source: its name, commit and (historical source) repository and `about`, where
+/// it was checked and how.
+fn source_line(s: &SourceChecked) -> String {
+    let name = if s.is_historical() {
+        format!(
+            "{}: {} {} ({})",
+            s.source,
+            s.repository,
+            short(&s.pinned),
+            s.about.as_deref().unwrap_or("")
+        )
+    } else {
+        format!("{} {}", s.source, short(&s.pinned))
+    };
+    let why = |e: &str| e.lines().next().unwrap_or("").to_string();
+    match (&s.dir, &s.baseline) {
+        (None, _) if s.is_historical() => {
+            format!("{name}: not checked (no --{} checkout given)", s.repository)
+        }
+        (None, _) => format!("{name}: not checked (no checkout given)"),
+        (Some(d), Ok(())) if s.is_historical() => format!(
+            "{name} in {}: read from git at that commit, whatever the work tree",
+            d.display()
+        ),
+        (Some(d), Ok(())) => format!(
+            "{name} in {}: lines compared with the pinned commit",
+            d.display()
+        ),
+        (Some(d), Err(e)) if s.is_historical() => {
+            format!("{name} in {}: not checked ({})", d.display(), why(e))
+        }
+        (Some(d), Err(e)) => format!(
+            "{name} in {}: lines not compared ({}); a matching fingerprint counts as unchanged",
+            d.display(),
+            why(e)
+        ),
+    }
+}
+
 const ORDER: [Status; 5] = [
     Status::Unchanged,
     Status::Moved,
@@ -42,29 +81,7 @@ const ORDER: [Status; 5] = [
 pub fn text(report: &CiteReport, usage: Option<&Usage>) -> String {
     let mut out = String::new();
     for s in &report.sources {
-        let _ = match (&s.dir, &s.baseline) {
-            (None, _) => writeln!(
-                out,
-                "{} {}: not checked (no checkout given)",
-                s.source,
-                short(&s.pinned)
-            ),
-            (Some(d), Ok(())) => writeln!(
-                out,
-                "{} {} in {}: lines compared with the pinned commit",
-                s.source,
-                short(&s.pinned),
-                d.display()
-            ),
-            (Some(d), Err(why)) => writeln!(
-                out,
-                "{} {} in {}: lines not compared ({}); a matching fingerprint counts as unchanged",
-                s.source,
-                short(&s.pinned),
-                d.display(),
-                why.lines().next().unwrap_or("")
-            ),
-        };
+        let _ = writeln!(out, "{}", source_line(s));
     }
     let width = report
         .citations
@@ -115,9 +132,11 @@ pub fn text(report: &CiteReport, usage: Option<&Usage>) -> String {
     out
 }
 
-/// The report as JSON: `sources`, `citations` (each with `status`, `lines`,
-/// `pinned_lines`, `detail` and, when `usage` is given, `used_by` for the changed or
-/// missing ones) and `summary` (counts per status).
+/// The report as JSON: `sources` (each with `source`, `repository`, `historical`, `about`,
+/// `pinned`, `dir`, and whether the checkout's history has the pinned commit:
+/// `lines_compared`, or why not; a historical source without it is not checked),
+/// `citations` (each with `status`, `lines`, `pinned_lines`, `detail` and, when `usage` is
+/// given, `used_by` for the changed or missing ones) and `summary` (counts per status).
 pub fn json(report: &CiteReport, usage: Option<&Usage>) -> Value {
     let sources: Vec<Value> = report
         .sources
@@ -125,6 +144,9 @@ pub fn json(report: &CiteReport, usage: Option<&Usage>) -> Value {
         .map(|s| {
             json!({
                 "source": s.source,
+                "repository": s.repository,
+                "historical": s.is_historical(),
+                "about": s.about,
                 "pinned": s.pinned,
                 "dir": s.dir,
                 "lines_compared": s.baseline.is_ok(),
