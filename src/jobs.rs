@@ -451,11 +451,12 @@ pub fn run(
 ) -> Result<Vec<Report>, RunError> {
     let share = selection
         .time_budget
-        .map(|b| Duration::from_secs_f64(b / jobs.len().max(1) as f64));
+        .and_then(|b| Duration::try_from_secs_f64(b / jobs.len().max(1) as f64).ok());
     let mut reports = Vec::with_capacity(jobs.len());
     for job in jobs {
         started(job);
-        let deadline = share.map(|d| Instant::now() + d);
+        // A budget too far ahead for the clock is no deadline at all.
+        let deadline = share.and_then(|d| Instant::now().checked_add(d));
         let request = Request::new(job.variant, job.plan, job.strategy.clone())
             .stop_at_first(job.strategy.engine() != Engine::Threads)
             .watch(selection.invariant.as_deref())

@@ -653,12 +653,11 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Failure> {
 }
 
 fn seconds(value: f64, flag: &str) -> Result<Duration, Failure> {
-    if value.is_finite() && value > 0.0 {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(Failure::Usage(format!(
-            "{flag} takes a positive number of seconds"
-        )))
+    match Duration::try_from_secs_f64(value) {
+        Ok(d) if value > 0.0 => Ok(d),
+        _ => Err(Failure::Usage(format!(
+            "{flag} takes a positive number of seconds (at most about 1.8e19)"
+        ))),
     }
 }
 
@@ -694,7 +693,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         sizes: args.sizes.clone(),
         scenarios: args.scenarios.clone(),
         deadline: match args.time_budget {
-            Some(b) => Some(Instant::now() + seconds(b, "--time-budget")?),
+            Some(b) => Instant::now().checked_add(seconds(b, "--time-budget")?),
             None => None,
         },
     };

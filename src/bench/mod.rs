@@ -286,7 +286,7 @@ fn measure_shuttle(
     }
     if !violates && engine == Engine::Random {
         // DFS where tractable.
-        let deadline = Some(Instant::now() + settings.time_box);
+        let deadline = Instant::now().checked_add(settings.time_box);
         let request = Request::new(
             v,
             p,
@@ -346,7 +346,7 @@ fn measure_loom(
     let holds = s.expected(v, p) == Ok(Expected::Holds);
     if holds {
         for bound in 1..=3 {
-            let deadline = Some(Instant::now() + settings.time_box);
+            let deadline = Instant::now().checked_add(settings.time_box);
             let request = Request::new(
                 v,
                 p,
@@ -371,7 +371,7 @@ fn measure_loom(
         }
     } else {
         for bound in 0..=3 {
-            let deadline = Some(Instant::now() + settings.time_box);
+            let deadline = Instant::now().checked_add(settings.time_box);
             let request = Request::new(
                 v,
                 p,
