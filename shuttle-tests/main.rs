@@ -9,6 +9,7 @@ mod hdds_16092;
 mod hdds_16452;
 mod hdds_16900;
 mod hdds_17215;
+mod hdds_7279;
 mod matrix;
 mod probes;
 mod support;

@@ -25,6 +25,7 @@ const BY_CONSTRUCTION: &[(&str, &str)] = &[
     // first, so the probes still fire in some executions only.
     ("hdds-11152", "PurgeAppliedBeforeKeysFlushed"),
     ("hdds-11453", "PurgeSwappedWithItsKeys"),
+    ("hdds-7279", "CreateSwappedWithEarlier"),
 ];
 
 fn by_construction(s: &dyn AnyScenario, probe: &str) -> bool {

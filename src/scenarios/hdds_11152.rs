@@ -91,7 +91,8 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, Dirs, Java, Loader, Lookup, PurgeKeysApply, SnapshotDb, Snapshots, Split,
+    Bookkeeping, Cites, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, SnapshotDb,
+    Snapshots, Split,
 };
 use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Property};
@@ -206,7 +207,7 @@ impl Variant {
 
     /// The commits its steps cite.
     pub fn cites(self) -> &'static Cites {
-        const BUGGY: Cites = Cites {
+        const BUGGY: PurgeCites = PurgeCites {
             purge_keys_request: &parent::OMKeyPurgeRequest::validateAndUpdateCache,
             purge_keys_response: &parent::OMKeyPurgeResponse::addToDBBatch,
             get_snapshot: &parent::OmSnapshotManager::getSnapshot__String_boolean,
@@ -218,11 +219,8 @@ impl Variant {
             purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
             purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
             chain_remove: &parent::SnapshotChainManager::deleteSnapshot,
-            add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
-            flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
-            split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
         };
-        const FIXED: Cites = Cites {
+        const FIXED: PurgeCites = PurgeCites {
             purge_keys_request: &fix::OMKeyPurgeRequest::validateAndUpdateCache,
             purge_keys_response: &fix::OMKeyPurgeResponse::addToDBBatch,
             get_snapshot: &fix::OmSnapshotManager::getSnapshot__UUID,
@@ -233,22 +231,32 @@ impl Variant {
             chain_remove: &fix::SnapshotChainManager::removeFromSnapshotIdToTable,
             ..BUGGY
         };
-        const BY_ID_FALLBACK: Cites = Cites {
+        const BY_ID_FALLBACK: PurgeCites = PurgeCites {
             purge_request: BUGGY.purge_request,
             purge_response: BUGGY.purge_response,
             chain_remove: BUGGY.chain_remove,
             ..FIXED
         };
-        const BY_ID_MOVED: Cites = Cites {
+        const BY_ID_MOVED: PurgeCites = PurgeCites {
             loader: BUGGY.loader,
             loader_info: BUGGY.loader_info,
             ..FIXED
         };
+        // The double buffer is the parent's for every variant: the fix does not change it.
+        const fn with(purge: &'static PurgeCites) -> Cites {
+            Cites {
+                add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+                flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
+                split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+                purge: Some(purge),
+                create: None,
+            }
+        }
         match self {
-            Variant::Buggy => &BUGGY,
-            Variant::ByIdFallback => &BY_ID_FALLBACK,
-            Variant::ByIdMoved => &BY_ID_MOVED,
-            Variant::Fixed => &FIXED,
+            Variant::Buggy => const { &with(&BUGGY) },
+            Variant::ByIdFallback => const { &with(&BY_ID_FALLBACK) },
+            Variant::ByIdMoved => const { &with(&BY_ID_MOVED) },
+            Variant::Fixed => const { &with(&FIXED) },
         }
     }
 }
@@ -350,7 +358,7 @@ impl Case for Prepared {
             self.variant.cites(),
         );
         let om = Arc::new(SnapshotOm::new(Arc::clone(&store), snaps, false));
-        SnapshotOm::run_threads(&om, &self.log, recorder);
+        SnapshotOm::run_threads(&[Arc::clone(&om)], &self.log, recorder);
         recorder.quiesce();
         let end = End {
             exits: om.exits(),

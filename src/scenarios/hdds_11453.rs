@@ -76,7 +76,7 @@ use crate::kit::store::{Store, Tables};
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, Java, Loader, Lookup, PurgeKeysApply, Snapshots, Split,
+    Bookkeeping, Cites, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, Snapshots, Split,
 };
 use crate::models::om::startup::Replayed;
 use crate::models::om::OmRow;
@@ -128,9 +128,9 @@ pub const NO_REPLAY_AGAINST_PURGED_SNAPSHOT: Invariant<Opened> = Invariant::even
 );
 
 impl Variant {
-    /// The commits its steps cite.
+    /// The commits its steps cite: the parent's, and the fix's split for `fixed`.
     pub fn cites(self) -> &'static Cites {
-        const BUGGY: Cites = Cites {
+        const PURGE: PurgeCites = PurgeCites {
             purge_keys_request: &parent::OMKeyPurgeRequest::validateAndUpdateCache,
             purge_keys_response: &parent::OMKeyPurgeResponse::addToDBBatch,
             get_snapshot: &parent::OmSnapshotManager::getSnapshot__UUID,
@@ -142,9 +142,13 @@ impl Variant {
             purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
             purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
             chain_remove: &parent::SnapshotChainManager::removeFromSnapshotIdToTable,
+        };
+        const BUGGY: Cites = Cites {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
             split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            purge: Some(&PURGE),
+            create: None,
         };
         const FIXED: Cites = Cites {
             split: &fix::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
@@ -223,7 +227,7 @@ impl Case for Prepared {
         let store = Arc::new(Store::with_state(active, None));
         let snaps = Snapshots::new(Arc::clone(&dirs), [SNAPSHOT.to_string()], &[], java, cites);
         let om = Arc::new(SnapshotOm::new(Arc::clone(&store), snaps, self.crash));
-        SnapshotOm::run_threads(&om, &self.log, recorder);
+        SnapshotOm::run_threads(&[Arc::clone(&om)], &self.log, recorder);
         recorder.quiesce();
         let mut exits = om.exits();
         let mut purged = om.snapshots().opened_purged();

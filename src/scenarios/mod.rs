@@ -20,6 +20,7 @@ pub mod hdds_16092;
 pub mod hdds_16452;
 pub mod hdds_16900;
 pub mod hdds_17215;
+pub mod hdds_7279;
 
 use crate::properties::{Kind, Property};
 use crate::scenario::{Case, Choice, Expected, Scenario, SizeKnob};
@@ -32,6 +33,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_16452::Hdds16452,
         &hdds_17215::Hdds17215,
         &hdds_16900::Hdds16900,
+        &hdds_7279::Hdds7279,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
     ]

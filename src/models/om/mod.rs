@@ -139,6 +139,9 @@ impl fmt::Display for TermIndex {
     }
 }
 
+/// The OM's tables.
+pub type OmTables = Tables<OmRow>;
+
 /// The rows a fresh OM starts with: an empty bucket and `TransactionInfo` 0.
 pub fn initial_tables() -> Tables<OmRow> {
     let mut t = Tables::default();

@@ -88,16 +88,62 @@ pub enum Bookkeeping {
 /// How the ready buffer is split into batches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
-    /// 5feb9eacd83^: a snapshot create alone in its batch (no create in these logs: one
-    /// batch per swap).
+    /// 6fe2ab80115^: the whole ready buffer is one batch.
+    OneBatch,
+    /// 6fe2ab80115 as committed: every response alone in its batch (the split's test,
+    /// `getCreateSnapshotResponse() != null`, holds for every proto2 response).
+    Every,
+    /// 4d09962a659 to 5feb9eacd83^: a snapshot create alone in its batch.
     AtCreate,
     /// 5feb9eacd83: a snapshot create or a snapshot purge alone in its batch.
     AtCreateAndPurge,
 }
 
+/// The methods a log with key writes and snapshot creates cites.
+#[derive(Clone, Copy, Debug)]
+pub struct CreateCites {
+    /// `OMKeyCreateRequest.validateAndUpdateCache` (the key write before the create).
+    pub key_request: &'static Citation,
+    /// `OMSnapshotCreateRequest.validateAndUpdateCache`.
+    pub create_request: &'static Citation,
+    /// `OMSnapshotCreateResponse.addToDBBatch`.
+    pub create_response: &'static Citation,
+    /// `OmSnapshotManager.createOmSnapshotCheckpoint`.
+    pub checkpoint: &'static Citation,
+}
+
 /// The Java methods a model's steps cite: the commit each comes from follows the knobs.
 #[derive(Clone, Copy, Debug)]
 pub struct Cites {
+    /// `OzoneManagerDoubleBuffer.addToBatch` (where an exception terminates the OM).
+    pub add_to_batch: &'static Citation,
+    /// `OzoneManagerDoubleBuffer.flushBatch` (the commit).
+    pub flush_batch: &'static Citation,
+    /// `OzoneManagerDoubleBuffer.splitReadyBufferAtCreateSnapshot`.
+    pub split: &'static Citation,
+    /// For logs with snapshot purges.
+    pub purge: Option<&'static PurgeCites>,
+    /// For logs with key writes and snapshot creates.
+    pub create: Option<&'static CreateCites>,
+}
+
+impl Cites {
+    /// The purge methods; a model whose log purges cites them.
+    pub fn purges(&self) -> &'static PurgeCites {
+        self.purge
+            .expect("a model whose log has snapshot purges cites their methods")
+    }
+
+    /// The create methods; a model whose log creates cites them.
+    pub fn creates(&self) -> &'static CreateCites {
+        self.create
+            .expect("a model whose log has key writes or snapshot creates cites their methods")
+    }
+}
+
+/// The methods a log with snapshot purges cites.
+#[derive(Clone, Copy, Debug)]
+pub struct PurgeCites {
     /// `OMKeyPurgeRequest.validateAndUpdateCache`.
     pub purge_keys_request: &'static Citation,
     /// `OMKeyPurgeResponse.addToDBBatch`.
@@ -120,12 +166,6 @@ pub struct Cites {
     pub purge_response: &'static Citation,
     /// What drops the id: `SnapshotChainManager.deleteSnapshot` or `removeFromSnapshotIdToTable`.
     pub chain_remove: &'static Citation,
-    /// `OzoneManagerDoubleBuffer.addToBatch`.
-    pub add_to_batch: &'static Citation,
-    /// `OzoneManagerDoubleBuffer.flushBatch`.
-    pub flush_batch: &'static Citation,
-    /// `OzoneManagerDoubleBuffer.splitReadyBufferAtCreateSnapshot`.
-    pub split: &'static Citation,
 }
 
 /// A snapshot's own DB: its `deletedTable` is what the purge of keys deletes from.
@@ -163,6 +203,18 @@ impl Dirs {
                 format!("delete snapshot directory {name}: already gone")
             }
         });
+    }
+
+    /// A new checkpoint directory holding `checkpoint` (a RocksDB checkpoint of the active DB).
+    pub fn create(&self, name: &str, checkpoint: crate::models::om::OmTables) {
+        let db = Arc::new(SnapshotDb::with_state(checkpoint, None));
+        self.dirs.lock().insert(name.to_string(), db);
+    }
+
+    /// The committed rows of `name`'s DB, if its directory exists (a final observation).
+    pub fn content(&self, name: &str) -> Option<crate::models::om::OmTables> {
+        let db = self.dirs.lock().get(name).cloned();
+        db.map(|db| db.durable())
     }
 
     /// `loadDB` with `createIfMissing`: an empty DB where the directory was.
@@ -283,7 +335,7 @@ impl Snapshots {
     /// map's `compute` (one lock held throughout, as here); its failures reach the caller as
     /// `IllegalStateException`.
     pub fn get(&self, actor: &Actor, store: &Store<OmRow>, name: &str) -> Result<Handle, Failure> {
-        let c = self.cites;
+        let c = self.cites.purges();
         let mut m = self.memory.lock();
         if let Some(handle) = m.open.get(name) {
             actor.step_with(c.cache_get, || {
@@ -349,7 +401,7 @@ impl Snapshots {
         if let Some(h) = &closed {
             m.closed.insert(h.generation);
         }
-        actor.step_with(self.cites.cache_invalidate, || match closed {
+        actor.step_with(self.cites.purges().cache_invalidate, || match closed {
             Some(_) => format!("close {name}'s DB and drop it from the snapshot cache"),
             None => format!("{name} is not in the snapshot cache"),
         });
@@ -359,7 +411,7 @@ impl Snapshots {
     pub fn remove_id(&self, actor: &Actor, name: &str) {
         let mut m = self.memory.lock();
         m.ids.remove(name);
-        actor.step_with(self.cites.chain_remove, || {
+        actor.step_with(self.cites.purges().chain_remove, || {
             format!("snapshotIdToTableKey drops {name}")
         });
     }
@@ -374,12 +426,12 @@ impl Snapshots {
         let m = self.memory.lock();
         if m.closed.contains(&handle.generation) {
             let why = format!("IOException: {}'s RocksDB is closed", handle.name);
-            actor.step_with(self.cites.purge_keys_response, || why.clone());
+            actor.step_with(self.cites.purges().purge_keys_response, || why.clone());
             return Err(why);
         }
         handle
             .db
-            .commit(actor, self.cites.purge_keys_response, batch);
+            .commit(actor, self.cites.purges().purge_keys_response, batch);
         Ok(())
     }
 }

@@ -29,6 +29,13 @@ pub const PURGE_SWAPPED_WITH_ITS_KEYS: Probe = Probe::new(
     "one swap took a snapshot's purge together with a purge of keys from that snapshot",
 );
 
+/// A swap took a snapshot create together with an earlier response: the window of HDDS-7279
+/// (the fix then flushes the earlier one in a batch of its own before the create's).
+pub const CREATE_SWAPPED_WITH_EARLIER: Probe = Probe::new(
+    "CreateSwappedWithEarlier",
+    "one swap took a snapshot create together with an earlier response",
+);
+
 /// One OM: its DB, its snapshots, its double buffer.
 pub struct SnapshotOm {
     store: Arc<Store<OmRow>>,
@@ -107,6 +114,9 @@ impl SnapshotOm {
             if swapped_with_its_keys(&ready) {
                 actor.probe(&PURGE_SWAPPED_WITH_ITS_KEYS);
             }
+            if ready.iter().skip(1).any(SnapResponse::is_snapshot_create) {
+                actor.probe(&CREATE_SWAPPED_WITH_EARLIER);
+            }
             let parts = split(ready, self.snaps.java().split);
             if parts.len() > 1 {
                 actor.step_with(self.snaps.cites().split, || {
@@ -171,34 +181,49 @@ impl SnapshotOm {
         self.exits.with(|e| e.push(why));
     }
 
-    /// Spawn the `apply` thread (every data entry of `log`, in order) and the `flush` thread
-    /// (until the log's last index is flushed), and join both.
+    /// Spawn the `apply` thread (every data entry of `log`, in order, applied to each OM in
+    /// turn) and one flush thread per OM (`flush`, or `omN-flush` for several), each until
+    /// the log's last index is flushed; join them all.
     pub fn run_threads(
-        om: &Arc<Self>,
+        oms: &[Arc<Self>],
         log: &Arc<RaftLog<SnapshotRequest>>,
         recorder: &Arc<Recorder>,
     ) {
         let last = log.last_index();
-        let flush = {
-            let (om, me) = (Arc::clone(om), Actor::new("flush", recorder));
-            thread::spawn("flush", move || om.flush_thread(&me, last))
-        };
+        let flushes: Vec<_> = oms
+            .iter()
+            .enumerate()
+            .map(|(i, om)| {
+                let name = if oms.len() == 1 {
+                    "flush".to_string()
+                } else {
+                    format!("om{}-flush", i + 1)
+                };
+                let (om, me) = (Arc::clone(om), Actor::new(&name, recorder));
+                thread::spawn(&name, move || om.flush_thread(&me, last))
+            })
+            .collect();
         let apply = {
-            let (om, log, me) = (
-                Arc::clone(om),
-                Arc::clone(log),
-                Actor::new("apply", recorder),
-            );
+            let (oms, log, me) = (oms.to_vec(), Arc::clone(log), Actor::new("apply", recorder));
             thread::spawn("apply", move || {
+                // A gone OM takes no more entries; the others still do.
+                let mut alive = vec![true; oms.len()];
                 for (entry, request) in data_after(&log, 0) {
-                    if !om.apply(&me, entry.index, entry.term, request) {
+                    for (om, alive) in oms.iter().zip(alive.iter_mut()) {
+                        if *alive {
+                            *alive = om.apply(&me, entry.index, entry.term, request);
+                        }
+                    }
+                    if !alive.contains(&true) {
                         return;
                     }
                 }
             })
         };
         apply.join();
-        flush.join();
+        for flush in flushes {
+            flush.join();
+        }
     }
 
     /// Replay every entry of `log` after `stored`, each applied and flushed in order, until
@@ -240,8 +265,28 @@ fn swapped_with_its_keys(ready: &[SnapResponse]) -> bool {
 
 /// `splitReadyBufferAtCreateSnapshot`: a new part at the first response, and around every
 /// response the policy puts alone.
-fn split(ready: Vec<SnapResponse>, policy: Split) -> Vec<Vec<SnapResponse>> {
-    let alone = |r: &SnapResponse| policy == Split::AtCreateAndPurge && r.is_snapshot_purge();
+///
+/// ```
+/// use ozone_ha_check::models::om::snapshot::node::split;
+/// use ozone_ha_check::models::om::snapshot::requests::{Effect, SnapResponse};
+/// use ozone_ha_check::models::om::snapshot::Split;
+/// use ozone_ha_check::kit::store::WriteBatch;
+///
+/// let key = |index| SnapResponse { index, term: 1, effect: Effect::Rows(WriteBatch::new()) };
+/// let create = SnapResponse { index: 3, term: 1, effect: Effect::CreateSnapshot { snapshot: "s1".into() } };
+/// let ready = vec![key(1), key(2), create, key(4)];
+/// let sizes = |policy| split(ready.clone(), policy).iter().map(Vec::len).collect::<Vec<_>>();
+/// assert_eq!(sizes(Split::OneBatch), [4]);
+/// assert_eq!(sizes(Split::AtCreate), [2, 1, 1]);
+/// assert_eq!(sizes(Split::Every), [1, 1, 1, 1]);
+/// ```
+pub fn split(ready: Vec<SnapResponse>, policy: Split) -> Vec<Vec<SnapResponse>> {
+    let alone = |r: &SnapResponse| match policy {
+        Split::OneBatch => false,
+        Split::Every => true,
+        Split::AtCreate => r.is_snapshot_create(),
+        Split::AtCreateAndPurge => r.is_snapshot_create() || r.is_snapshot_purge(),
+    };
     let mut parts: Vec<Vec<SnapResponse>> = Vec::new();
     let mut previous_alone = false;
     for r in ready {

@@ -1,7 +1,12 @@
-//! The two snapshot-cleanup requests the `SnapshotDeletingService` / `KeyDeletingService`
-//! submit, at apply ([`apply`]: `validateAndUpdateCache`, on the apply thread) and at flush
+//! The requests of the snapshot models, at apply ([`apply`]: `validateAndUpdateCache`, on the apply thread) and at flush
 //! ([`add_to_batch`]: the response's `addToDBBatch`, on the double buffer's flush thread).
 //!
+//! - `CreateKey { key }` (`OMKeyCreateRequest`, reduced to what a snapshot sees): its
+//!   response writes the open key's row into the batch.
+//! - `CreateSnapshot { snapshot }` (`OMSnapshotCreateRequest`): the row goes into the
+//!   `snapshotInfoTable` cache at apply; at flush the response takes a RocksDB checkpoint of
+//!   the active DB's committed state into the snapshot's directory
+//!   (`OmSnapshotManager.createOmSnapshotCheckpoint`) and stages the row.
 //! - `PurgeKeys { snapshot, keys }` (`OMKeyPurgeRequest` with a `snapshotTableKey`): delete
 //!   `keys` from the snapshot's own `deletedTable`. The flush opens the snapshot's DB
 //!   (`OmSnapshotManager.getSnapshot`) and commits a batch of its own to it, at once.
@@ -13,7 +18,7 @@
 use super::{Bookkeeping, Failure, Lookup, PurgeKeysApply, Snapshots};
 use crate::kit::store::{Store, WriteBatch};
 use crate::models::om::double_buffer::Indexed;
-use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::models::om::{OmRow, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use std::fmt;
@@ -28,6 +33,16 @@ pub const PURGE_APPLIED_BEFORE_KEYS_FLUSHED: Probe = Probe::new(
 /// A request of the replicated log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SnapshotRequest {
+    /// `CreateKey`: an open key of 10 bytes.
+    CreateKey {
+        /// The key.
+        key: String,
+    },
+    /// `CreateSnapshot`.
+    CreateSnapshot {
+        /// The snapshot.
+        snapshot: String,
+    },
     /// `PurgeKeys` from a snapshot's `deletedTable`.
     PurgeKeys {
         /// The snapshot.
@@ -45,6 +60,8 @@ pub enum SnapshotRequest {
 impl fmt::Display for SnapshotRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SnapshotRequest::CreateKey { key } => write!(f, "CreateKey {key}"),
+            SnapshotRequest::CreateSnapshot { snapshot } => write!(f, "CreateSnapshot {snapshot}"),
             SnapshotRequest::PurgeKeys { snapshot, keys } => {
                 write!(f, "PurgeKeys {keys:?} from {snapshot}")
             }
@@ -56,6 +73,13 @@ impl fmt::Display for SnapshotRequest {
 /// What a response writes at flush time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
+    /// Rows for the active DB's batch.
+    Rows(WriteBatch<OmRow>),
+    /// Checkpoint the active DB into the snapshot's directory, then stage its row.
+    CreateSnapshot {
+        /// The snapshot.
+        snapshot: String,
+    },
     /// Purge `keys` from `from`'s DB (from the active DB when the apply found no snapshot
     /// row), and write the row with `lastTransactionInfo` = `record` into the batch.
     PurgeKeys {
@@ -93,9 +117,14 @@ impl Indexed for SnapResponse {
 }
 
 impl SnapResponse {
-    /// Whether `splitReadyBufferAtCreateSnapshot` of the fix (5feb9eacd83) puts it alone.
+    /// Whether it is a snapshot purge (5feb9eacd83 puts one alone in its batch).
     pub fn is_snapshot_purge(&self) -> bool {
         matches!(self.effect, Effect::PurgeSnapshot { .. })
+    }
+
+    /// Whether it is a snapshot create (alone in its batch from 6fe2ab80115 on).
+    pub fn is_snapshot_create(&self) -> bool {
+        matches!(self.effect, Effect::CreateSnapshot { .. })
     }
 }
 
@@ -119,11 +148,42 @@ pub fn apply(
 ) -> SnapResponse {
     let (java, c) = (snaps.java(), snaps.cites());
     let effect = match request {
+        SnapshotRequest::CreateKey { key } => {
+            let cc = c.creates();
+            let row = OmRow::Key {
+                size: 10,
+                update_id: index,
+            };
+            let mut rows = WriteBatch::new();
+            rows.put(OPEN_KEY_TABLE, key, row);
+            actor.step_with(cc.key_request, || {
+                format!("index {index} {request}: open {key}")
+            });
+            Effect::Rows(rows)
+        }
+        SnapshotRequest::CreateSnapshot { snapshot } => {
+            let cc = c.creates();
+            store.cache_put(
+                actor,
+                cc.create_request,
+                SNAPSHOT_INFO_TABLE,
+                snapshot,
+                OmRow::Snapshot { last_tx: 0 },
+            );
+            Effect::CreateSnapshot {
+                snapshot: snapshot.clone(),
+            }
+        }
         SnapshotRequest::PurgeKeys { snapshot, keys } => {
-            let info = store.get(actor, c.purge_keys_request, SNAPSHOT_INFO_TABLE, snapshot);
+            let info = store.get(
+                actor,
+                c.purges().purge_keys_request,
+                SNAPSHOT_INFO_TABLE,
+                snapshot,
+            );
             match (info, java.purge_keys_apply) {
                 (None, PurgeKeysApply::MayBeAbsent) => {
-                    actor.step_with(c.purge_keys_request, || {
+                    actor.step_with(c.purges().purge_keys_request, || {
                         format!(
                             "index {index} {request}: no row, the response purges the active DB"
                         )
@@ -135,7 +195,7 @@ pub fn apply(
                     }
                 }
                 (None, _) => {
-                    actor.step_with(c.purge_keys_request, || {
+                    actor.step_with(c.purges().purge_keys_request, || {
                         format!("index {index} {request}: snapshot not found: error response")
                     });
                     Effect::Nothing
@@ -144,7 +204,7 @@ pub fn apply(
                     let row = OmRow::Snapshot { last_tx: index };
                     store.cache_put(
                         actor,
-                        c.purge_keys_request,
+                        c.purges().purge_keys_request,
                         SNAPSHOT_INFO_TABLE,
                         snapshot,
                         row,
@@ -156,7 +216,9 @@ pub fn apply(
                     }
                 }
                 (Some(_), _) => {
-                    actor.step_with(c.purge_keys_request, || format!("index {index} {request}"));
+                    actor.step_with(c.purges().purge_keys_request, || {
+                        format!("index {index} {request}")
+                    });
                     Effect::PurgeKeys {
                         from: Some(snapshot.clone()),
                         keys: keys.clone(),
@@ -167,10 +229,15 @@ pub fn apply(
         }
         SnapshotRequest::SnapshotPurge { snapshot } => {
             if store
-                .get(actor, c.purge_request, SNAPSHOT_INFO_TABLE, snapshot)
+                .get(
+                    actor,
+                    c.purges().purge_request,
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                )
                 .is_none()
             {
-                actor.step_with(c.purge_request, || {
+                actor.step_with(c.purges().purge_request, || {
                     format!("index {index} {request}: no row, purged before: skip")
                 });
             } else {
@@ -179,7 +246,12 @@ pub fn apply(
                     snaps.remove_id(actor, snapshot);
                     snaps.invalidate(actor, snapshot);
                 }
-                store.cache_delete(actor, c.purge_request, SNAPSHOT_INFO_TABLE, snapshot);
+                store.cache_delete(
+                    actor,
+                    c.purges().purge_request,
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                );
             }
             Effect::PurgeSnapshot {
                 snapshot: snapshot.clone(),
@@ -207,6 +279,20 @@ pub fn add_to_batch(
     let (java, c) = (snaps.java(), snaps.cites());
     match &response.effect {
         Effect::Nothing => {}
+        Effect::Rows(rows) => batch.append(rows.clone()),
+        Effect::CreateSnapshot { snapshot } => {
+            let cc = c.creates();
+            let checkpoint = store.checkpoint(actor, cc.checkpoint);
+            snaps.dirs.create(snapshot, checkpoint);
+            actor.step_with(cc.create_response, || {
+                format!("snapshot {snapshot}'s directory holds that checkpoint; stage its row")
+            });
+            batch.put(
+                SNAPSHOT_INFO_TABLE,
+                snapshot,
+                OmRow::Snapshot { last_tx: 0 },
+            );
+        }
         Effect::PurgeKeys {
             from: None, keys, ..
         } => {
@@ -224,7 +310,12 @@ pub fn add_to_batch(
             }
             if java.lookup == Lookup::ByNameCacheFirst
                 && store
-                    .get(actor, c.get_snapshot, SNAPSHOT_INFO_TABLE, snapshot)
+                    .get(
+                        actor,
+                        c.purges().get_snapshot,
+                        SNAPSHOT_INFO_TABLE,
+                        snapshot,
+                    )
                     .is_none()
             {
                 return Err(Stop::Terminate(format!(
@@ -251,7 +342,12 @@ pub fn add_to_batch(
         }
         Effect::PurgeSnapshot { snapshot } => {
             if store
-                .get_skip_cache(actor, c.purge_response, SNAPSHOT_INFO_TABLE, snapshot)
+                .get_skip_cache(
+                    actor,
+                    c.purges().purge_response,
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                )
                 .is_none()
             {
                 return Ok(());
@@ -260,7 +356,9 @@ pub fn add_to_batch(
                 snaps.invalidate(actor, snapshot);
                 snaps.remove_id(actor, snapshot);
             }
-            snaps.dirs.delete(actor, c.purge_response, snapshot);
+            snaps
+                .dirs
+                .delete(actor, c.purges().purge_response, snapshot);
             if crash_after_dir_delete {
                 return Err(Stop::Crash);
             }
