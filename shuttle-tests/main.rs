@@ -10,6 +10,7 @@ mod hdds_16452;
 mod hdds_16900;
 mod hdds_17215;
 mod hdds_7279;
+mod hdds_8681;
 mod matrix;
 mod probes;
 mod support;

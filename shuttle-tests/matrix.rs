@@ -7,7 +7,7 @@ use ozone_ha_check::scenarios::all;
 use ozone_ha_check::verify::verify_matrix;
 
 /// Executions per case: 20,000, or `OHC_MATRIX_EXECUTIONS` (ci/mutants.sh runs the suite
-/// once per mutant at `check`'s default budget of 2,000).
+/// once per mutant at `check`'s default budget of 2,000); at least a scenario's own budget.
 fn executions() -> usize {
     std::env::var("OHC_MATRIX_EXECUTIONS")
         .ok()
@@ -18,16 +18,18 @@ fn executions() -> usize {
 #[test]
 fn every_case_gets_its_expected_verdict_under_pct() {
     for s in all() {
-        verify_matrix(*s, &|| pct(0, executions())).unwrap_or_else(|e| panic!("{e}"));
+        let n = executions().max(s.executions().unwrap_or(0));
+        verify_matrix(*s, &|| pct(0, n)).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
 #[test]
 fn every_case_gets_its_expected_verdict_under_random() {
     for s in all() {
+        let n = executions().max(s.executions().unwrap_or(0));
         verify_matrix(*s, &|| Strategy::Random {
             seed: 7,
-            executions: executions(),
+            executions: n,
         })
         .unwrap_or_else(|e| panic!("{e}"));
     }

@@ -260,17 +260,25 @@ fn engines(selection: &Selection) -> Result<Vec<Engine>, PlanError> {
     }
 }
 
-fn strategy(selection: &Selection, engine: Engine, seed: u64) -> Strategy {
+fn strategy(
+    selection: &Selection,
+    scenario: &dyn AnyScenario,
+    engine: Engine,
+    seed: u64,
+) -> Strategy {
     let executions = selection.executions;
+    let walk = executions
+        .or(scenario.executions())
+        .unwrap_or(DEFAULT_EXECUTIONS);
     match engine {
         Engine::Random => Strategy::Random {
             seed,
-            executions: executions.unwrap_or(DEFAULT_EXECUTIONS),
+            executions: walk,
         },
         Engine::Pct => Strategy::Pct {
             seed,
             depth: selection.depth,
-            executions: executions.unwrap_or(DEFAULT_EXECUTIONS),
+            executions: walk,
         },
         Engine::Dfs | Engine::Replay => Strategy::Dfs {
             executions: executions.unwrap_or(DEFAULT_DFS_EXECUTIONS),
@@ -397,7 +405,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
                         scenario: s,
                         variant: case.variant,
                         plan: case.plan,
-                        strategy: strategy(selection, *engine, seed),
+                        strategy: strategy(selection, s, *engine, seed),
                     });
                 }
             }

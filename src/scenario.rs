@@ -144,6 +144,10 @@ pub trait Scenario: Send + Sync + 'static {
     const PROPERTIES: &'static [Property];
     /// The size knob, if the scenario has one; without one the only size is 1.
     const SIZE: Option<SizeKnob> = None;
+    /// Executions per random or PCT run when none are asked for, if the 2,000 of `check`
+    /// are too few for a random walk to reach some expected violation. The scenario's docs
+    /// give the measured figures that justify it.
+    const EXECUTIONS: Option<usize> = None;
 
     /// The verdict `variant` is expected to get on `plan`, at the default size.
     fn expected(variant: Self::Variant, plan: Self::Plan) -> Expected;

@@ -389,6 +389,62 @@ impl<V: Clone + fmt::Display> Store<V> {
         );
     }
 
+    /// An unbatched, immediately durable delete (`Table.delete`). It does not touch the cache.
+    pub fn delete(&self, actor: &Actor, java: impl Into<Label>, table: TableName, key: &str) {
+        let java: Label = java.into();
+        self.write(
+            |s, tracing| {
+                let action = tracing.then(|| format!("delete {table}/{key} (unbatched)"));
+                if let Some(m) = &self.shadow {
+                    let mut one = WriteBatch::new();
+                    one.delete(table, key);
+                    m.commit(&one);
+                }
+                s.durable.delete(table, key);
+                action
+            },
+            actor,
+            java,
+        );
+    }
+
+    /// An unbatched, immediately durable delete of every row of `table` whose key is in
+    /// `[from, to)`, as one write (`Table.deleteRange`). It does not touch the cache.
+    pub fn delete_range(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        table: TableName,
+        from: &str,
+        to: &str,
+    ) {
+        let java: Label = java.into();
+        self.write(
+            |s, tracing| {
+                let doomed: Vec<String> = s
+                    .durable
+                    .iter()
+                    .filter(|(t, k, _)| *t == table && *k >= from && *k < to)
+                    .map(|(_, k, _)| k.to_string())
+                    .collect();
+                let action = tracing.then(|| {
+                    format!("deleteRange {table} [{from:?}, {to:?}): {doomed:?} (unbatched)")
+                });
+                let mut batch = WriteBatch::new();
+                for key in &doomed {
+                    batch.delete(table, key);
+                }
+                if let Some(m) = &self.shadow {
+                    m.commit(&batch_texts(&batch));
+                }
+                s.durable.apply(&batch);
+                action
+            },
+            actor,
+            java,
+        );
+    }
+
     /// Read through the table cache (`Table.get`): a cached entry wins, else the committed row.
     pub fn get(
         &self,

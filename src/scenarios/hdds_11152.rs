@@ -91,8 +91,8 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, SnapshotDb,
-    Snapshots, Split,
+    Bookkeeping, Cites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
+    SnapshotDb, Snapshots, Split,
 };
 use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Property};
@@ -202,6 +202,7 @@ impl Variant {
             loader,
             bookkeeping,
             split: Split::AtCreate,
+            create_cleanup: CreateCleanup::Keep,
         }
     }
 

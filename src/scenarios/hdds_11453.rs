@@ -76,7 +76,8 @@ use crate::kit::store::{Store, Tables};
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, Snapshots, Split,
+    Bookkeeping, Cites, CreateCleanup, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, Snapshots,
+    Split,
 };
 use crate::models::om::startup::Replayed;
 use crate::models::om::OmRow;
@@ -171,6 +172,7 @@ impl Variant {
                 Variant::Buggy => Split::AtCreate,
                 Variant::Fixed => Split::AtCreateAndPurge,
             },
+            create_cleanup: CreateCleanup::Keep,
         }
     }
 }

@@ -71,7 +71,8 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
 use crate::models::om::snapshot::requests::SnapshotRequest;
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, CreateCites, Dirs, Java, Loader, Lookup, PurgeKeysApply, Snapshots, Split,
+    Bookkeeping, Cites, CreateCites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeKeysApply,
+    Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Property};
@@ -160,7 +161,7 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
 );
 
 const CREATES_PARENT: CreateCites = CreateCites {
-    key_request: &parent::OMKeyCreateRequest::validateAndUpdateCache,
+    key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
     create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
     create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
     checkpoint: &parent::OmSnapshotManager::createOmSnapshotCheckpoint,
@@ -180,6 +181,7 @@ impl Variant {
                 Variant::Fixed => Split::Every,
                 Variant::SplitAtCreate => Split::AtCreate,
             },
+            create_cleanup: CreateCleanup::Keep,
         }
     }
 

@@ -21,6 +21,7 @@ pub mod hdds_16452;
 pub mod hdds_16900;
 pub mod hdds_17215;
 pub mod hdds_7279;
+pub mod hdds_8681;
 
 use crate::properties::{Kind, Property};
 use crate::scenario::{Case, Choice, Expected, Scenario, SizeKnob};
@@ -34,6 +35,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_17215::Hdds17215,
         &hdds_16900::Hdds16900,
         &hdds_7279::Hdds7279,
+        &hdds_8681::Hdds8681,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
     ]
@@ -153,6 +155,9 @@ pub trait AnyScenario: Sync {
     fn properties(&self) -> &'static [Property];
     /// The size knob, if any.
     fn size_knob(&self) -> Option<SizeKnob>;
+    /// Executions per random or PCT run when none are asked for, if not `check`'s default
+    /// ([`Scenario::EXECUTIONS`]).
+    fn executions(&self) -> Option<usize>;
     /// Every (variant, plan), variants first.
     fn cases(&self) -> Vec<CaseName>;
     /// The expected verdict of a (variant, plan) at the default size.
@@ -256,6 +261,10 @@ impl<S: Scenario> AnyScenario for S {
 
     fn size_knob(&self) -> Option<SizeKnob> {
         S::SIZE
+    }
+
+    fn executions(&self) -> Option<usize> {
+        S::EXECUTIONS
     }
 
     fn cases(&self) -> Vec<CaseName> {

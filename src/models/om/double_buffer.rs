@@ -85,6 +85,10 @@ impl Life {
 struct Buffers<R> {
     current: Vec<R>,
     life: Life,
+    /// The highest index added.
+    added: u64,
+    /// The highest index a flush reported committed ([`DoubleBuffer::flushed`]).
+    flushed: u64,
 }
 
 /// The double buffer's monitor and its current buffer.
@@ -92,6 +96,8 @@ struct Buffers<R> {
 pub struct DoubleBuffer<R> {
     monitor: Mutex<Buffers<R>>,
     not_empty: Condvar,
+    /// `FlushNotifier`: woken at each reported flush.
+    flush_done: Condvar,
 }
 
 impl<R: Indexed> Default for DoubleBuffer<R> {
@@ -107,8 +113,11 @@ impl<R: Indexed> DoubleBuffer<R> {
             monitor: Mutex::new(Buffers {
                 current: Vec::new(),
                 life: Life::Running,
+                added: 0,
+                flushed: 0,
             }),
             not_empty: Condvar::new(),
+            flush_done: Condvar::new(),
         }
     }
 
@@ -122,8 +131,39 @@ impl<R: Indexed> DoubleBuffer<R> {
         actor.step_with(&java::OzoneManagerDoubleBuffer::add, || {
             format!("queue response of index {}", response.index())
         });
+        b.added = b.added.max(response.index());
         b.current.push(response);
         self.not_empty.notify_all();
+        true
+    }
+
+    /// The flush thread committed every response up to `index` (the end of
+    /// `flushCurrentBuffer`, where `FlushNotifier.notifyFlush` counts down).
+    pub fn flushed(&self, index: u64) {
+        let mut b = self.monitor.lock();
+        b.flushed = b.flushed.max(index);
+        self.flush_done.notify_all();
+    }
+
+    /// `awaitFlush` (`FlushNotifier.await`): wait until every response added before the call
+    /// is committed; `false` when the process is gone first. The Java's latch of two counts
+    /// (one per completed `flushCurrentBuffer`, two per idle `canFlush`) gives exactly that:
+    /// the second count comes from a swap made after the call.
+    pub fn await_flush(&self, actor: &Actor, java: &'static Citation) -> bool {
+        let mut b = self.monitor.lock();
+        let target = b.added;
+        actor.step_with(java, || {
+            format!(
+                "wait until index {target} is flushed (flushed: {})",
+                b.flushed
+            )
+        });
+        while b.flushed < target {
+            if b.life.gone() {
+                return false;
+            }
+            b = self.flush_done.wait(b);
+        }
         true
     }
 
@@ -153,6 +193,7 @@ impl<R: Indexed> DoubleBuffer<R> {
             format!("{why} ({} responses not swapped are lost)", b.current.len())
         });
         self.not_empty.notify_all();
+        self.flush_done.notify_all();
     }
 
     /// The OM terminated: nothing is queued or flushed any more.
@@ -160,6 +201,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         let mut b = self.monitor.lock();
         b.life = Life::Terminated;
         self.not_empty.notify_all();
+        self.flush_done.notify_all();
     }
 
     /// Whether the flush thread runs, was stopped, or the process is gone.

@@ -17,6 +17,7 @@
 //! sizes, `SnapshotCache` reference counts and its soft size limit, the SST filtering service
 //! and the snapshot lock around the directory deletion, table-cache eviction.
 
+pub mod bootstrap;
 pub mod node;
 pub mod requests;
 
@@ -41,6 +42,21 @@ pub struct Java {
     pub bookkeeping: Bookkeeping,
     /// How `flushCurrentBuffer` splits the ready buffer into batches.
     pub split: Split,
+    /// What a snapshot create does to the active DB's deleted keys of its bucket.
+    pub create_cleanup: CreateCleanup,
+}
+
+/// What `createOmSnapshotCheckpoint` does, after the checkpoint, to the active DB's
+/// `deletedTable` rows of the snapshot's bucket (they now live in the snapshot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateCleanup {
+    /// 6fe2ab80115 and before: nothing.
+    Keep,
+    /// 1ae0401b1ac (and long before 1996f3aeb4e): `Table.delete`, unbatched and durable at once,
+    /// before the create's batch commits.
+    Unbatched,
+    /// 1996f3aeb4e (HDDS-11183): `deleteWithBatch` into the create's own batch.
+    Batched,
 }
 
 /// `OMKeyPurgeRequest.validateAndUpdateCache`.
@@ -102,8 +118,8 @@ pub enum Split {
 /// The methods a log with key writes and snapshot creates cites.
 #[derive(Clone, Copy, Debug)]
 pub struct CreateCites {
-    /// `OMKeyCreateRequest.validateAndUpdateCache` (the key write before the create).
-    pub key_request: &'static Citation,
+    /// `OMKeyCreateRequest.validateAndUpdateCache`, for logs with key writes.
+    pub key_request: Option<&'static Citation>,
     /// `OMSnapshotCreateRequest.validateAndUpdateCache`.
     pub create_request: &'static Citation,
     /// `OMSnapshotCreateResponse.addToDBBatch`.
@@ -209,6 +225,11 @@ impl Dirs {
     pub fn create(&self, name: &str, checkpoint: crate::models::om::OmTables) {
         let db = Arc::new(SnapshotDb::with_state(checkpoint, None));
         self.dirs.lock().insert(name.to_string(), db);
+    }
+
+    /// The names of the directories that exist (a listing of `checkpointState`).
+    pub fn names(&self) -> Vec<String> {
+        self.dirs.lock().keys().cloned().collect()
     }
 
     /// The committed rows of `name`'s DB, if its directory exists (a final observation).

@@ -43,6 +43,8 @@ pub struct SnapshotOm {
     buffer: DoubleBuffer<SnapResponse>,
     /// The plan's fault, armed until it fires.
     crash: Ghost<bool>,
+    /// Ghost: responses queued and not yet committed.
+    in_flight: Ghost<usize>,
     exits: Ghost<Vec<String>>,
 }
 
@@ -55,6 +57,7 @@ impl SnapshotOm {
             snaps,
             buffer: DoubleBuffer::new(),
             crash: Ghost::new(crash),
+            in_flight: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
         }
     }
@@ -88,6 +91,17 @@ impl SnapshotOm {
         &self.snaps
     }
 
+    /// `awaitFlush`: wait until every response queued before the call is committed.
+    pub fn await_flush(&self, actor: &Actor, java: &'static crate::cite::Citation) -> bool {
+        self.buffer.await_flush(actor, java)
+    }
+
+    /// Whether some response was applied and is not yet committed (ghost: no scheduling
+    /// point).
+    pub fn in_flight(&self) -> bool {
+        self.in_flight.with(|n| *n > 0)
+    }
+
     /// Whether the plan's crash fired.
     pub fn crashed(&self) -> bool {
         self.buffer.life() == Life::Crashed
@@ -101,7 +115,13 @@ impl SnapshotOm {
     /// Apply `request` at `index` and queue its response; `false` once the process is gone.
     pub fn apply(&self, actor: &Actor, index: u64, term: u64, request: &SnapshotRequest) -> bool {
         let response = apply(&self.snaps, &self.store, actor, index, term, request);
-        self.buffer.add(actor, response)
+        // Applied: in flight until its batch commits.
+        self.in_flight.with(|n| *n += 1);
+        let added = self.buffer.add(actor, response);
+        if !added {
+            self.in_flight.with(|n| *n -= 1);
+        }
+        added
     }
 
     /// The flush thread, until every index up to `last` is flushed or the process is gone.
@@ -169,6 +189,8 @@ impl SnapshotOm {
             .unwrap_or_default();
         stage_tx_info(&mut batch, term, index);
         self.store.commit(actor, c.flush_batch, batch);
+        self.buffer.flushed(index);
+        self.in_flight.with(|n| *n = n.saturating_sub(part.len()));
         Ok(index)
     }
 

@@ -15,7 +15,7 @@
 //!   snapshot cache entry dropped); at flush, read the row skipping the cache, delete the
 //!   checkpoint directory at once, and stage the row's delete.
 
-use super::{Bookkeeping, Failure, Lookup, PurgeKeysApply, Snapshots};
+use super::{Bookkeeping, CreateCleanup, Failure, Lookup, PurgeKeysApply, Snapshots};
 use crate::kit::store::{Store, WriteBatch};
 use crate::models::om::double_buffer::Indexed;
 use crate::models::om::{OmRow, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
@@ -156,9 +156,10 @@ pub fn apply(
             };
             let mut rows = WriteBatch::new();
             rows.put(OPEN_KEY_TABLE, key, row);
-            actor.step_with(cc.key_request, || {
-                format!("index {index} {request}: open {key}")
-            });
+            let java = cc
+                .key_request
+                .expect("a model whose log has key writes cites OMKeyCreateRequest");
+            actor.step_with(java, || format!("index {index} {request}: open {key}"));
             Effect::Rows(rows)
         }
         SnapshotRequest::CreateSnapshot { snapshot } => {
@@ -282,10 +283,36 @@ pub fn add_to_batch(
         Effect::Rows(rows) => batch.append(rows.clone()),
         Effect::CreateSnapshot { snapshot } => {
             let cc = c.creates();
-            let checkpoint = store.checkpoint(actor, cc.checkpoint);
-            snaps.dirs.create(snapshot, checkpoint);
+            if snaps.dirs.exists(snapshot) {
+                // A replay after a crash, or a follower that installed the directory.
+                actor.step_with(cc.checkpoint, || {
+                    format!("{snapshot}'s directory exists: reuse it")
+                });
+            } else {
+                let checkpoint = store.checkpoint(actor, cc.checkpoint);
+                let deleted: Vec<String> = checkpoint
+                    .iter()
+                    .filter(|(t, _, _)| *t == DELETED_TABLE)
+                    .map(|(_, k, _)| k.to_string())
+                    .collect();
+                snaps.dirs.create(snapshot, checkpoint);
+                match (java.create_cleanup, deleted.last()) {
+                    (CreateCleanup::Keep, _) | (_, None) => {}
+                    // `deleteRangeInclusive`: `deleteRange(bucket prefix, last key)`, then
+                    // `delete(last key)`; two writes, each durable at once.
+                    (CreateCleanup::Unbatched, Some(last)) => {
+                        store.delete_range(actor, cc.checkpoint, DELETED_TABLE, "", last);
+                        store.delete(actor, cc.checkpoint, DELETED_TABLE, last);
+                    }
+                    (CreateCleanup::Batched, Some(_)) => {
+                        for key in &deleted {
+                            batch.delete(DELETED_TABLE, key);
+                        }
+                    }
+                }
+            }
             actor.step_with(cc.create_response, || {
-                format!("snapshot {snapshot}'s directory holds that checkpoint; stage its row")
+                format!("snapshot {snapshot}'s row staged")
             });
             batch.put(
                 SNAPSHOT_INFO_TABLE,
