@@ -95,9 +95,9 @@ struct Buffers<R> {
 #[derive(Debug)]
 pub struct DoubleBuffer<R> {
     monitor: Mutex<Buffers<R>>,
+    /// Signalled when a response is queued, the buffer stops or the process ends, and when a
+    /// flush is reported (`FlushNotifier`; every waiter re-checks its own condition).
     not_empty: Condvar,
-    /// `FlushNotifier`: woken at each reported flush.
-    flush_done: Condvar,
 }
 
 impl<R: Indexed> Default for DoubleBuffer<R> {
@@ -117,7 +117,6 @@ impl<R: Indexed> DoubleBuffer<R> {
                 flushed: 0,
             }),
             not_empty: Condvar::new(),
-            flush_done: Condvar::new(),
         }
     }
 
@@ -142,7 +141,7 @@ impl<R: Indexed> DoubleBuffer<R> {
     pub fn flushed(&self, index: u64) {
         let mut b = self.monitor.lock();
         b.flushed = b.flushed.max(index);
-        self.flush_done.notify_all();
+        self.not_empty.notify_all();
     }
 
     /// `awaitFlush` (`FlushNotifier.await`): wait until every response added before the call
@@ -162,7 +161,7 @@ impl<R: Indexed> DoubleBuffer<R> {
             if b.life.gone() {
                 return false;
             }
-            b = self.flush_done.wait(b);
+            b = self.not_empty.wait(b);
         }
         true
     }
@@ -193,7 +192,6 @@ impl<R: Indexed> DoubleBuffer<R> {
             format!("{why} ({} responses not swapped are lost)", b.current.len())
         });
         self.not_empty.notify_all();
-        self.flush_done.notify_all();
     }
 
     /// The OM terminated: nothing is queued or flushed any more.
@@ -201,7 +199,6 @@ impl<R: Indexed> DoubleBuffer<R> {
         let mut b = self.monitor.lock();
         b.life = Life::Terminated;
         self.not_empty.notify_all();
-        self.flush_done.notify_all();
     }
 
     /// Whether the flush thread runs, was stopped, or the process is gone.
