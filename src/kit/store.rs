@@ -349,15 +349,21 @@ impl<V: Clone + fmt::Display> Store<V> {
         }
     }
 
+    /// Apply `batch` to the committed rows and to the shadow database, if any: the body of
+    /// every write that changes rows by batch.
+    fn apply_durably(&self, s: &mut State<V>, batch: &WriteBatch<V>) {
+        s.durable.apply(batch);
+        if let Some(m) = &self.shadow {
+            m.commit(&batch_texts(batch));
+        }
+    }
+
     /// Commit a batch atomically (`RDBStore.commitBatchOperation`).
     pub fn commit(&self, actor: &Actor, java: impl Into<Label>, batch: WriteBatch<V>) {
         let java: Label = java.into();
         self.write(
             |s, tracing| {
-                s.durable.apply(&batch);
-                if let Some(m) = &self.shadow {
-                    m.commit(&batch_texts(&batch));
-                }
+                self.apply_durably(s, &batch);
                 tracing.then(|| format!("commit batch {batch}"))
             },
             actor,
@@ -394,14 +400,10 @@ impl<V: Clone + fmt::Display> Store<V> {
         let java: Label = java.into();
         self.write(
             |s, tracing| {
-                let action = tracing.then(|| format!("delete {table}/{key} (unbatched)"));
-                if let Some(m) = &self.shadow {
-                    let mut one = WriteBatch::new();
-                    one.delete(table, key);
-                    m.commit(&one);
-                }
-                s.durable.delete(table, key);
-                action
+                let mut one = WriteBatch::new();
+                one.delete(table, key);
+                self.apply_durably(s, &one);
+                tracing.then(|| format!("delete {table}/{key} (unbatched)"))
             },
             actor,
             java,
@@ -434,10 +436,7 @@ impl<V: Clone + fmt::Display> Store<V> {
                 for key in &doomed {
                     batch.delete(table, key);
                 }
-                if let Some(m) = &self.shadow {
-                    m.commit(&batch_texts(&batch));
-                }
-                s.durable.apply(&batch);
+                self.apply_durably(s, &batch);
                 action
             },
             actor,

@@ -71,8 +71,7 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
 use crate::models::om::snapshot::requests::SnapshotRequest;
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, CreateCites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeKeysApply,
-    Snapshots, Split,
+    Cites, CreateCites, CreateCleanup, Dirs, Java, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Property};
@@ -170,19 +169,12 @@ const CREATES_PARENT: CreateCites = CreateCites {
 impl Variant {
     /// The knobs: only the split differs.
     pub fn java(self) -> Java {
-        Java {
-            // No purge in this log: these knobs are never read.
-            purge_keys_apply: PurgeKeysApply::MayBeAbsent,
-            lookup: Lookup::ByNameCacheFirst,
-            loader: Loader::CacheFirst,
-            bookkeeping: Bookkeeping::AtApply,
-            split: match self {
-                Variant::Buggy => Split::OneBatch,
-                Variant::Fixed => Split::Every,
-                Variant::SplitAtCreate => Split::AtCreate,
-            },
-            create_cleanup: CreateCleanup::Keep,
-        }
+        let split = match self {
+            Variant::Buggy => Split::OneBatch,
+            Variant::Fixed => Split::Every,
+            Variant::SplitAtCreate => Split::AtCreate,
+        };
+        Java::without_purges(split, CreateCleanup::Keep)
     }
 
     /// The commits its steps cite: the parent's requests and responses (the fixes change only

@@ -93,8 +93,7 @@ use crate::models::om::snapshot::bootstrap::{
 use crate::models::om::snapshot::node::SnapshotOm;
 use crate::models::om::snapshot::requests::SnapshotRequest;
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, CreateCites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeKeysApply,
-    SnapshotDb, Snapshots, Split,
+    Cites, CreateCites, CreateCleanup, Dirs, Java, SnapshotDb, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Property};
@@ -239,18 +238,11 @@ pub fn create_log() -> RaftLog<SnapshotRequest> {
 impl Variant {
     /// The knobs: the create's cleanup.
     pub fn java(self) -> Java {
-        Java {
-            // No purge in this log: these knobs are never read.
-            purge_keys_apply: PurgeKeysApply::MayBeAbsent,
-            lookup: Lookup::ByNameCacheFirst,
-            loader: Loader::CacheFirst,
-            bookkeeping: Bookkeeping::AtApply,
-            split: Split::AtCreate,
-            create_cleanup: match self {
-                Variant::Buggy | Variant::Fixed => CreateCleanup::Unbatched,
-                Variant::BatchedCleanup => CreateCleanup::Batched,
-            },
-        }
+        let cleanup = match self {
+            Variant::Buggy | Variant::Fixed => CreateCleanup::Unbatched,
+            Variant::BatchedCleanup => CreateCleanup::Batched,
+        };
+        Java::without_purges(Split::AtCreate, cleanup)
     }
 
     /// When the servlet locks.

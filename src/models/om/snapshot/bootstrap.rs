@@ -71,18 +71,19 @@ pub fn serve(
     c: &ServletCites,
     actor: &Actor,
 ) -> Result<Tarball, String> {
-    let lock = || {
+    let window = || {
         if leader.in_flight() {
             actor.probe(&CREATE_IN_FLIGHT_AT_BOOTSTRAP);
         }
+    };
+    let lock = || {
+        window();
         leader.await_flush(actor, c.lock)
     };
     if order == LockOrder::BeforeCheckpoint && !lock() {
         return Err("the leader is gone".into());
     }
-    if leader.in_flight() {
-        actor.probe(&CREATE_IN_FLIGHT_AT_BOOTSTRAP);
-    }
+    window();
     let active = leader.store().checkpoint(actor, c.checkpoint);
     if order == LockOrder::AfterCheckpoint && !lock() {
         return Err("the leader is gone".into());

@@ -59,6 +59,21 @@ pub enum CreateCleanup {
     Batched,
 }
 
+impl Java {
+    /// The knobs of a log without purges: `split` and `create_cleanup` as given; the purge
+    /// knobs are never read, and take their earliest values.
+    pub const fn without_purges(split: Split, create_cleanup: CreateCleanup) -> Self {
+        Self {
+            purge_keys_apply: PurgeKeysApply::MayBeAbsent,
+            lookup: Lookup::ByNameCacheFirst,
+            loader: Loader::CacheFirst,
+            bookkeeping: Bookkeeping::AtApply,
+            split,
+            create_cleanup,
+        }
+    }
+}
+
 /// `OMKeyPurgeRequest.validateAndUpdateCache`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PurgeKeysApply {
