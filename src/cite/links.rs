@@ -111,6 +111,11 @@ impl Links {
             let pinned = short(&source.pinned);
             if source.is_historical() {
                 if let Err(why) = &source.baseline {
+                    // A directory with no git at all was already named once, by the warning
+                    // of the source pinned in it; one line per checkout, not per commit.
+                    if git::head(dir).is_err() {
+                        continue;
+                    }
                     warnings.push(format!(
                         "warning: `{shown}` does not hold the commit {pinned} of {name} ({}): links to its Java methods point to their files, without line ranges",
                         why.lines().next().unwrap_or("").trim()
