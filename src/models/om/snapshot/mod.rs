@@ -21,7 +21,7 @@ pub mod bootstrap;
 pub mod node;
 pub mod requests;
 
-use super::OmRow;
+use super::{OmRow, OmTables};
 use crate::cite::Citation;
 use crate::kit::store::{Store, WriteBatch};
 use crate::recorder::Actor;
@@ -203,10 +203,9 @@ pub struct PurgeCites {
 pub type SnapshotDb = Store<OmRow>;
 
 /// The snapshot checkpoint directories on one OM's disk (`db.snapshots/checkpointState`):
-/// they outlive restarts. Ghost: every directory deleted so far.
+/// they outlive restarts.
 pub struct Dirs {
     dirs: Mutex<BTreeMap<String, Arc<SnapshotDb>>>,
-    deleted: Ghost<BTreeSet<String>>,
 }
 
 impl Dirs {
@@ -214,7 +213,6 @@ impl Dirs {
     pub fn new(initial: impl IntoIterator<Item = (String, Arc<SnapshotDb>)>) -> Self {
         Self {
             dirs: Mutex::labelled("snapshot dirs", initial.into_iter().collect()),
-            deleted: Ghost::new(BTreeSet::new()),
         }
     }
 
@@ -226,7 +224,6 @@ impl Dirs {
     /// `FileUtils.deleteDirectory`: the directory is gone at once (no batch, no undo).
     pub fn delete(&self, actor: &Actor, java: &'static Citation, name: &str) {
         let existed = self.dirs.lock().remove(name).is_some();
-        self.deleted.with(|d| d.insert(name.to_string()));
         actor.step_with(java, || {
             if existed {
                 format!("delete snapshot directory {name}")
@@ -237,9 +234,10 @@ impl Dirs {
     }
 
     /// A new checkpoint directory holding `checkpoint` (a RocksDB checkpoint of the active DB).
-    pub fn create(&self, name: &str, checkpoint: crate::models::om::OmTables) {
+    pub fn create(&self, name: &str, checkpoint: OmTables) -> Arc<SnapshotDb> {
         let db = Arc::new(SnapshotDb::with_state(checkpoint, None));
-        self.dirs.lock().insert(name.to_string(), db);
+        self.dirs.lock().insert(name.to_string(), Arc::clone(&db));
+        db
     }
 
     /// The names of the directories that exist (a listing of `checkpointState`).
@@ -247,25 +245,13 @@ impl Dirs {
         self.dirs.lock().keys().cloned().collect()
     }
 
-    /// The committed rows of `name`'s DB, if its directory exists (a final observation).
-    pub fn content(&self, name: &str) -> Option<crate::models::om::OmTables> {
+    /// The committed rows of `name`'s DB, if its directory exists (a copy of its files).
+    pub fn content(&self, name: &str) -> Option<OmTables> {
         let db = self.dirs.lock().get(name).cloned();
         db.map(|db| db.durable())
     }
 
-    /// `loadDB` with `createIfMissing`: an empty DB where the directory was.
-    fn create_empty(&self, name: &str) -> Arc<SnapshotDb> {
-        let db = Arc::new(SnapshotDb::new());
-        self.dirs.lock().insert(name.to_string(), Arc::clone(&db));
-        db
-    }
-
-    /// Whether `name`'s directory was deleted at some point (ghost).
-    pub fn was_deleted(&self, name: &str) -> bool {
-        self.deleted.with(|d| d.contains(name))
-    }
-
-    /// Whether the directory exists now (a final observation).
+    /// Whether the directory exists now (`Files.exists`).
     pub fn exists(&self, name: &str) -> bool {
         self.dirs.lock().contains_key(name)
     }
@@ -414,7 +400,8 @@ impl Snapshots {
                         "no directory for {name}: createIfMissing opens an empty DB in its place"
                     )
                 });
-                self.dirs.create_empty(name)
+                // `loadDB` with `createIfMissing`: an empty DB where the directory was.
+                self.dirs.create(name, OmTables::default())
             }
         };
         m.next_generation += 1;
