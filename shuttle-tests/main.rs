@@ -13,4 +13,5 @@ mod hdds_7279;
 mod hdds_8681;
 mod matrix;
 mod probes;
+mod stateful;
 mod support;

@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_EXECUTIONS: usize = 2_000;
 /// Executions of DFS when none are given.
 pub const DEFAULT_DFS_EXECUTIONS: usize = 20_000;
+/// The stateful engine's execution limit when `--executions` gives none: far above what any
+/// scenario needs, so that it stops only by exhausting its states (or by `--time-budget`).
+pub const DEFAULT_STATEFUL_EXECUTIONS: usize = 100_000_000;
 /// Runs of real threads when none are given.
 pub const DEFAULT_THREAD_RUNS: usize = 10_000;
 /// The most items one run may plan; a larger run is split with `--shard`.
@@ -235,7 +238,7 @@ fn engines(selection: &Selection) -> Result<Vec<Engine>, PlanError> {
         None => Ok(available_engines()
             .iter()
             .copied()
-            .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs))
+            .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs | Engine::Stateful))
             .collect()),
         Some(name) => {
             let engine = Engine::parse(name)
@@ -282,6 +285,9 @@ fn strategy(
         },
         Engine::Dfs | Engine::Replay => Strategy::Dfs {
             executions: executions.unwrap_or(DEFAULT_DFS_EXECUTIONS),
+        },
+        Engine::Stateful => Strategy::Stateful {
+            executions: executions.unwrap_or(DEFAULT_STATEFUL_EXECUTIONS),
         },
         Engine::Loom => Strategy::Loom {
             preemption_bound: selection.preemption_bound.as_option(),
@@ -539,7 +545,7 @@ mod tests {
         let randomized = available_engines().iter().all(|e| {
             matches!(
                 e,
-                Engine::Random | Engine::Pct | Engine::Dfs | Engine::Replay
+                Engine::Random | Engine::Pct | Engine::Dfs | Engine::Stateful | Engine::Replay
             )
         });
         if randomized {

@@ -65,7 +65,7 @@ impl Recorder {
         Self {
             watch,
             tracing,
-            state: Ghost::default(),
+            state: Ghost::bookkeeping(Execution::default()),
         }
     }
 

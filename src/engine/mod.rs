@@ -37,6 +37,9 @@ pub enum Engine {
     Pct,
     /// shuttle's depth-first enumeration.
     Dfs,
+    /// Depth-first search over the facade's own states: every schedule, each state explored
+    /// once ([`crate::sync::owned`]); no preemption bound (default build).
+    Stateful,
     /// One recorded or steered schedule under shuttle.
     Replay,
     /// loom's exhaustive DPOR exploration.
@@ -51,6 +54,7 @@ impl Engine {
         Engine::Random,
         Engine::Pct,
         Engine::Dfs,
+        Engine::Stateful,
         Engine::Replay,
         Engine::Loom,
         Engine::Threads,
@@ -62,6 +66,7 @@ impl Engine {
             Engine::Random => "random",
             Engine::Pct => "pct",
             Engine::Dfs => "dfs",
+            Engine::Stateful => "stateful",
             Engine::Replay => "replay",
             Engine::Loom => "loom",
             Engine::Threads => "threads",
@@ -81,7 +86,7 @@ impl Engine {
     /// Whether the engine enumerates every schedule (within its bound) and can therefore
     /// run out of them.
     pub fn exhaustive(self) -> bool {
-        matches!(self, Engine::Dfs | Engine::Loom)
+        matches!(self, Engine::Dfs | Engine::Stateful | Engine::Loom)
     }
 
     /// Whether the engine can only witness a violation, never rule one out nor steer into a
@@ -139,6 +144,12 @@ pub enum Strategy {
         /// Executions to run at most.
         executions: usize,
     },
+    /// Depth-first search over the facade's states, each explored once, at most this many
+    /// executions.
+    Stateful {
+        /// The execution limit.
+        executions: usize,
+    },
     /// Re-run one recorded schedule under shuttle.
     Replay {
         /// The recorded schedule.
@@ -170,6 +181,7 @@ impl Strategy {
             Strategy::Random { .. } => Engine::Random,
             Strategy::Pct { .. } => Engine::Pct,
             Strategy::Dfs { .. } => Engine::Dfs,
+            Strategy::Stateful { .. } => Engine::Stateful,
             Strategy::Replay { .. } | Strategy::Guided { .. } => Engine::Replay,
             Strategy::Loom { .. } => Engine::Loom,
             Strategy::Threads { .. } => Engine::Threads,
@@ -205,6 +217,9 @@ impl Strategy {
                 depth, executions, ..
             } => format!("depth {depth}, {executions} executions"),
             Strategy::Dfs { executions } => format!("at most {executions} executions"),
+            Strategy::Stateful { executions } => {
+                format!("each state once, at most {executions} executions")
+            }
             Strategy::Replay { .. } => "one recorded schedule".into(),
             Strategy::Guided { switches } => format!("{} forced switches", switches.len()),
             Strategy::Loom { preemption_bound } => match preemption_bound {

@@ -52,12 +52,19 @@ impl Scheduler for Uniform {
         self.next()
     }
 }
+use crate::sync::owned;
 use ::shuttle::{Config, FailurePersistence, Runner};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[Engine] = &[Engine::Random, Engine::Pct, Engine::Dfs, Engine::Replay];
+pub(super) const ENGINES: &[Engine] = &[
+    Engine::Random,
+    Engine::Pct,
+    Engine::Dfs,
+    Engine::Stateful,
+    Engine::Replay,
+];
 
 /// State shared between the driver and the scheduler it hands to shuttle's `Runner`.
 #[derive(Default)]
@@ -126,6 +133,126 @@ impl<S: Scheduler> Scheduler for Recording<S> {
         let v = self.inner.next_u64();
         self.tape.borrow_mut().current.push(Step::Random(v));
         v
+    }
+}
+
+/// One decision of the stateful search: the tasks it could run (the one that ran before
+/// first) and which of them the current path takes.
+struct Frame {
+    options: Vec<usize>,
+    chosen: usize,
+}
+
+/// Depth-first search over schedules that explores each state once.
+///
+/// The facade runs in its own mode ([`owned`]): every task stands just before its next
+/// operation at each decision, and a state is named by the signature of the per-object orders
+/// of the operations done so far. At the first decision after an operation, a state already
+/// seen ends the execution: everything reachable from it was, or is being, explored from its
+/// first visit (which is on the current path or fully explored, as this is depth first).
+/// Decisions between two operations (a task passing a point inside shuttle that changes
+/// nothing the others can see) are taken but not looked up, so a state is never cut short
+/// before its own successors are reached. Every path ends when its state has been seen or
+/// the execution finishes; the search is over when every option of every decision on the
+/// stack has been taken.
+struct Stateful {
+    stack: Vec<Frame>,
+    depth: usize,
+    visited: std::collections::HashSet<u128>,
+    /// The operation count at the last lookup of this execution.
+    looked_up_at: Option<u64>,
+    started: bool,
+    left: usize,
+    /// Set when the whole tree has been explored.
+    done: Rc<RefCell<bool>>,
+}
+
+impl Stateful {
+    fn new(executions: usize, done: Rc<RefCell<bool>>) -> Self {
+        Self {
+            stack: Vec::new(),
+            depth: 0,
+            visited: std::collections::HashSet::new(),
+            looked_up_at: None,
+            started: false,
+            left: executions,
+            done,
+        }
+    }
+}
+
+impl Scheduler for Stateful {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        if self.started {
+            while let Some(frame) = self.stack.last_mut() {
+                if frame.chosen + 1 < frame.options.len() {
+                    frame.chosen += 1;
+                    break;
+                }
+                self.stack.pop();
+            }
+            if self.stack.is_empty() {
+                *self.done.borrow_mut() = true;
+                return None;
+            }
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.started = true;
+        self.depth = 0;
+        self.looked_up_at = None;
+        owned::reset();
+        Some(ShuttleSchedule::new(0))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        let mut options: Vec<usize> = runnable
+            .iter()
+            .map(|t| usize::from(t.id()))
+            .filter(|t| owned::enabled(*t))
+            .collect();
+        options.sort_unstable();
+        if let Some(c) = current.map(usize::from) {
+            if let Some(i) = options.iter().position(|t| *t == c) {
+                options[..=i].rotate_right(1);
+            }
+        }
+        assert!(
+            !options.is_empty(),
+            "deadlock: every task that can run waits for a lock, a notification or a join"
+        );
+        let (signature, operations) = owned::signature();
+        if self.depth < self.stack.len() {
+            let frame = &self.stack[self.depth];
+            assert_eq!(
+                frame.options, options,
+                "the model is not deterministic: a replayed decision offers other tasks"
+            );
+            self.depth += 1;
+            self.looked_up_at = Some(operations);
+            return Some(TaskId::from(frame.options[frame.chosen]));
+        }
+        if self.looked_up_at != Some(operations) {
+            self.looked_up_at = Some(operations);
+            if !self.visited.insert(signature) {
+                return None;
+            }
+        }
+        let first = options[0];
+        self.stack.push(Frame { options, chosen: 0 });
+        self.depth += 1;
+        Some(TaskId::from(first))
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        0
     }
 }
 
@@ -314,6 +441,19 @@ pub(super) fn drive(
             exploration,
             Some(*executions),
         ),
+        Strategy::Stateful { executions } => {
+            let done = Rc::new(RefCell::new(false));
+            owned::reset();
+            let driven = run_recorded(
+                Stateful::new(*executions, Rc::clone(&done)),
+                exploration,
+                None,
+            );
+            owned::deactivate();
+            let mut driven = driven?;
+            driven.exhausted = *done.borrow();
+            Ok(driven)
+        }
         Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
         Strategy::Guided { switches } => steer(
             Steer::Switches(switches.iter().copied().collect()),

@@ -96,9 +96,10 @@ pub mod channel {
     }
 
     impl<T> Sender<T> {
-        /// Send a value; `false` if the receiver is gone.
-        pub fn send(&self, value: T) -> bool {
-            self.0.send(value).is_ok()
+        /// Send a value (dropped if the receiver is gone).
+        pub fn send(&self, value: T) {
+            // A receiver that is gone drops the value, as the other backends do.
+            let _ = self.0.send(value);
         }
     }
 
