@@ -11,7 +11,9 @@
 //! section inside [`flushCurrentBuffer`](java::OzoneManagerDoubleBuffer::flushCurrentBuffer).
 //! [`stop`](java::OzoneManagerDoubleBuffer::stop)
 //! ([`stopDaemon`](java::OzoneManagerDoubleBuffer::stopDaemon)) sets `isRunning` to false,
-//! interrupts the daemon and joins it. So a daemon that had already read `isRunning` as true
+//! interrupts the daemon and joins it. `isRunning` is a [`Volatile`] of its own here, as the
+//! Java's `AtomicBoolean` is no part of the monitor: the daemon's read of it is ordered only
+//! against the writes of it, not against every `add`. So a daemon that had already read `isRunning` as true
 //! still swaps and flushes one more batch after `stop()`; a daemon waiting on an empty buffer is
 //! interrupted and exits; a daemon back at the top of its loop exits and leaves what was queued
 //! since to a replay. [`DoubleBuffer::next_batch`] takes those three steps: the `isRunning`
@@ -35,7 +37,8 @@ use super::OmRow;
 use crate::cite::{java, Citation, Label};
 use crate::kit::store::WriteBatch;
 use crate::recorder::Actor;
-use crate::sync::{Condvar, Mutex};
+use crate::sync::ghost::Ghost;
+use crate::sync::{Condvar, Mutex, Volatile};
 
 /// A response the double buffer can queue: it knows its log index.
 pub trait Indexed {
@@ -98,6 +101,13 @@ pub struct DoubleBuffer<R> {
     /// Signalled when a response is queued, the buffer stops or the process ends, and when a
     /// flush is reported (`FlushNotifier`; every waiter re-checks its own condition).
     not_empty: Condvar,
+    /// `isRunning`: false once stopped, terminated or crashed. Written after the monitor's
+    /// [`Life`] for a process that is gone, before it for `stop` (the Java's `compareAndSet`
+    /// precedes the interrupt).
+    is_running: Volatile<bool>,
+    /// Ghost: a copy of the monitor's [`Life`], so that the daemon that reads `isRunning` as
+    /// false can tell a stop (it logs its exit) from a process that is gone (no more steps).
+    life: Ghost<Life>,
 }
 
 impl<R: Indexed> Default for DoubleBuffer<R> {
@@ -110,13 +120,18 @@ impl<R: Indexed> DoubleBuffer<R> {
     /// A running, empty double buffer.
     pub fn new() -> Self {
         Self {
-            monitor: Mutex::new(Buffers {
-                current: Vec::new(),
-                life: Life::Running,
-                added: 0,
-                flushed: 0,
-            }),
+            monitor: Mutex::labelled(
+                "double buffer",
+                Buffers {
+                    current: Vec::new(),
+                    life: Life::Running,
+                    added: 0,
+                    flushed: 0,
+                },
+            ),
             not_empty: Condvar::new(),
+            is_running: Volatile::new(true),
+            life: Ghost::new(Life::Running),
         }
     }
 
@@ -169,9 +184,11 @@ impl<R: Indexed> DoubleBuffer<R> {
     /// `stop` (`stopDaemon`): `isRunning = false` and the daemon's interrupt. A daemon past its
     /// `isRunning` read still swaps and flushes; one waiting on an empty buffer exits.
     pub fn stop(&self, actor: &Actor, why: &str) {
+        self.is_running.set(false);
         let mut b = self.monitor.lock();
         if b.life == Life::Running {
             b.life = Life::Stopped;
+            self.life.set(b.life);
         }
         actor.step_with(&java::OzoneManagerDoubleBuffer::stop, || {
             format!(
@@ -187,18 +204,24 @@ impl<R: Indexed> DoubleBuffer<R> {
         let mut b = self.monitor.lock();
         if !b.life.gone() {
             b.life = Life::Crashed;
+            self.life.set(b.life);
         }
         actor.step_with(Label::model("crash"), || {
             format!("{why} ({} responses not swapped are lost)", b.current.len())
         });
         self.not_empty.notify_all();
+        drop(b);
+        self.is_running.set(false);
     }
 
     /// The OM terminated: nothing is queued or flushed any more.
     pub fn terminate(&self) {
         let mut b = self.monitor.lock();
         b.life = Life::Terminated;
+        self.life.set(b.life);
         self.not_empty.notify_all();
+        drop(b);
+        self.is_running.set(false);
     }
 
     /// Whether the flush thread runs, was stopped, or the process is gone.
@@ -221,9 +244,8 @@ impl<R: Indexed> DoubleBuffer<R> {
                 actor.step(JAVA, format!("{why}: the flush thread exits"));
             }
         };
-        let life = self.monitor.lock().life;
-        if life != Life::Running {
-            exits(life, "isRunning is false");
+        if !self.is_running() {
+            exits(self.life.get(), "isRunning is false");
             return None;
         }
         if let Err(life) = self.can_flush_or_why() {
@@ -235,7 +257,7 @@ impl<R: Indexed> DoubleBuffer<R> {
 
     /// `isRunning.get()`: an `AtomicBoolean` read, outside the monitor.
     pub fn is_running(&self) -> bool {
-        self.monitor.lock().life == Life::Running
+        self.is_running.get()
     }
 
     /// `canFlush`: wait while the current buffer is empty; `false` when `stop` interrupts the

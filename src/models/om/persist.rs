@@ -89,7 +89,7 @@ impl TxInfoWriter {
         Self {
             store,
             write,
-            lock: Mutex::new(()),
+            lock: Mutex::labelled("transactionInfoLock", ()),
             window: Ghost::new(None),
         }
     }

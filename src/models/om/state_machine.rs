@@ -102,10 +102,13 @@ impl StateMachine {
     /// `loadSnapshotInfoFromDB`: notified and `lastSkippedIndex` at their initial values.
     pub fn new(applied: TermIndex) -> Self {
         Self {
-            monitor: Mutex::new(Indices {
-                applied,
-                ..Indices::default()
-            }),
+            monitor: Mutex::labelled(
+                "state machine",
+                Indices {
+                    applied,
+                    ..Indices::default()
+                },
+            ),
             flushed: Condvar::new(),
         }
     }
