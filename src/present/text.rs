@@ -2,6 +2,7 @@
 //! listing of `list`, and a counterexample as a timeline.
 
 use super::{broke, verdict_words};
+use crate::engine::Engine;
 use crate::explore::{Expectation, Report, Verdict};
 use crate::scenarios::AnyScenario;
 use crate::trace::render_timeline;
@@ -131,7 +132,7 @@ pub fn case_line(reports: &[Report]) -> String {
             };
             let what = match (&r.invariant, r.first_violation) {
                 (Some(i), Some(n)) => format!("{} {i} at {n}", verdict_words(r)),
-                _ => format!("{} in {}", verdict_words(r), r.executions),
+                _ => format!("{} in {}{}", verdict_words(r), r.executions, coverage(r)),
             };
             let mark = if r.as_expected() { "" } else { " (UNEXPECTED)" };
             format!("{}{seed}: {what}{mark}", r.engine)
@@ -143,6 +144,22 @@ pub fn case_line(reports: &[Report]) -> String {
         if ok { "ok    " } else { "FAILED" },
         found.join("; ")
     )
+}
+
+/// How far an exploration that found nothing got: every schedule (with loom's bound, or
+/// `unbounded`), or stopped by the clock; nothing for the sampling engines.
+fn coverage(r: &Report) -> String {
+    if r.out_of_time {
+        " (out of time: not exhausted)".to_string()
+    } else if r.exhausted {
+        match (r.engine, r.settings.as_str()) {
+            (Engine::Loom, "no preemption bound") => " (exhausted, unbounded)".to_string(),
+            (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
+            _ => " (exhausted)".to_string(),
+        }
+    } else {
+        String::new()
+    }
 }
 
 /// The last line of a run: how many cases (and, when a case has several engines or seeds,
