@@ -111,11 +111,13 @@ struct ExploreArgs {
     /// Only this plan.
     #[arg(long)]
     plan: Option<String>,
-    /// Engine: random, pct or dfs (default build), loom (--cfg loom), threads (--cfg
-    /// ohc_threads). Default: random and pct, loom, or threads, by build.
+    /// Engine: random, pct, dfs or stateful (default build), loom (--cfg loom), threads (--cfg
+    /// ohc_threads). Default: random and pct, loom, or threads, by build. `stateful` searches
+    /// every schedule without a bound, each state once.
     #[arg(long)]
     engine: Option<String>,
-    /// Executions per case for random, pct and dfs; runs for threads.
+    /// Executions per case for random, pct, dfs and stateful (a limit for the last two); runs
+    /// for threads.
     #[arg(long)]
     executions: Option<usize>,
     /// Seed of the random and PCT schedulers.

@@ -423,7 +423,7 @@ pub fn measure(settings: &Settings, progress: &dyn Fn(&str)) -> Vec<Row> {
     let engines: Vec<Engine> = available_engines()
         .iter()
         .copied()
-        .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs))
+        .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs | Engine::Stateful))
         .collect();
     for s in all().iter().copied().filter(|s| {
         settings.scenarios.is_empty() || settings.scenarios.iter().any(|n| n == s.name())

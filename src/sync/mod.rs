@@ -1,12 +1,12 @@
 //! The sync facade: the primitives models use, for whichever backend this build has.
 //!
-//! Model code imports its locks, atomics, channels and threads from here and never from
+//! Model code imports its locks, volatiles, channels and threads from here and never from
 //! `std::sync`, `shuttle`, `loom` or `parking_lot` directly. One API shape serves all three
 //! backends (parking_lot's: `lock()` hands back the guard, there is no poisoning):
 //!
 //! | build | backend | what it is for |
 //! |---|---|---|
-//! | default | [shuttle](https://docs.rs/shuttle) | random, PCT and DFS schedule exploration, replay |
+//! | default | [shuttle](https://docs.rs/shuttle) | random, PCT and DFS schedule exploration, the stateful search ([`owned`]), replay |
 //! | `RUSTFLAGS="--cfg loom"` | [loom](https://docs.rs/loom) | exhaustive exploration with DPOR under a preemption bound |
 //! | `RUSTFLAGS="--cfg ohc_threads"` | OS threads, parking_lot, crossbeam | stress runs as production runs them |
 //!
