@@ -3,11 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/env.sh
+# loom's bound for its tests and the main job: three preemptions fit the time this has.
+export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-3}"
 
 echo "== default build (shuttle): unit, doc, shuttle, CLI and citation tests"
 cargo test --release
 
-echo "== loom (exhaustive, preemption bound ${LOOM_MAX_PREEMPTIONS:-2})"
+echo "== loom (exhaustive, preemption bound $LOOM_MAX_PREEMPTIONS)"
 (loom_env && cargo test --release --test loom)
 
 echo "== real OS threads"

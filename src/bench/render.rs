@@ -534,8 +534,23 @@ pub fn figures(rows: &[Row]) -> Result<Vec<Figure>, String> {
     Ok(out)
 }
 
+/// The sections of an earlier RESULTS.md that another tool writes (`ci/exhaustion.py`, between
+/// `<!-- exhaustion: begin ... -->` and `<!-- exhaustion: end -->`), kept when the file is
+/// rewritten.
+fn kept_sections(old: &str) -> String {
+    const BEGIN: &str = "<!-- exhaustion: begin";
+    const END: &str = "<!-- exhaustion: end -->";
+    let Some(start) = old.find(BEGIN) else {
+        return String::new();
+    };
+    match old[start..].find(END) {
+        Some(len) => format!("\n{}\n", &old[start..start + len + END.len()]),
+        None => String::new(),
+    }
+}
+
 /// Write `RESULTS.md`, `results.json` and the [`figures`] into `dir`. Returns the files
-/// written.
+/// written. The exhaustion section of an earlier `RESULTS.md` is carried over.
 pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut written = Vec::new();
@@ -550,10 +565,30 @@ pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
         let _ = writeln!(md, "![{}]({})\n", f.title, f.file);
         written.push(f.file);
     }
-    std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| e.to_string())?;
+    let results = dir.join("RESULTS.md");
+    if let Ok(old) = std::fs::read_to_string(&results) {
+        md.push_str(&kept_sections(&old));
+    }
+    std::fs::write(&results, md).map_err(|e| e.to_string())?;
     written.push("RESULTS.md".into());
     let json = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("results.json"), json + "\n").map_err(|e| e.to_string())?;
     written.push("results.json".into());
     Ok(written)
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::kept_sections;
+
+    #[test]
+    fn the_exhaustion_section_is_carried_over_and_nothing_else() {
+        let old = "# Benchmark results\n\nold table\n\n<!-- exhaustion: begin (x) -->\n| a |\n<!-- exhaustion: end -->\ntail\n";
+        assert_eq!(
+            kept_sections(old),
+            "\n<!-- exhaustion: begin (x) -->\n| a |\n<!-- exhaustion: end -->\n"
+        );
+        assert_eq!(kept_sections("# Benchmark results\n"), "");
+        assert_eq!(kept_sections("<!-- exhaustion: begin, never ended"), "");
+    }
 }
