@@ -182,3 +182,22 @@ fn a_deadlock_is_a_model_failure() {
         other => panic!("expected a deadlock, got {other:?}"),
     }
 }
+
+#[test]
+fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
+    use ozone_ha_check::explore::{explore, Request, Verdict};
+    let scenario = ozone_ha_check::scenarios::find("hdds-16452").unwrap();
+    let strategy = Strategy::Stateful {
+        executions: 1_000_000,
+    };
+    let buggy = explore(scenario, &Request::new("buggy", "base", strategy.clone())).unwrap();
+    assert_eq!(buggy.verdict, Verdict::Violated);
+    assert!(!buggy.trace.is_empty());
+    assert_eq!(
+        buggy.schedule, None,
+        "no replay follows the engine's own yields"
+    );
+    let fixed = explore(scenario, &Request::new("fixed", "base", strategy)).unwrap();
+    assert_eq!(fixed.verdict, Verdict::Held, "the race window is reached");
+    assert!(fixed.exhausted);
+}

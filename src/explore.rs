@@ -463,6 +463,8 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         }
     }
     let violation = outcome.violation;
+    // The stateful engine's decisions include its own yields: no replay follows them.
+    let keeps_schedule = !matches!(request.strategy, Strategy::Stateful { .. });
     Ok(Report {
         scenario: scenario.name().to_string(),
         variant: request.variant.to_string(),
@@ -481,8 +483,11 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         elapsed_ms,
         seed: request.strategy.seed(),
         settings: request.strategy.settings(),
-        context_switches: schedule.as_ref().map(Schedule::context_switches),
-        schedule: schedule.map(|s| s.to_string()),
+        context_switches: schedule
+            .as_ref()
+            .filter(|_| keeps_schedule)
+            .map(Schedule::context_switches),
+        schedule: schedule.filter(|_| keeps_schedule).map(|s| s.to_string()),
         trace: outcome.trace,
         probes: scenario
             .probes()
