@@ -102,14 +102,21 @@ def smallest(row):
     return f"{hit['bound']} (execution {hit['first_violation']})" if hit else "not found"
 
 
+def before_box(rows):
+    stopped = [run["ms"] for r in rows for run in r["runs"] if not run["exhausted"]
+               and run["verdict"] != "violated"]
+    return round(max(stopped, default=0) / 1000)
+
+
 def render(after, before, box):
     old = {key(r): r for r in before}
-    lines = [BEGIN, "", "## Exhausting the holding cases with loom: bound 2, 3 and none",
+    lines = [BEGIN, "", "## Exhausting the holding cases: loom at bound 2, 3 and none; the stateful engine",
              "", f"Made by `ci/exhaustion.py`; every exploration is boxed at {box:g} s (a cell "
              "that was stopped says after how long). "
              "\"Points\" are the scheduling points an execution passes (the facade's count, "
              "what loom branches on). "
-             + ("\"Before\" is the earlier run given as `--before`." if before else ""), ""]
+             + (f"\"Before\" is the earlier run given as `--before` (boxed at "
+                f"{before_box(before):g} s)." if before else ""), ""]
     head = ["scenario", "variant", "plan"]
     for b in ("2", "3", "none"):
         head += [f"bound {b} before", f"bound {b} after"] if before else [f"bound {b}"]
