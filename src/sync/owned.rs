@@ -6,27 +6,68 @@
 //! on the object ([`block`]) and is not offered to the engine until the object changes. So at
 //! every scheduling decision each task stands just before its next operation, and the state of
 //! the whole execution is a function of one thing: the order in which the tasks operated on
-//! each object. [`signature`] is a 128-bit hash of those per-object orders, kept up to date as
-//! operations are recorded; the engine remembers the signatures it has explored and does not
-//! explore a state twice.
+//! each object. [`signature`] names that state; the engine remembers the signatures it has
+//! explored and does not explore a state twice.
 //!
-//! Why a signature names a state:
+//! # What the engine assumes of a model, and how a breach is caught
 //!
-//! - Models are deterministic (no wall clock, no hash-map order, no randomness): a task's
-//!   local state after its k-th operation is a function of the values its operations returned,
-//!   and those are a function of each object's history up to them.
-//! - Every piece of state two tasks share goes through a recorded operation: locks (acquiring
-//!   is recorded; releasing happens in the holder's own code, before it next yields),
-//!   condition variables (registering as a waiter and a notification that wakes one), joins,
-//!   spawns, and the models' [`Ghost`](super::ghost::Ghost) cells (recorded, never yielded on,
-//!   so that an end-of-run check that reads a ghost sees every write order). The recorder's
-//!   own cell (the trace, probe counts) is not: the order of its writes decides no verdict.
-//! - A task may also stop at a point inside shuttle that is not an operation (inside the
-//!   engine's lock, which only the facade lock's holder ever takes, or at its own exit). Two
-//!   states that differ only there reach the same operations in the same orders, so the engine
-//!   looks a state up only at the first decision after an operation.
-//! - Objects and tasks are named by who created them and in which order (not by address or by
-//!   shuttle's task numbers), so that equivalent executions name them alike.
+//! A signature names a state only if the model keeps these rules. Each is listed with what
+//! catches a model that breaks it.
+//!
+//! 1. **Determinism.** A task's local state after its k-th operation is a function of the
+//!    values its operations returned (no wall clock, no hash-map iteration order, no OS
+//!    randomness). *Caught:* the engine re-executes every path from the root, and at each
+//!    replayed decision it checks that the same tasks are offered and the signature is the
+//!    one it saw the first time; a difference is a model failure ("the model is not
+//!    deterministic").
+//! 2. **Every piece of state two tasks share goes through the facade**: locks (acquiring is
+//!    recorded; releasing happens in the holder's own code, before it next yields),
+//!    read/write locks, condition variables (registering as a waiter, a notification, a
+//!    waiter consuming a `notify_one`), spawns, joins, and the models' ghost cells.
+//!    [`Volatile`](super::Volatile) and channels are built on these. *Caught:* models, the kit
+//!    and the scenarios may not name `std::sync` (but `Arc`), atomics, `static mut`,
+//!    `thread_local!` or `unsafe`; a test reads their sources and fails on any of them
+//!    (`shuttle-tests/stateful.rs`).
+//! 3. **Ghost cells are recorded; the recorder's cell is not.** A model's
+//!    [`Ghost`](super::ghost::Ghost) may feed anything (an invariant, an end-of-run check,
+//!    a branch): its accesses are recorded objects, never yield points, so two executions
+//!    that wrote it in different orders are different states. The recorder's own cell
+//!    ([`Ghost::bookkeeping`](super::ghost::Ghost::bookkeeping): the trace, probe counts,
+//!    the violations found) is not recorded, so it must feed no model decision. *Caught:* the
+//!    recorder gives models no way to read it back (its reading methods are for the explorer
+//!    after an execution, or return only whether this execution already broke an invariant,
+//!    after which the execution is abandoned, not continued).
+//! 4. **Objects are created inside an execution.** A lock or ghost made before the engine
+//!    starts would carry state from one execution to the next. *Caught:* such an object has
+//!    no name, and recording an operation on it is a model failure.
+//! 5. **Executions are finite.** A task that spins (re-reads a volatile until it changes)
+//!    records a new operation on every turn, so its states never repeat and the search never
+//!    ends. *Caught:* not by the engine; the execution limit and `--time-budget` stop it, and
+//!    the report says the search did not exhaust. Models wait on condition variables instead.
+//!
+//! Given these, the engine makes every choice shuttle's own schedulers make: which runnable
+//! task goes next (which includes who takes a free lock first, a reader or a writer, as
+//! shuttle's unfair locks let any waiter win), and which waiter a `notify_one` wakes: as in
+//! shuttle, a `notify_one` makes every waiter that was registered at that moment runnable,
+//! and whichever of them the engine runs first consumes it (the others block again). Spawns
+//! and joins are decisions too. No operation wakes spuriously, under shuttle or here.
+//!
+//! # Names and signatures
+//!
+//! Tasks and objects are named by who created them and in which order (not by address or by
+//! shuttle's task numbers), so that equivalent executions name them alike; the names are
+//! interned once per search, so two names never collide. Each object's history is a chain of
+//! 128-bit hashes (xxh3-128 of the previous link, the object, the task and the operation);
+//! the signature is the sum modulo 2^128 of every object's latest link. Two distinct states
+//! share a signature only if the hash collides: for a search of N states, with the hash taken
+//! as a random function, the chance of any collision is at most about N² / 2^128 (chains and
+//! signatures together): below 10^-26 for the largest searches measured (a few million
+//! states).
+//!
+//! A task may also stop at a point inside shuttle that is not an operation (inside the
+//! engine's lock, which only the facade lock's holder ever takes, or at its own exit). Two
+//! states that differ only there reach the same operations in the same orders, so the engine
+//! looks a state up only at the first decision after an operation.
 //!
 //! Everything here is engine-invisible bookkeeping in a thread-local cell: under shuttle every
 //! task runs on the OS thread that drives the exploration. When the engine is not running, the
@@ -35,8 +76,12 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit).
-pub type ObjectId = u64;
+/// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
+/// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
+pub type ObjectId = u32;
+
+/// The name of an object created while no execution of the stateful engine was running.
+pub const UNNAMED: ObjectId = 0;
 
 /// What an operation did, folded into its object's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,8 +95,12 @@ pub enum Op {
     Write,
     /// A waiter registered on a condition variable (and released its mutex).
     Wait,
-    /// A notification that woke at least one waiter.
+    /// A `notify_all` with at least one waiter.
     Notify,
+    /// A `notify_one` with at least one waiter.
+    NotifyOne,
+    /// A waiter consumed a `notify_one` (which waiter did is the engine's choice).
+    Woken,
     /// A thread spawned (on the spawner's own object).
     Spawn,
     /// A thread finished (on its exit object).
@@ -62,23 +111,53 @@ pub enum Op {
     Ghost,
 }
 
+/// Names that hold for a whole search: the same (creator, order) gets the same name in every
+/// execution.
 #[derive(Default)]
-struct Registry {
-    /// Shuttle's task id -> a stable name: the main task is 1, a child is named by its parent
-    /// and the order in which the parent spawned it, so that equivalent executions name their
-    /// tasks alike whatever order the engine ran the spawns in.
-    names: BTreeMap<usize, u64>,
+struct Names {
+    /// (parent task, spawn order) -> task name; the main task is 1.
+    tasks: BTreeMap<(u32, u32), u32>,
+    /// (creating task, creation order) -> object name.
+    objects: BTreeMap<(u32, u32), ObjectId>,
+}
+
+impl Names {
+    fn intern(map: &mut BTreeMap<(u32, u32), u32>, key: (u32, u32), first: u32) -> u32 {
+        let next = first + u32::try_from(map.len()).expect("fewer than 2^32 names");
+        *map.entry(key).or_insert(next)
+    }
+
+    fn task(&mut self, parent: u32, order: u32) -> u32 {
+        Self::intern(&mut self.tasks, (parent, order), 2)
+    }
+
+    fn object(&mut self, creator: u32, order: u32) -> ObjectId {
+        Self::intern(&mut self.objects, (creator, order), 1)
+    }
+}
+
+/// One execution's bookkeeping.
+#[derive(Default)]
+struct Execution {
+    /// Shuttle's task id -> the task's stable name (absent: the main task, 1).
+    names: BTreeMap<usize, u32>,
     /// Per stable task name: objects created and threads spawned so far.
-    created: BTreeMap<u64, u64>,
-    spawned: BTreeMap<u64, u64>,
-    /// Per object: the hash of the sequence of (task, operation) on it.
+    created: BTreeMap<u32, u32>,
+    spawned: BTreeMap<u32, u32>,
+    /// Per object: the latest link of its history's hash chain.
     chains: BTreeMap<ObjectId, u128>,
     signature: u128,
     operations: u64,
     /// Tasks (by shuttle id) whose next operation waits for a change of this object.
     blocked: BTreeMap<usize, ObjectId>,
     /// Threads that have finished, by stable name.
-    finished: Vec<u64>,
+    finished: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Registry {
+    names: Names,
+    execution: Execution,
 }
 
 thread_local! {
@@ -95,12 +174,17 @@ fn within<R>(f: impl FnOnce(&mut Registry, usize) -> R) -> Option<R> {
     with(|r| f(r, task))
 }
 
-/// Start a fresh execution's registry (the engine calls it before every execution).
-pub fn reset() {
+/// Start a search: names are kept from here until [`deactivate`].
+pub fn activate() {
     REGISTRY.with(|r| *r.borrow_mut() = Some(Registry::default()));
 }
 
-/// Switch the registry off (the engine is done).
+/// Start a fresh execution of the search (the engine calls it before every execution).
+pub fn reset() {
+    with(|r| r.execution = Execution::default());
+}
+
+/// Switch the registry off (the search is done).
 pub fn deactivate() {
     REGISTRY.with(|r| *r.borrow_mut() = None);
 }
@@ -110,19 +194,13 @@ pub fn active() -> bool {
     REGISTRY.with(|r| r.borrow().is_some())
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn mix2(a: u64, b: u64) -> u64 {
-    mix(mix(a) ^ b.rotate_left(17) ^ 0x5851_f42d_4c95_7f2d)
-}
-
-fn wide(a: u64, b: u64) -> u128 {
-    (u128::from(mix2(a, b)) << 64) | u128::from(mix2(b ^ 0xd1b5_4a32_d192_ed03, a))
+fn link(previous: u128, object: ObjectId, task: u32, op: Op) -> u128 {
+    let mut bytes = [0u8; 25];
+    bytes[..16].copy_from_slice(&previous.to_le_bytes());
+    bytes[16..20].copy_from_slice(&object.to_le_bytes());
+    bytes[20..24].copy_from_slice(&task.to_le_bytes());
+    bytes[24] = op as u8;
+    xxhash_rust::xxh3::xxh3_128(&bytes)
 }
 
 /// The running task, `None` outside an execution (an exploration's bookkeeping between two
@@ -137,9 +215,9 @@ fn task_id() -> Option<usize> {
     None
 }
 
-impl Registry {
-    fn name_of(&mut self, task: usize) -> u64 {
-        *self.names.entry(task).or_insert(1)
+impl Execution {
+    fn name_of(&self, task: usize) -> u32 {
+        self.names.get(&task).copied().unwrap_or(1)
     }
 }
 
@@ -148,15 +226,23 @@ pub fn current_task() -> usize {
     task_id().unwrap_or(0)
 }
 
-/// A fresh object id, named by its creator and the order it created it in.
+/// The stable name of the task with this shuttle id (the same task in every execution that
+/// reaches it), for the engine's bookkeeping.
+pub fn task_name(task: usize) -> u32 {
+    with(|r| r.execution.name_of(task)).unwrap_or(0)
+}
+
+/// A fresh object id, named by its creator and the order it created it in; [`UNNAMED`]
+/// outside an execution.
 pub fn new_object() -> ObjectId {
-    with(|r| {
-        let creator = task_id().map_or(0, |t| r.name_of(t));
-        let n = r.created.entry(creator).or_default();
+    within(|r, task| {
+        let creator = r.execution.name_of(task);
+        let n = r.execution.created.entry(creator).or_default();
         *n += 1;
-        mix2(creator, *n)
+        let order = *n;
+        r.names.object(creator, order)
     })
-    .unwrap_or(0)
+    .unwrap_or(UNNAMED)
 }
 
 /// Yield to the engine before an operation.
@@ -169,83 +255,97 @@ pub fn point() {
 /// Record that the current task did `op` on `object`.
 pub fn record(object: ObjectId, op: Op) {
     within(|r, task| {
-        let task = r.name_of(task);
-        let old = r.chains.get(&object).copied();
-        let new = wide(
-            old.map_or(object, |h| (h as u64) ^ ((h >> 64) as u64) ^ object),
-            mix2(task, op as u64),
+        assert!(
+            object != UNNAMED,
+            "an object made outside the execution is used in it: the stateful engine cannot \
+             tell its states apart (make every lock and ghost inside the case's run)"
         );
-        if let Some(old) = old {
-            r.signature = r
-                .signature
-                .wrapping_sub(wide(object, old as u64 ^ (old >> 64) as u64));
-        }
-        r.signature = r
-            .signature
-            .wrapping_add(wide(object, new as u64 ^ (new >> 64) as u64));
-        r.chains.insert(object, new);
-        r.operations += 1;
+        let e = &mut r.execution;
+        let task = e.name_of(task);
+        let old = e.chains.get(&object).copied().unwrap_or(0);
+        let new = link(old, object, task, op);
+        e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
+        e.chains.insert(object, new);
+        e.operations += 1;
     });
 }
 
 /// The current task's next operation waits until `object` changes.
 pub fn block(object: ObjectId) {
-    within(|r, task| r.blocked.insert(task, object));
+    within(|r, task| r.execution.blocked.insert(task, object));
+}
+
+/// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
+/// eligible for was consumed by another waiter).
+pub fn block_task(task: usize, object: ObjectId) {
+    with(|r| r.execution.blocked.insert(task, object));
 }
 
 /// `object` changed: every task blocked on it may try again.
 pub fn unblock(object: ObjectId) {
-    with(|r| r.blocked.retain(|_, o| *o != object));
+    with(|r| r.execution.blocked.retain(|_, o| *o != object));
 }
 
 /// Whether the engine may run this task (by shuttle id): false while it is blocked.
 pub fn enabled(task: usize) -> bool {
-    with(|r| !r.blocked.contains_key(&task)).unwrap_or(true)
+    with(|r| !r.execution.blocked.contains_key(&task)).unwrap_or(true)
 }
 
 /// The signature of the state (the per-object orders so far) and how many operations it holds.
 pub fn signature() -> (u128, u64) {
-    with(|r| (r.signature, r.operations)).unwrap_or((0, 0))
+    with(|r| (r.execution.signature, r.execution.operations)).unwrap_or((0, 0))
 }
 
-/// The exit object of the thread named `name`.
-fn exit_object(name: u64) -> ObjectId {
-    mix2(name, 0xe417)
+/// The exit object of the thread named `name`: the object its own spawn created for it.
+fn exit_object(r: &mut Registry, name: u32) -> ObjectId {
+    r.names.object(name, 0)
+}
+
+/// The spawner's object, on which its spawns are recorded.
+fn spawner_object(r: &mut Registry, name: u32) -> ObjectId {
+    r.names.object(name, u32::MAX)
 }
 
 /// A spawn by the current task: records it and returns the child's stable name.
-pub fn spawning() -> Option<u64> {
-    let name = within(|r, task| {
-        let parent = r.name_of(task);
-        let n = r.spawned.entry(parent).or_default();
+pub fn spawning() -> Option<u32> {
+    let (object, child) = within(|r, task| {
+        let parent = r.execution.name_of(task);
+        let n = r.execution.spawned.entry(parent).or_default();
         *n += 1;
-        (parent, mix2(parent, *n ^ 0x5b3a))
+        let order = *n;
+        (spawner_object(r, parent), r.names.task(parent, order))
     })?;
-    record(mix2(name.0, 0x5a), Op::Spawn);
-    Some(name.1)
+    record(object, Op::Spawn);
+    Some(child)
 }
 
 /// The first thing a spawned task does: take its stable name.
-pub fn started(name: u64) {
-    within(|r, task| r.names.insert(task, name));
+pub fn started(name: u32) {
+    within(|r, task| r.execution.names.insert(task, name));
 }
 
 /// The current task, named `name`, has finished its work.
-pub fn finished(name: u64) {
+pub fn finished(name: u32) {
     point();
-    record(exit_object(name), Op::Exit);
-    with(|r| r.finished.push(name));
-    unblock(exit_object(name));
+    let Some(exit) = with(|r| exit_object(r, name)) else {
+        return;
+    };
+    record(exit, Op::Exit);
+    with(|r| r.execution.finished.push(name));
+    unblock(exit);
 }
 
 /// Wait (without blocking inside shuttle) until the thread named `name` has finished.
-pub fn await_exit(name: u64) {
+pub fn await_exit(name: u32) {
+    let Some(exit) = with(|r| exit_object(r, name)) else {
+        return;
+    };
     loop {
         point();
-        if with(|r| r.finished.contains(&name)).unwrap_or(true) {
-            record(exit_object(name), Op::Join);
+        if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
+            record(exit, Op::Join);
             return;
         }
-        block(exit_object(name));
+        block(exit);
     }
 }

@@ -248,8 +248,26 @@ pub struct Condvar {
     inner: engine::sync::Condvar,
     waiters: AtomicUsize,
     id: ObjectId,
-    /// The stateful engine's mode: tasks (by shuttle id) registered and not yet notified.
-    registered: std::sync::Mutex<Vec<usize>>,
+    /// The stateful engine's mode: the registered waiters (by shuttle id) and what may wake
+    /// them.
+    registered: std::sync::Mutex<Registered>,
+}
+
+/// What may wake a registered waiter in the stateful engine's mode, as shuttle's condition
+/// variable keeps it: a `notify_one` makes every waiter registered at that moment eligible
+/// (its epoch joins their lists); the first of them to run consumes the epoch, and a waiter
+/// whose list empties blocks again. A `notify_all` wakes every registered waiter.
+#[derive(Debug, PartialEq, Eq)]
+enum Wake {
+    Waiting,
+    Signal(std::collections::VecDeque<u64>),
+    Broadcast,
+}
+
+#[derive(Debug, Default)]
+struct Registered {
+    waiters: Vec<(usize, Wake)>,
+    next_epoch: u64,
 }
 
 impl Default for Condvar {
@@ -265,11 +283,11 @@ impl Condvar {
             inner: engine::sync::Condvar::new(),
             waiters: AtomicUsize::new(0),
             id: owned::new_object(),
-            registered: std::sync::Mutex::new(Vec::new()),
+            registered: std::sync::Mutex::new(Registered::default()),
         }
     }
 
-    fn registered(&self) -> std::sync::MutexGuard<'_, Vec<usize>> {
+    fn registered(&self) -> std::sync::MutexGuard<'_, Registered> {
         self.registered
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -281,16 +299,16 @@ impl Condvar {
         super::points::count("condvar wait");
         if guard.owned && owned_mode() {
             // Register and release in one step (the caller holds the monitor), then wait to
-            // be notified, then take the monitor again as any other acquirer.
+            // be woken, then take the monitor again as any other acquirer.
             let mutex = guard.mutex;
             let me = owned::current_task();
             self.waiters.fetch_add(1, SeqCst);
-            self.registered().push(me);
+            self.registered().waiters.push((me, Wake::Waiting));
             owned::record(self.id, Op::Wait);
             drop(guard);
             loop {
                 owned::point();
-                if !self.registered().contains(&me) {
+                if self.try_wake(me) {
                     break;
                 }
                 owned::block(self.id);
@@ -309,35 +327,76 @@ impl Condvar {
         guard
     }
 
+    /// The stateful engine's mode: whether the waiter `me` may wake now; if a `notify_one`
+    /// wakes it, it consumes that notification, and a waiter left with none blocks again.
+    fn try_wake(&self, me: usize) -> bool {
+        let mut r = self.registered();
+        let at = r
+            .waiters
+            .iter()
+            .position(|(t, _)| *t == me)
+            .expect("a registered waiter");
+        let epoch = match &mut r.waiters[at].1 {
+            Wake::Waiting => return false,
+            Wake::Broadcast => None,
+            Wake::Signal(epochs) => epochs.pop_front(),
+        };
+        r.waiters.remove(at);
+        let Some(epoch) = epoch else {
+            return true;
+        };
+        for (task, wake) in &mut r.waiters {
+            if let Wake::Signal(epochs) = wake {
+                epochs.retain(|e| *e != epoch);
+                if epochs.is_empty() {
+                    *wake = Wake::Waiting;
+                    owned::block_task(*task, self.id);
+                }
+            }
+        }
+        drop(r);
+        owned::record(self.id, Op::Woken);
+        true
+    }
+
     /// Wake every waiter.
     pub fn notify_all(&self) {
-        self.notify(usize::MAX);
+        self.notify(false);
     }
 
-    /// Wake one waiter.
+    /// Wake one waiter (which one is the engine's choice).
     pub fn notify_one(&self) {
-        self.notify(1);
+        self.notify(true);
     }
 
-    fn notify(&self, how_many: usize) {
+    fn notify(&self, one: bool) {
         if self.waiters.load(SeqCst) == 0 {
             return;
         }
         super::points::count("condvar notify");
         if owned_mode() {
             owned::point();
-            let mut registered = self.registered();
-            if registered.is_empty() {
+            let mut r = self.registered();
+            if r.waiters.iter().all(|(_, wake)| *wake == Wake::Broadcast) {
+                // No waiter, or every one already woken by a `notify_all`: nothing changes.
                 return;
             }
-            let n = how_many.min(registered.len());
-            registered.drain(..n);
-            drop(registered);
-            owned::record(self.id, Op::Notify);
+            let epoch = r.next_epoch;
+            for (_, wake) in &mut r.waiters {
+                match wake {
+                    Wake::Broadcast => {}
+                    _ if !one => *wake = Wake::Broadcast,
+                    Wake::Waiting => *wake = Wake::Signal([epoch].into()),
+                    Wake::Signal(epochs) => epochs.push_back(epoch),
+                }
+            }
+            r.next_epoch += 1;
+            drop(r);
+            owned::record(self.id, if one { Op::NotifyOne } else { Op::Notify });
             owned::unblock(self.id);
             return;
         }
-        if how_many == 1 {
+        if one {
             self.inner.notify_one();
         } else {
             self.inner.notify_all();
@@ -441,7 +500,7 @@ pub mod thread {
     pub struct JoinHandle<T> {
         handle: engine::thread::JoinHandle<T>,
         /// The thread's stable name under the stateful engine.
-        name: Option<u64>,
+        name: Option<u32>,
     }
 
     /// Spawn a named thread.
