@@ -10,7 +10,6 @@ use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
 use std::path::Path;
 
-#[test]
 fn committed_counterexamples_replay_to_the_same_trace() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/fixtures");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -47,7 +46,6 @@ fn committed_counterexamples_replay_to_the_same_trace() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
 fn every_scenario_replays_a_counterexample_identically_twice() {
     for scenario in all() {
         let name = scenario.name();
@@ -70,7 +68,6 @@ fn every_scenario_replays_a_counterexample_identically_twice() {
     }
 }
 
-#[test]
 fn minimization_keeps_the_invariant_and_never_lengthens() {
     for scenario in all() {
         let name = scenario.name();
@@ -108,7 +105,6 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
     }
 }
 
-#[test]
 fn minimization_leaves_the_local_minimum_of_one_at_a_time_drops() {
     // Random schedules preempt at almost every decision; the snapshot's unbatched put needs
     // one preemption (loom's smallest failing bound is 1), and the minimized
@@ -136,4 +132,14 @@ fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
         .into_iter()
         .filter(|c| s.expected(c.variant, c.plan) != Ok(Expected::Holds))
         .collect()
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        committed_counterexamples_replay_to_the_same_trace,
+        every_scenario_replays_a_counterexample_identically_twice,
+        minimization_keeps_the_invariant_and_never_lengthens,
+        minimization_leaves_the_local_minimum_of_one_at_a_time_drops
+    ]
 }

@@ -14,7 +14,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-11152";
 
-#[test]
 fn fixed_holds_over_many_seeds_with_the_lag_reached() {
     for seed in 0..5 {
         for plan in ["cold", "warm"] {
@@ -57,7 +56,6 @@ fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
     why
 }
 
-#[test]
 fn each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own() {
     // The tombstone, seen by the lookup by name.
     let buggy = lagging_follower(Variant::Buggy, false).unwrap();
@@ -74,4 +72,12 @@ fn each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own() {
     assert_eq!(lagging_follower(Variant::ByIdMoved, true), None);
     assert_eq!(lagging_follower(Variant::Fixed, false), None);
     assert_eq!(lagging_follower(Variant::Fixed, true), None);
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        fixed_holds_over_many_seeds_with_the_lag_reached,
+        each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own
+    ]
 }

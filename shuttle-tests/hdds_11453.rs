@@ -19,7 +19,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-11453";
 
-#[test]
 fn fixed_holds_over_many_seeds_with_both_entries_swapped_together() {
     for seed in 0..5 {
         for plan in ["crash", "no-crash"] {
@@ -66,7 +65,6 @@ fn crash_in_the_shared_swap(variant: Variant) -> (u64, Vec<Replayed>, bool) {
     result
 }
 
-#[test]
 fn the_parents_crash_replays_the_purge_of_keys_on_every_restart() {
     let (stored, replays, row) = crash_in_the_shared_swap(Variant::Buggy);
     assert_eq!(stored, 0, "nothing of the shared batch committed");
@@ -80,10 +78,18 @@ fn the_parents_crash_replays_the_purge_of_keys_on_every_restart() {
     assert!(row, "the row stays");
 }
 
-#[test]
 fn the_fix_commits_the_purge_of_keys_before_the_directory_goes() {
     let (stored, replays, row) = crash_in_the_shared_swap(Variant::Fixed);
     assert_eq!(stored, 2, "the purge of keys committed in its own batch");
     assert_eq!(replays, vec![Replayed::Completed, Replayed::Completed]);
     assert!(!row);
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        fixed_holds_over_many_seeds_with_both_entries_swapped_together,
+        the_parents_crash_replays_the_purge_of_keys_on_every_restart,
+        the_fix_commits_the_purge_of_keys_before_the_directory_goes
+    ]
 }

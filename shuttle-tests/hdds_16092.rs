@@ -22,7 +22,6 @@ use ozone_ha_check::sync::{thread, Arc};
 
 const S: &str = "hdds-16092";
 
-#[test]
 fn fixed_and_1d260d5_hold_over_many_seeds_with_their_window_reached() {
     for variant in ["fixed", "cached-read-1d260d5"] {
         for seed in 0..3 {
@@ -36,7 +35,6 @@ fn fixed_and_1d260d5_hold_over_many_seeds_with_their_window_reached() {
     }
 }
 
-#[test]
 fn pct_finds_the_buggy_violation_quickly() {
     let r = run(S, "buggy", "steady", pct(0, 50), None);
     assert_eq!(r.verdict, Verdict::Violated);
@@ -56,7 +54,6 @@ fn termination_schedule() -> String {
 /// The committed counterexample: the stop snapshot puts TX 1 over the batch {2, 3}; the
 /// restart replays `CreateKey k1` (index 2) against the committed k1 (updateID 3) and
 /// terminates, and so does the next restart.
-#[test]
 fn committed_termination_counterexample_replays() {
     let r = replay(
         S,
@@ -74,7 +71,6 @@ fn committed_termination_counterexample_replays() {
     );
 }
 
-#[test]
 fn replaying_twice_gives_identical_traces() {
     let a = replay(S, "buggy", "restart", &termination_schedule(), None);
     let b = replay(S, "buggy", "restart", &termination_schedule(), None);
@@ -86,7 +82,6 @@ fn replaying_twice_gives_identical_traces() {
 /// calls `applyLogFutures.get()` first): in the committed second-term counterexample every
 /// snapshot comes after the queueing of every entry submitted before it.
 // Reference: StateMachineUpdater.java:286-291 at 37932bf6 (ratis).
-#[test]
 fn every_snapshot_follows_the_applies_submitted_before_it() {
     let fixture =
         include_str!("fixtures/hdds-16092__buggy__second-term__NoOmTermination__pct.json");
@@ -117,7 +112,6 @@ fn every_snapshot_follows_the_applies_submitted_before_it() {
     assert_eq!(snapshots, 2, "a periodic and a stop snapshot");
 }
 
-#[test]
 fn a_schedule_from_another_model_is_refused_clearly() {
     let s = find_error("v1:0x3,9,9,9");
     assert!(s.contains("does not fit the model"), "{s}");
@@ -154,7 +148,6 @@ fn staged(
     (rec, store, node)
 }
 
-#[test]
 fn staged_values_of_the_pr_buggy_lowers_105_to_100() {
     run_once(|| {
         let (rec, store, node) = staged(IndexWrite::Unguarded, 105, 100);
@@ -167,7 +160,6 @@ fn staged_values_of_the_pr_buggy_lowers_105_to_100() {
 
 /// The PR's staged values, for its last commit (skip-cache read) and its first (`Table.get`
 /// on the PARTIAL_CACHE table, whose put fills no cache entry): the same outcome.
-#[test]
 fn staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it() {
     for write in [IndexWrite::PersistIfNewer, IndexWrite::CachedGet] {
         run_once(move || {
@@ -200,7 +192,6 @@ fn staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it() {
 // Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
 // Reference: WithObjectID.java:127-132 at 78d5650c313
 // Reference: OzoneManagerStateMachine.java:684-687 at 78d5650c313
-#[test]
 fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
     run_once(|| {
         let log = sized_log(1);
@@ -248,7 +239,6 @@ fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
 /// Lowered to 2, the replayed `CommitKey` reads the committed key, finds no open key and fails
 /// with KEY_NOT_FOUND (an OMException: an error response, no rows); the flush writes TX 3.
 // Reference: OMKeyCommitRequest.java:225-226,254-261,414-418 at 78d5650c313
-#[test]
 fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
     run_once(|| {
         let log = sized_log(1);
@@ -267,7 +257,6 @@ fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
 /// it; the `CommitKey` then subtracts the old key's bytes and leaves the namespace count alone.
 // Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
 // Reference: OMKeyCommitRequest.java:225-226,328-369,375,407 at 78d5650c313
-#[test]
 fn an_overwrite_discounts_the_old_key() {
     let mut view = initial_tables();
     let create = |size| OmRequest::CreateKey {
@@ -302,7 +291,6 @@ fn an_overwrite_discounts_the_old_key() {
 /// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
 /// configuration entry (the jump), comparing `(term, index)`.
 // Reference: OzoneManagerStateMachine.java:241-273 at 78d5650c313
-#[test]
 fn a_flush_inside_the_notification_gap_jumps_to_the_notified_entry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -328,7 +316,6 @@ fn a_flush_inside_the_notification_gap_jumps_to_the_notified_entry() {
 /// IllegalArgumentException; `flushCurrentBuffer` catches it and terminates the OM.
 // Reference: OzoneManagerStateMachine.java:262-265,276-280 at 78d5650c313
 // Reference: OzoneManagerDoubleBuffer.java:347-351 at 78d5650c313
-#[test]
 fn a_decreasing_applied_index_terminates_the_om_on_the_flush_thread() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -360,7 +347,6 @@ fn a_decreasing_applied_index_terminates_the_om_on_the_flush_thread() {
 /// without the wait, `takeSnapshotImpl` picks the notified configuration entry over an
 /// unflushed data entry.
 // Reference: OzoneManagerStateMachine.java:579-610 at 78d5650c313
-#[test]
 fn take_snapshot_waits_for_the_flush_of_the_skipped_entry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -416,7 +402,6 @@ fn take_snapshot_waits_for_the_flush_of_the_skipped_entry() {
 /// `stop()`. A daemon back at the top of its loop exits; one waiting on an empty buffer is
 /// interrupted and exits.
 // Reference: OzoneManagerDoubleBuffer.java:295-311,520-539,569-601 at 78d5650c313
-#[test]
 fn a_flush_past_its_running_check_still_swaps_after_stop() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -451,7 +436,6 @@ fn a_flush_past_its_running_check_still_swaps_after_stop() {
 
 /// On second-term the configuration entry 3 arrives while entry 2 is queued: `fixed` keeps
 /// every durable state consistent because the snapshot waits for the flush of 2.
-#[test]
 fn second_term_log_has_a_data_entry_inside_the_notification_gap() {
     let log = second_term_log(1);
     assert_eq!(log.last_index(), 5);
@@ -464,4 +448,26 @@ fn second_term_log_has_a_data_entry_inside_the_notification_gap() {
             update_id: 2
         })
     );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        fixed_and_1d260d5_hold_over_many_seeds_with_their_window_reached,
+        pct_finds_the_buggy_violation_quickly,
+        committed_termination_counterexample_replays,
+        replaying_twice_gives_identical_traces,
+        every_snapshot_follows_the_applies_submitted_before_it,
+        a_schedule_from_another_model_is_refused_clearly,
+        staged_values_of_the_pr_buggy_lowers_105_to_100,
+        staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it,
+        replaying_a_committed_keys_create_terminates_the_om_on_every_restart,
+        a_regression_to_2_replays_a_commit_that_finds_no_open_key,
+        an_overwrite_discounts_the_old_key,
+        a_flush_inside_the_notification_gap_jumps_to_the_notified_entry,
+        a_decreasing_applied_index_terminates_the_om_on_the_flush_thread,
+        take_snapshot_waits_for_the_flush_of_the_skipped_entry,
+        a_flush_past_its_running_check_still_swaps_after_stop,
+        second_term_log_has_a_data_entry_inside_the_notification_gap
+    ]
 }

@@ -27,7 +27,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
 
-#[test]
 fn holding_cases_hold_over_many_seeds_with_their_window_reached() {
     for seed in 0..5 {
         for (variant, plan) in [
@@ -49,7 +48,6 @@ fn holding_cases_hold_over_many_seeds_with_their_window_reached() {
     }
 }
 
-#[test]
 fn the_registered_scenario_is_this_one() {
     assert_eq!(Hdds16452::NAME, S);
 }
@@ -107,7 +105,6 @@ fn download_mid_transaction(path: FlushPath) -> (Arc<Recorder>, Tables<ScmRow>) 
 /// The seed's steps 1-2 at their shortest: begin, stage txID 1, the download's flush
 /// commits it under TX 0, and the checkpoint ships half a transaction.
 // Reference: InterSCMGrpcService.java:60-77, SCMHADBTransactionBufferImpl.java:70-80,125-133,153-175 at 78d5650c313
-#[test]
 fn four_steps_unguarded_download_ships_half_a_transaction() {
     run_once(|| {
         let (_rec, checkpoint) = download_mid_transaction(FlushPath::Unguarded);
@@ -119,7 +116,6 @@ fn four_steps_unguarded_download_ships_half_a_transaction() {
 }
 
 // Reference: SCMHADBTransactionBufferImpl.java:135-151 at 78d5650c313
-#[test]
 fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
     run_once(|| {
         let (rec, checkpoint) = download_mid_transaction(FlushPath::Guarded);
@@ -133,7 +129,6 @@ fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
 /// holds its configuration under TX i-1, and the pending count is 0, so a guarded download
 /// afterwards skips its flush and ships exactly that state.
 // Reference: StatefulServiceStateManagerImpl.java:53-71, SCMStateMachine.java:153-195, SCMHADBTransactionBufferImpl.java:153-175 at 78d5650c313
-#[test]
 fn save_configuration_commits_its_row_under_the_previous_index() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -173,7 +168,6 @@ fn save_configuration_commits_its_row_under_the_previous_index() {
 /// The proposed change: the flush after `updateLatestTrxInfo(i)` commits the configuration
 /// under its own index.
 // Reference: SCMStateMachine.java:153-195 at 78d5650c313 (the change moves StatefulServiceStateManagerImpl.java:63-70 after :181)
-#[test]
 fn save_configuration_flushed_after_its_index_commits_its_own_index() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -190,7 +184,6 @@ fn save_configuration_flushed_after_its_index_commits_its_own_index() {
 /// that terminates the SCM; inside `notifyTermIndexUpdated` (a configuration entry) the Ratis
 /// updater closes the server and the SCM shuts down.
 // Reference: SCMHADBTransactionBufferImpl.java:93-101, SCMStateMachine.java:180-193,374-403 at 78d5650c313; StateMachineUpdater.java:201-209 at ratis 37932bf6
-#[test]
 fn a_non_increasing_index_terminates_the_apply() {
     run_once(|| {
         let log = plan_log(Plan::Base, 1);
@@ -217,7 +210,6 @@ fn a_non_increasing_index_terminates_the_apply() {
 
 /// `takeSnapshot` catches `latestTrxInfo` up to the applied index before its flush.
 // Reference: SCMStateMachine.java:341-372 at 78d5650c313
-#[test]
 fn take_snapshot_catches_the_index_up_to_the_applied_one() {
     run_once(|| {
         let l = Leader::new(initial_tables(0));
@@ -230,7 +222,6 @@ fn take_snapshot_catches_the_index_up_to_the_applied_one() {
 
 /// A follower refuses a checkpoint whose TX is not above its applied index.
 // Reference: SCMHAManagerImpl.java:221-251, HAUtils.java:303-321 at 78d5650c313
-#[test]
 fn a_follower_refuses_a_checkpoint_not_above_its_applied_index() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -254,7 +245,6 @@ fn a_follower_refuses_a_checkpoint_not_above_its_applied_index() {
 /// index 2, gets `InvalidContainerStateException` and terminates; its DB still claims TX 1.
 /// (This replaces the former model's synthetic counter, which counted the blocks twice.)
 // Reference: ContainerStateManagerImpl.java:464-490, SCMStateMachine.java:153-195, InvalidContainerStateException.java:25 at 78d5650c313
-#[test]
 fn follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay() {
     run_once(|| {
         let log = plan_log(Plan::ContainerTransition, 1);
@@ -292,7 +282,6 @@ fn follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay() {
 
 /// Replaying `addTransactionsToDB` puts the leader's summary argument again: the same bytes.
 // Reference: DeletedBlockLogStateManagerImpl.java:146-155 at 78d5650c313
-#[test]
 fn a_replayed_deleted_block_entry_writes_the_same_rows() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -313,7 +302,6 @@ fn a_replayed_deleted_block_entry_writes_the_same_rows() {
 /// loads the summary from the DB: the last flush's, not the last entry's. The leader's next
 /// submission carries the stale summary, and every replica persists it.
 // Reference: SCMStateMachine.java:284-339, SCMDeletedBlockTransactionStatusManager.java:423-434,457-487,737-766 at 78d5650c313
-#[test]
 fn a_leader_change_during_an_apply_loads_and_submits_a_stale_summary() {
     run_once(|| {
         let log = plan_log(Plan::LeaderSummary, 1);
@@ -355,7 +343,6 @@ fn a_leader_change_during_an_apply_loads_and_submits_a_stale_summary() {
 /// The proposed change: the load on `notifyLeaderReady`, after a flush, reads the last
 /// summary of the earlier terms.
 // Reference: SCMStateMachine.java:490-502 at 78d5650c313 (the change moves SCMDeletedBlockTransactionStatusManager.java:429 there)
-#[test]
 fn the_load_on_leader_ready_reads_the_last_summary() {
     run_once(|| {
         let mut log = plan_log(Plan::LeaderSummary, 1);
@@ -384,4 +371,23 @@ fn the_load_on_leader_ready_reads_the_last_summary() {
             }
         );
     });
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        holding_cases_hold_over_many_seeds_with_their_window_reached,
+        the_registered_scenario_is_this_one,
+        four_steps_unguarded_download_ships_half_a_transaction,
+        four_steps_guarded_download_defers_and_ships_the_last_flush,
+        save_configuration_commits_its_row_under_the_previous_index,
+        save_configuration_flushed_after_its_index_commits_its_own_index,
+        a_non_increasing_index_terminates_the_apply,
+        take_snapshot_catches_the_index_up_to_the_applied_one,
+        a_follower_refuses_a_checkpoint_not_above_its_applied_index,
+        follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay,
+        a_replayed_deleted_block_entry_writes_the_same_rows,
+        a_leader_change_during_an_apply_loads_and_submits_a_stale_summary,
+        the_load_on_leader_ready_reads_the_last_summary
+    ]
 }

@@ -19,7 +19,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16900";
 
-#[test]
 fn through_ratis_holds_over_many_seeds_with_its_window_reached() {
     for seed in 0..5 {
         for plan in [
@@ -40,7 +39,6 @@ fn through_ratis_holds_over_many_seeds_with_its_window_reached() {
 /// Which startup window each plan reaches: the lowering window after a clean stop, the
 /// raising window after a kill, and on a fresh cluster only the absent row that the
 /// non-forced upgrade seeds.
-#[test]
 fn each_plan_reaches_its_own_startup_window() {
     let hits = |plan: &str, probe: &str| {
         let r = run(S, "no-forced-call", plan, pct(0, 2_000), None);
@@ -84,7 +82,6 @@ fn handed_out_twice(rec: &Recorder, serial: u64) -> bool {
         == 2
 }
 
-#[test]
 fn one_scm_ids_up_to_4_largest_3_restart_hands_out_4_again() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -101,7 +98,6 @@ fn one_scm_ids_up_to_4_largest_3_restart_hands_out_4_again() {
     });
 }
 
-#[test]
 fn one_scm_serial_3_expired_and_removed_row_2_and_3_issued_again() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -124,7 +120,6 @@ fn one_scm_serial_3_expired_and_removed_row_2_and_3_issued_again() {
     });
 }
 
-#[test]
 fn one_scm_with_the_patch_keeps_4() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -159,7 +154,6 @@ fn scm1_logged(rec: &Recorder, message: &str) -> bool {
         .any(|e| e.action.starts_with("scm1 applies") && e.action.contains(message))
 }
 
-#[test]
 fn three_scms_rows_7_9_9_two_failed_allocations_then_8_9_refused_10_11_issued_12() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -205,7 +199,6 @@ fn three_scms_rows_7_9_9_two_failed_allocations_then_8_9_refused_10_11_issued_12
     });
 }
 
-#[test]
 fn three_scms_with_the_patch_keep_9_and_refuse_nothing() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -221,7 +214,6 @@ fn three_scms_with_the_patch_keep_9_and_refuse_nothing() {
     });
 }
 
-#[test]
 fn a_joining_scm_installs_the_lowered_checkpoint_and_issues_8() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -261,7 +253,6 @@ fn a_joining_scm_installs_the_lowered_checkpoint_and_issues_8() {
     });
 }
 
-#[test]
 fn with_log_purge_a_down_follower_installs_rows_7_9_7_at_one_index() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -281,7 +272,6 @@ fn with_log_purge_a_down_follower_installs_rows_7_9_7_at_one_index() {
     });
 }
 
-#[test]
 fn with_log_purge_off_the_follower_replays_and_keeps_9() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -299,7 +289,6 @@ fn with_log_purge_off_the_follower_replays_and_keeps_9() {
 /// serial above the replicated row (here an SCM certificate with serial 5 that only the
 /// primary's DB holds, as a certificate issued before the sequence existed would be) is
 /// raised into the primary's row locally; the peers keep theirs at the same index.
-#[test]
 fn staged_raise_only_puts_the_primary_ahead_when_a_local_serial_is_above_the_row() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -364,7 +353,6 @@ fn durable_row(c: &Cluster, i: usize) -> (u64, Option<u64>) {
 /// RocksDB at once. Killed before a flush, the primary keeps certificates 3 and 4 durably
 /// over a durable row of 2 at TX 0, and replays every entry after TX 0.
 // Reference: SequenceIdGenerator.java:236-265, SCMCertStore.java:57-101, SCMHADBTransactionBufferImpl.java:70-80,153-175 at 78d5650c313
-#[test]
 fn a_kill_loses_the_staged_row_but_not_the_stored_certificates() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -389,7 +377,6 @@ fn a_kill_loses_the_staged_row_but_not_the_stored_certificates() {
 /// where every SCM held 2. The replay's allocations then fail on the primary only, and the
 /// rows meet again at 4; no serial is handed out twice.
 // Reference: SequenceIdGenerator.java:389-426, StorageContainerManager.java:988-1011 at 78d5650c313
-#[test]
 fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -414,7 +401,6 @@ fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
 /// `storeValidCertificate` is a CLIENT replicate: a store in flight when the leadership
 /// moves follows the new leader and succeeds. The allocating SCM still signs and checks.
 // Reference: CertificateStore.java:49-52, HASecurityUtils.java:170-193, ScmInvoker.java:82-98, Replicate.java:26-50 at 78d5650c313
-#[test]
 fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -439,7 +425,6 @@ fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
 /// `removeAllExpiredCertificates` takes no arguments: each SCM sweeps validCertsTable and
 /// validSCMCertsTable itself when it applies the entry, with a direct batch.
 // Reference: SCMCertStore.java:115-150, CertificateStore.java:70-71 at 78d5650c313
-#[test]
 fn each_scm_sweeps_both_tables_when_it_applies_the_expiry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -468,7 +453,6 @@ fn each_scm_sweeps_both_tables_when_it_applies_the_expiry() {
 /// submits `allocateBatch(0, 1)`, which fails everywhere. `invalidateBatch` keeps lastId, so
 /// a leader that led before submits its stale lastId first.
 // Reference: SequenceIdGenerator.java:111-165,428-433, SCMStateMachine.java:319 at 78d5650c313
-#[test]
 fn the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_change() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -498,7 +482,6 @@ fn the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_
 /// `persistPrimarySCMCerts` stores the sub-CA certificate (2) and the root CA certificate
 /// (1) into both tables, each only when validCertsTable lacks it.
 // Reference: StorageContainerManager.java:988-1011, SCMCertStore.java:85-101 at 78d5650c313
-#[test]
 fn the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -533,7 +516,6 @@ fn the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent() {
 /// SCMs seed 2 in their own empty DBs, which is why the replayed `allocateBatch(0, 1)` fails
 /// on them too.
 // Reference: StorageContainerManager.java:738-742,942-951,1568-1598, SequenceIdGenerator.java:338-426 at 78d5650c313
-#[test]
 fn on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant() {
     for upgrade in [
         Upgrade::Forced,
@@ -563,4 +545,28 @@ fn on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant() 
             assert!(t.get(VALID_SCM_CERTS_TABLE, &serial_key(3)).is_some());
         });
     }
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        through_ratis_holds_over_many_seeds_with_its_window_reached,
+        each_plan_reaches_its_own_startup_window,
+        one_scm_ids_up_to_4_largest_3_restart_hands_out_4_again,
+        one_scm_serial_3_expired_and_removed_row_2_and_3_issued_again,
+        one_scm_with_the_patch_keeps_4,
+        three_scms_rows_7_9_9_two_failed_allocations_then_8_9_refused_10_11_issued_12,
+        three_scms_with_the_patch_keep_9_and_refuse_nothing,
+        a_joining_scm_installs_the_lowered_checkpoint_and_issues_8,
+        with_log_purge_a_down_follower_installs_rows_7_9_7_at_one_index,
+        with_log_purge_off_the_follower_replays_and_keeps_9,
+        staged_raise_only_puts_the_primary_ahead_when_a_local_serial_is_above_the_row,
+        a_kill_loses_the_staged_row_but_not_the_stored_certificates,
+        raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it,
+        a_store_in_flight_reaches_the_new_leader_and_succeeds,
+        each_scm_sweeps_both_tables_when_it_applies_the_expiry,
+        the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_change,
+        the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent,
+        on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant
+    ]
 }

@@ -24,7 +24,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-17215";
 
-#[test]
 fn leader_side_reconciled_holds_over_many_seeds_with_its_window_reached() {
     for seed in 0..3 {
         for plan in [
@@ -41,7 +40,6 @@ fn leader_side_reconciled_holds_over_many_seeds_with_its_window_reached() {
     }
 }
 
-#[test]
 fn the_registered_scenario_is_this_one() {
     assert_eq!(Hdds17215::NAME, S);
 }
@@ -67,7 +65,6 @@ fn has_access_id(t: &Tables<Row>) -> bool {
 /// `laggingFollowerAppliesTenantAssignAfterReassign`: the follower applies index 2 after
 /// the leader applied and flushed 2..4, rejects the assign, and the revoke's NPE terminates
 /// it; the restart replays index 3 and terminates again.
-#[test]
 fn lagging_follower_rejects_the_assign_then_terminates_on_every_restart() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -113,7 +110,6 @@ fn lagging_follower_rejects_the_assign_then_terminates_on_every_restart() {
 /// `replayedSetAppliesAgainstLaterStoreState`: one OM flushes the revoke, rejects the set,
 /// the getsecret stores S4 and answers it; it crashes with 3 and 4 unflushed, and the replay
 /// accepts the set against S4 and overwrites it.
-#[test]
 fn replaying_single_om_accepts_the_rejected_set_and_overwrites_the_issued_secret() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -138,7 +134,6 @@ fn replaying_single_om_accepts_the_rejected_set_and_overwrites_the_issued_secret
 }
 
 /// The same with `index-per-secret`: the replayed set at index 3 cannot replace S4@4.
-#[test]
 fn index_per_secret_refuses_the_replayed_overwrite() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -160,7 +155,6 @@ fn index_per_secret_refuses_the_replayed_overwrite() {
 
 /// `restartedFollowerAppliesSetAgainstLaterStoreState`: the follower applied index 2 and
 /// restarted; the leader applies 2..4; the follower's replay of 3 accepts the set against S4.
-#[test]
 fn restarted_follower_accepts_the_rejected_set_and_overwrites_the_issued_secret() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -187,7 +181,6 @@ fn restarted_follower_accepts_the_rejected_set_and_overwrites_the_issued_secret(
 /// Symptom 2: om2's store read fails while it applies the assign; the INTERNAL_ERROR
 /// response is flushed before the termination, so the restart resumes after index 2 and om2
 /// has skipped the assign that om1 applied.
-#[test]
 fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -224,7 +217,6 @@ fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
 
 /// The reorder grounding §4 inferred: revoke(3) writes a tombstone over the cached S2,
 /// getsecret(4) hits it and stores S4 at once, then the flush of 3 revokes S4.
-#[test]
 fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
     for (design, left) in [
         (Design::PerOm, None),
@@ -253,7 +245,6 @@ fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
 
 /// The explored plans reach the paths the deterministic tests stage: on `store-failure` an
 /// error response flushed before the termination, on `apply-vs-flush` the tombstone reorder.
-#[test]
 fn explored_plans_reach_the_staged_paths() {
     use ozone_ha_check::explore::{explore, Request};
     use ozone_ha_check::scenarios::find;
@@ -304,7 +295,6 @@ fn om_over(design: Design, rows: &[(&'static str, &'static str)]) -> (Arc<Shared
 /// A getsecret (createIfNotExist) of an access id that has a secret and is assigned to no
 /// tenant is refused with S3_SECRET_ALREADY_EXISTS: nothing is told, written or stored.
 // Reference: S3GetSecretRequest.java:151-174 at 78d5650c313
-#[test]
 fn getsecret_on_an_existing_non_tenant_id_is_refused() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -344,7 +334,6 @@ fn getsecret_on_an_existing_non_tenant_id_is_refused() {
 // Reference: S3SecretManagerImpl.java:52-70 at 78d5650c313
 // Reference: VaultS3SecretStore.java:106-126 at 78d5650c313
 // Reference: S3InMemoryCache.java:58-82 at 78d5650c313
-#[test]
 fn a_store_hit_is_cached_at_index_0_and_survives_the_flush() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -378,7 +367,6 @@ fn a_store_hit_is_cached_at_index_0_and_survives_the_flush() {
 /// through a map from index to key built before it invalidates.
 // Reference: S3InMemoryCache.java:45-47,58-82 at 78d5650c313
 // Reference: S3SecretValue.java:59-61 at 78d5650c313
-#[test]
 fn a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index() {
     let mut cache = SecretCache::default();
     assert!(!cache.invalidate("u1"), "an uncached id stays uncached");
@@ -410,7 +398,6 @@ fn a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index() {
 // Reference: S3SecretLockedManager.java:60-100 at 78d5650c313
 // Reference: S3SecretManagerImpl.java:92-106 at 78d5650c313
 // Reference: OMTenantAssignUserAccessIdRequest.java:321-324 at 78d5650c313
-#[test]
 fn flush_time_set_and_revoke_take_no_lock_and_update_the_cache() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -474,7 +461,6 @@ fn flush_time_set_and_revoke_take_no_lock_and_update_the_cache() {
 /// `invalidateCacheEntry`, which takes no lock.
 // Reference: OMTenantRevokeUserAccessIdRequest.java:206-209 at 78d5650c313
 // Reference: S3SecretManager.java:108-113 at 78d5650c313
-#[test]
 fn the_tenant_revoke_invalidates_without_the_lock() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -512,7 +498,6 @@ fn the_tenant_revoke_invalidates_without_the_lock() {
 // Reference: OMTenantAssignUserAccessIdRequest.java:279-309,325-330 at 78d5650c313
 // Reference: OMTenantRevokeUserAccessIdRequest.java:186-188 at 78d5650c313
 // Reference: PartialTableCache.java:104-107,122-155 at 78d5650c313
-#[test]
 fn a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -545,7 +530,6 @@ fn a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it() {
 /// leader's RPC thread and caches the hit at index 0; with no secret it refuses the request
 /// (ACCESS_ID_NOT_FOUND) and nothing is replicated.
 // Reference: OMSetSecretRequest.java:56-76 at 78d5650c313
-#[test]
 fn set_pre_execute_reads_the_store_and_fills_the_leaders_cache() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -577,7 +561,6 @@ fn set_pre_execute_reads_the_store_and_fills_the_leaders_cache() {
 /// new leader restores X from its replicated row.
 // Reference: OMExecutionFlow.java:57-83 at 78d5650c313
 // Reference: LeaderStateImpl.java:450-458 at 37932bf6 (ratis)
-#[test]
 fn leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute() {
     for (design, left) in [
         (Design::LeaderSide, None),
@@ -609,4 +592,27 @@ fn leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute() {
             assert_eq!(held(&shared, "u1"), left, "{design:?}");
         });
     }
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        leader_side_reconciled_holds_over_many_seeds_with_its_window_reached,
+        the_registered_scenario_is_this_one,
+        lagging_follower_rejects_the_assign_then_terminates_on_every_restart,
+        replaying_single_om_accepts_the_rejected_set_and_overwrites_the_issued_secret,
+        index_per_secret_refuses_the_replayed_overwrite,
+        restarted_follower_accepts_the_rejected_set_and_overwrites_the_issued_secret,
+        store_failure_terminates_and_a_flushed_error_response_skips_the_entry,
+        flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored,
+        explored_plans_reach_the_staged_paths,
+        getsecret_on_an_existing_non_tenant_id_is_refused,
+        a_store_hit_is_cached_at_index_0_and_survives_the_flush,
+        a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index,
+        flush_time_set_and_revoke_take_no_lock_and_update_the_cache,
+        the_tenant_revoke_invalidates_without_the_lock,
+        a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it,
+        set_pre_execute_reads_the_store_and_fills_the_leaders_cache,
+        leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute
+    ]
 }

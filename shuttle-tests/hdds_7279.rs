@@ -17,7 +17,6 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-7279";
 
-#[test]
 fn both_fixes_hold_over_many_seeds_with_the_create_swapped_with_the_key() {
     for seed in 0..5 {
         for variant in ["fixed", "split-at-create"] {
@@ -56,7 +55,6 @@ fn create_swapped_with_the_key(variant: Variant) -> (bool, u64) {
     result
 }
 
-#[test]
 fn the_parents_single_batch_checkpoints_without_the_earlier_entry() {
     assert_eq!(create_swapped_with_the_key(Variant::Buggy), (false, 0));
     assert_eq!(create_swapped_with_the_key(Variant::Fixed), (true, 2));
@@ -64,4 +62,12 @@ fn the_parents_single_batch_checkpoints_without_the_earlier_entry() {
         create_swapped_with_the_key(Variant::SplitAtCreate),
         (true, 2)
     );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        both_fixes_hold_over_many_seeds_with_the_create_swapped_with_the_key,
+        the_parents_single_batch_checkpoints_without_the_earlier_entry
+    ]
 }

@@ -7,7 +7,6 @@ use ozone_ha_check::explore::Verdict;
 
 const S: &str = "hdds-8681";
 
-#[test]
 fn the_holding_cases_hold_over_many_seeds_with_the_create_in_flight() {
     for seed in 0..3 {
         for (variant, plan) in [
@@ -33,7 +32,6 @@ fn position(r: &ozone_ha_check::explore::Report, actor: &str, java: &str) -> usi
         .unwrap_or_else(|| panic!("no {actor} step {java}"))
 }
 
-#[test]
 fn the_fix_breaks_only_for_a_create_applied_after_its_lock() {
     for seed in 0..3 {
         let r = run(S, "fixed", "racing", pct(seed, 20_000), None);
@@ -60,7 +58,6 @@ fn the_fix_breaks_only_for_a_create_applied_after_its_lock() {
     }
 }
 
-#[test]
 fn the_parents_checkpoint_inside_the_creates_flush_ships_no_snapshot() {
     let r = run(S, "buggy", "in-flight", pct(0, 5_000), None);
     assert_eq!(r.verdict, Verdict::Violated);
@@ -74,4 +71,13 @@ fn the_parents_checkpoint_inside_the_creates_flush_ships_no_snapshot() {
         "{}",
         skipped.action
     );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        the_holding_cases_hold_over_many_seeds_with_the_create_in_flight,
+        the_fix_breaks_only_for_a_create_applied_after_its_lock,
+        the_parents_checkpoint_inside_the_creates_flush_ships_no_snapshot
+    ]
 }

@@ -40,7 +40,6 @@ fn run(s: &dyn AnyScenario, c: CaseName, strategy: Strategy) -> Report {
     .unwrap_or_else(|e| panic!("{} {}/{}: {e}", s.name(), c.variant, c.plan))
 }
 
-#[test]
 fn required_probes_fire_in_some_executions_and_not_in_others() {
     let mut failures = Vec::new();
     for s in all() {
@@ -75,7 +74,6 @@ fn required_probes_fire_in_some_executions_and_not_in_others() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
 fn every_probe_is_silent_on_some_schedule() {
     let mut failures = Vec::new();
     for s in all() {
@@ -108,7 +106,6 @@ fn every_probe_is_silent_on_some_schedule() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
 fn window_probes_need_a_race_on_the_serial_schedule() {
     // A required probe that the serial schedule (no preemption at all) of a holding case
     // fires must be one whose window the plan sets up by construction.
@@ -130,4 +127,13 @@ fn window_probes_need_a_race_on_the_serial_schedule() {
         fired.is_empty(),
         "required probes fired on the serial schedule: {fired:?}"
     );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        required_probes_fire_in_some_executions_and_not_in_others,
+        every_probe_is_silent_on_some_schedule,
+        window_probes_need_a_race_on_the_serial_schedule
+    ]
 }

@@ -81,7 +81,6 @@ fn lost_update() -> String {
     v.to_string()
 }
 
-#[test]
 fn a_lost_update_is_reached_and_the_search_ends() {
     let seen = same_outcomes(lost_update);
     assert_eq!(seen, BTreeSet::from(["1".to_string(), "2".to_string()]));
@@ -143,7 +142,6 @@ fn ghost_order() -> String {
     format!("{:?}", ghost.get())
 }
 
-#[test]
 fn every_final_state_is_reached_with_each_kind_of_object() {
     let seen = same_outcomes(rwlock_and_volatile);
     assert!(seen.len() >= 3, "{seen:?}");
@@ -159,7 +157,6 @@ fn every_final_state_is_reached_with_each_kind_of_object() {
     );
 }
 
-#[test]
 fn a_deadlock_is_a_model_failure() {
     let (driven, _, _) = outcomes(Strategy::Stateful { executions: 10_000 }, || {
         let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
@@ -183,7 +180,6 @@ fn a_deadlock_is_a_model_failure() {
     }
 }
 
-#[test]
 fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
     use ozone_ha_check::explore::{explore, Request, Verdict};
     let scenario = ozone_ha_check::scenarios::find("hdds-16452").unwrap();
@@ -200,4 +196,430 @@ fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
     let fixed = explore(scenario, &Request::new("fixed", "base", strategy)).unwrap();
     assert_eq!(fixed.verdict, Verdict::Held, "the race window is reached");
     assert!(fixed.exhausted);
+}
+
+/// Two waiters registered one after the other, then two `notify_one`s, the second only once
+/// the first has been taken: which waiter the first one wakes is the engine's choice (not the
+/// order of registration), so both orders must be reached.
+fn two_waiters_two_notify_one() -> String {
+    // (registered, woken in order), "a waiter registered or woke", "go".
+    let shared = Arc::new((
+        Mutex::new((0u8, Vec::<u8>::new())),
+        Condvar::new(),
+        Condvar::new(),
+    ));
+    let until = |n: usize, count: fn(&(u8, Vec<u8>)) -> usize| {
+        let mut g = shared.0.lock();
+        while count(&g) < n {
+            g = shared.1.wait(g);
+        }
+    };
+    let mut waiters = Vec::new();
+    for i in 1..=2u8 {
+        let s = Arc::clone(&shared);
+        waiters.push(thread::spawn(&format!("w{i}"), move || {
+            let mut g = s.0.lock();
+            g.0 += 1;
+            s.1.notify_all();
+            g = s.2.wait(g);
+            g.1.push(i);
+            s.1.notify_all();
+        }));
+        until(usize::from(i), |g| usize::from(g.0));
+    }
+    shared.2.notify_one();
+    until(1, |g| g.1.len());
+    shared.2.notify_one();
+    for w in waiters {
+        w.join();
+    }
+    let order = shared.0.lock().1.clone();
+    format!("{order:?}")
+}
+
+fn notify_one_wakes_either_waiter_under_both_engines() {
+    let seen = same_outcomes(two_waiters_two_notify_one);
+    assert_eq!(
+        seen,
+        BTreeSet::from(["[1, 2]".to_string(), "[2, 1]".to_string()])
+    );
+}
+
+/// Small random programs over the facade, run under both engines: the stateful engine must
+/// reach exactly the final states (or the deadlock) that shuttle's depth-first enumeration
+/// reaches.
+mod programs {
+    use super::outcomes;
+    use ozone_ha_check::engine::{DriveError, Strategy as Engine};
+    use ozone_ha_check::sync::ghost::Ghost;
+    use ozone_ha_check::sync::{channel, thread, Arc, Condvar, Mutex, RwLock, Volatile};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+    use std::collections::BTreeSet;
+
+    /// How many of each kind of object a program has.
+    const OBJECTS: u8 = 2;
+
+    /// One operation of a task. Every read is logged, so the final state tells what each
+    /// task saw.
+    #[derive(Clone, Debug)]
+    pub enum Op {
+        /// Read a mutex's value, then write it plus one, in one hold.
+        Lock(u8),
+        /// Read a mutex's value in one hold and write it plus one in the next (a lost update).
+        ReadThenWrite(u8),
+        /// Read a read-write lock's value under a read lock.
+        Read(u8),
+        /// Add one under the write lock.
+        Write(u8),
+        /// Read a volatile.
+        Get(u8),
+        /// Write a volatile.
+        Set(u8, u8),
+        /// Send a value on a channel.
+        Send(u8, u8),
+        /// Receive one value (blocks while the channel is empty).
+        Recv(u8),
+        /// Add a token under a condition variable's monitor and notify one waiter (or all).
+        Notify { cv: u8, all: bool },
+        /// Wait under the monitor until a token is there, and take it.
+        Await(u8),
+        /// Append to a ghost cell.
+        Ghost(u8),
+        /// Spawn a grandchild that runs these operations, and join it at once.
+        SpawnJoin(Vec<Op>),
+    }
+
+    fn leaf() -> impl Strategy<Value = Op> {
+        let k = 0..OBJECTS;
+        prop_oneof![
+            k.clone().prop_map(Op::Lock),
+            k.clone().prop_map(Op::ReadThenWrite),
+            k.clone().prop_map(Op::Read),
+            k.clone().prop_map(Op::Write),
+            k.clone().prop_map(Op::Get),
+            (k.clone(), 1..3u8).prop_map(|(v, x)| Op::Set(v, x)),
+            (k.clone(), 1..3u8).prop_map(|(c, x)| Op::Send(c, x)),
+            k.clone().prop_map(Op::Recv),
+            (k.clone(), any::<bool>()).prop_map(|(cv, all)| Op::Notify { cv, all }),
+            k.clone().prop_map(Op::Await),
+            k.prop_map(Op::Ghost),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            9 => leaf(),
+            1 => prop::collection::vec(leaf(), 1..3).prop_map(Op::SpawnJoin),
+        ]
+    }
+
+    /// The main task's operations and one or two spawned tasks' (spawned first, joined last).
+    /// Every receive gets a send, and every wait a notification, in the next task, so that a
+    /// program deadlocks only through the order of its operations.
+    pub fn program(ops: usize) -> impl Strategy<Value = Vec<Vec<Op>>> {
+        prop::collection::vec(prop::collection::vec(op(), 0..=ops), 2..4).prop_map(|mut tasks| {
+            let n = tasks.len();
+            for t in 0..n {
+                let mut needs = Vec::new();
+                blocking(&tasks[t], &mut needs);
+                tasks[(t + 1) % n].extend(needs);
+            }
+            tasks
+        })
+    }
+
+    /// The operations that let each blocking operation of `ops` go on.
+    fn blocking(ops: &[Op], needs: &mut Vec<Op>) {
+        for op in ops {
+            match op {
+                Op::Recv(c) => needs.push(Op::Send(*c, 1)),
+                Op::Await(cv) => needs.push(Op::Notify {
+                    cv: *cv,
+                    all: false,
+                }),
+                Op::SpawnJoin(sub) => blocking(sub, needs),
+                _ => {}
+            }
+        }
+    }
+
+    /// A monitor's tokens, and the tasks that took one, in order.
+    type Tokens = (u8, Vec<usize>);
+
+    struct World {
+        locks: Vec<Mutex<u8>>,
+        rw: Vec<RwLock<u8>>,
+        volatiles: Vec<Volatile<u8>>,
+        channels: Vec<(channel::Sender<u8>, channel::Receiver<u8>)>,
+        monitors: Vec<(Mutex<Tokens>, Condvar)>,
+        ghosts: Vec<Ghost<Vec<usize>>>,
+    }
+
+    fn run(world: &Arc<World>, me: usize, ops: &[Op], log: &mut Vec<String>) {
+        for op in ops {
+            let k = |i: &u8| usize::from(*i);
+            match op {
+                Op::Lock(i) => {
+                    let mut g = world.locks[k(i)].lock();
+                    log.push(format!("l{i}={}", *g));
+                    *g += 1;
+                }
+                Op::ReadThenWrite(i) => {
+                    let v = *world.locks[k(i)].lock();
+                    *world.locks[k(i)].lock() = v + 1;
+                    log.push(format!("r{i}={v}"));
+                }
+                Op::Read(i) => log.push(format!("rw{i}={}", *world.rw[k(i)].read())),
+                Op::Write(i) => *world.rw[k(i)].write() += 1,
+                Op::Get(i) => log.push(format!("v{i}={}", world.volatiles[k(i)].get())),
+                Op::Set(i, x) => world.volatiles[k(i)].set(*x),
+                Op::Send(i, x) => world.channels[k(i)].0.send(*x),
+                Op::Recv(i) => log.push(format!("c{i}={:?}", world.channels[k(i)].1.recv())),
+                Op::Notify { cv, all } => {
+                    let (m, c) = &world.monitors[k(cv)];
+                    m.lock().0 += 1;
+                    if *all {
+                        c.notify_all();
+                    } else {
+                        c.notify_one();
+                    }
+                }
+                Op::Await(i) => {
+                    let (m, c) = &world.monitors[k(i)];
+                    let mut g = m.lock();
+                    while g.0 == 0 {
+                        g = c.wait(g);
+                    }
+                    g.0 -= 1;
+                    g.1.push(me);
+                }
+                Op::Ghost(i) => world.ghosts[k(i)].with(|g| g.push(me)),
+                Op::SpawnJoin(sub) => {
+                    let (w, sub) = (Arc::clone(world), sub.clone());
+                    let child = thread::spawn("grandchild", move || {
+                        let mut log = Vec::new();
+                        run(&w, me * 10, &sub, &mut log);
+                        log
+                    });
+                    log.extend(child.join());
+                }
+            }
+        }
+    }
+
+    /// One execution of `tasks`: the final state as text.
+    fn execute(tasks: &[Vec<Op>]) -> String {
+        let n = usize::from(OBJECTS);
+        let world = Arc::new(World {
+            locks: (0..n).map(|_| Mutex::new(0)).collect(),
+            rw: (0..n).map(|_| RwLock::new(0)).collect(),
+            volatiles: (0..n).map(|_| Volatile::new(0)).collect(),
+            channels: (0..n).map(|_| channel::unbounded()).collect(),
+            monitors: (0..n)
+                .map(|_| (Mutex::new((0, Vec::new())), Condvar::new()))
+                .collect(),
+            ghosts: (0..n).map(|_| Ghost::new(Vec::new())).collect(),
+        });
+        let children: Vec<_> = tasks[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, ops)| {
+                let (w, ops) = (Arc::clone(&world), ops.clone());
+                thread::spawn(&format!("t{}", i + 1), move || {
+                    let mut log = Vec::new();
+                    run(&w, i + 1, &ops, &mut log);
+                    log
+                })
+            })
+            .collect();
+        let mut logs = vec![Vec::new()];
+        run(&world, 0, &tasks[0], &mut logs[0]);
+        logs.extend(children.into_iter().map(|c| c.join()));
+        let finals: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    "{} {} {} {:?} {:?}",
+                    *world.locks[i].lock(),
+                    *world.rw[i].read(),
+                    world.volatiles[i].get(),
+                    *world.monitors[i].0.lock(),
+                    world.ghosts[i].get()
+                )
+            })
+            .collect();
+        format!("{logs:?} {finals:?}")
+    }
+
+    /// The final states of `tasks` under `strategy`, or "deadlock"; `None` when the engine
+    /// did not finish within its limit.
+    fn reached(strategy: Engine, tasks: &[Vec<Op>]) -> Option<Result<BTreeSet<String>, String>> {
+        let tasks = tasks.to_vec();
+        let (driven, seen, _) = outcomes(strategy, move || execute(&tasks));
+        match driven {
+            Ok(true) => Some(Ok(seen)),
+            Ok(false) => None,
+            Err(DriveError::ModelFailure(m)) if m.contains("deadlock") => {
+                Some(Err("deadlock".into()))
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Executions the enumeration may spend on one program; a larger one is drawn again.
+    const LIMIT: usize = 20_000;
+
+    /// What a comparison covered.
+    #[derive(Debug, Default)]
+    pub struct Covered {
+        /// Programs compared.
+        pub compared: u32,
+        /// Of them, programs that deadlock on some schedule.
+        pub deadlocked: u32,
+        /// Programs drawn again because the enumeration could not finish them.
+        pub too_large: u32,
+        /// The most operations of one task in a compared program.
+        pub longest_task: usize,
+        /// The most tasks in a compared program (grandchildren included).
+        pub most_tasks: usize,
+    }
+
+    fn size(ops: &[Op]) -> (usize, usize) {
+        ops.iter().fold((ops.len(), 0), |(n, t), op| match op {
+            Op::SpawnJoin(sub) => (n + sub.len(), t + 1),
+            _ => (n, t),
+        })
+    }
+
+    /// Compares the engines on `cases` programs of up to `ops` drawn operations per task,
+    /// drawn from a fixed seed.
+    pub fn compare(cases: u32, seed: u64, ops: usize) -> Covered {
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            rng_seed: RngSeed::Fixed(seed),
+            max_global_rejects: cases * 20,
+            ..Config::default()
+        };
+        let covered = std::cell::RefCell::new(Covered::default());
+        // Deadlocks are outcomes here: keep their panics (raised and caught by the engines)
+        // off the terminal.
+        let previous = std::sync::Arc::new(std::panic::take_hook());
+        let forward = std::sync::Arc::clone(&previous);
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.to_string().contains("deadlock") {
+                forward(info);
+            }
+        }));
+        let run = TestRunner::new(config).run(&program(ops), |tasks| {
+            let Some(dfs) = reached(Engine::Dfs { executions: LIMIT }, &tasks) else {
+                covered.borrow_mut().too_large += 1;
+                return Err(TestCaseError::reject("too large to enumerate"));
+            };
+            let stateful = reached(Engine::Stateful { executions: LIMIT }, &tasks)
+                .expect("the stateful search finishes where the enumeration does");
+            prop_assert_eq!(&stateful, &dfs);
+            let mut c = covered.borrow_mut();
+            c.compared += 1;
+            c.deadlocked += u32::from(dfs.is_err());
+            let sizes: Vec<(usize, usize)> = tasks.iter().map(|t| size(t)).collect();
+            let longest = sizes.iter().map(|s| s.0).max().unwrap_or(0);
+            c.longest_task = c.longest_task.max(longest);
+            c.most_tasks = c
+                .most_tasks
+                .max(tasks.len() + sizes.iter().map(|s| s.1).sum::<usize>());
+            Ok(())
+        });
+        let _ = std::panic::take_hook();
+        if let Ok(previous) = std::sync::Arc::try_unwrap(previous) {
+            std::panic::set_hook(previous);
+        }
+        run.unwrap_or_else(|e| panic!("{e}"));
+        covered.into_inner()
+    }
+}
+
+fn random_programs_reach_the_same_final_states_under_both_engines() {
+    // Up to eight drawn operations per task (each receive or wait adds its counterpart to
+    // the next task), on two of each kind of object.
+    let c = programs::compare(64, 23, 8);
+    println!("{c:?}");
+    assert!(c.compared >= 64, "{c:?}");
+    assert!(c.deadlocked > 0 && c.deadlocked < c.compared, "{c:?}");
+}
+
+/// The stateful engine's second assumption (`sync::owned`): every piece of state two tasks
+/// share goes through the facade. Models, the kit and the scenarios name no other shared
+/// state, and do not read the recorder's own cell back.
+fn models_share_state_only_through_the_facade() {
+    const FORBIDDEN: &[&str] = &[
+        "std::sync::",
+        "Atomic",
+        "static mut",
+        "thread_local!",
+        "unsafe",
+        "Cell<",
+        ".violated()",
+        ".quiesced()",
+    ];
+    // The optional RocksDB mirror observes the store model and feeds it nothing; its factory
+    // is installed before any exploration starts.
+    const MIRROR: &[(&str, &str)] = &[
+        ("src/kit/rocks.rs", "std::sync::"),
+        ("src/kit/rocks.rs", "Atomic"),
+        ("src/kit/store.rs", "std::sync::"),
+    ];
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src/models", "src/kit", "src/scenarios"] {
+        sources(&root.join(dir), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 20, "{files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let name = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            for word in FORBIDDEN {
+                let allowed = *word == "std::sync::" && code.contains("std::sync::Arc")
+                    || MIRROR.contains(&(name.as_str(), word));
+                if code.contains(word) && !allowed {
+                    found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "state outside the facade:\n{}",
+        found.join("\n")
+    );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        a_lost_update_is_reached_and_the_search_ends,
+        every_final_state_is_reached_with_each_kind_of_object,
+        a_deadlock_is_a_model_failure,
+        on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,
+        notify_one_wakes_either_waiter_under_both_engines,
+        random_programs_reach_the_same_final_states_under_both_engines,
+        models_share_state_only_through_the_facade,
+    ]
 }

@@ -20,8 +20,9 @@ use crate::scenarios::{self, AnyScenario, UnknownName};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// Executions per case of random and PCT when none are given.
-pub const DEFAULT_EXECUTIONS: usize = 2_000;
+/// Executions per case of random and PCT when none are given and the scenario sets no
+/// budget of its own ([`Budget::CHECK`](crate::scenario::Budget::CHECK)).
+pub const DEFAULT_EXECUTIONS: usize = crate::scenario::Budget::CHECK.random;
 /// Executions of DFS when none are given.
 pub const DEFAULT_DFS_EXECUTIONS: usize = 20_000;
 /// The stateful engine's execution limit when `--executions` gives none: far above what any
@@ -271,7 +272,7 @@ fn strategy(
 ) -> Strategy {
     let executions = selection.executions;
     let walk = executions
-        .or(scenario.executions())
+        .or(scenario.executions().of(engine))
         .unwrap_or(DEFAULT_EXECUTIONS);
     match engine {
         Engine::Random => Strategy::Random {
@@ -296,6 +297,23 @@ fn strategy(
             runs: executions.unwrap_or(DEFAULT_THREAD_RUNS),
         },
     }
+}
+
+/// The strategy `check` uses for `scenario` under `engine` with `seed` when no flag says
+/// otherwise: the budget every test of a verdict uses too.
+///
+/// ```
+/// use ozone_ha_check::engine::{Engine, Strategy};
+/// use ozone_ha_check::jobs::default_strategy;
+///
+/// let s = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+/// assert_eq!(
+///     default_strategy(s, Engine::Random, 3),
+///     Strategy::Random { seed: 3, executions: s.executions().random }
+/// );
+/// ```
+pub fn default_strategy(scenario: &dyn AnyScenario, engine: Engine, seed: u64) -> Strategy {
+    strategy(&Selection::default(), scenario, engine, seed)
 }
 
 /// Check that `given` names something of at least one of `scenarios`.

@@ -53,12 +53,16 @@ enum Command {
 struct BenchArgs {
     /// Scenarios to measure (default: all).
     scenarios: Vec<String>,
-    /// Seeds per violating case for random and PCT.
-    #[arg(long, default_value_t = 100)]
-    seeds: u64,
+    /// Seeds per violating case for random and PCT (default: 100; 20 with --budgets).
+    #[arg(long)]
+    seeds: Option<u64>,
     /// Executions a seed may spend looking for a violation.
     #[arg(long, default_value_t = 100_000)]
     max_executions: usize,
+    /// Measure only whether `check`'s default budgets break every violating case under each
+    /// seed, and write that section of RESULTS.md (and budgets.json) in --results-dir.
+    #[arg(long)]
+    budgets: bool,
     /// Executions timed for executions per second and PCT's hit rate.
     #[arg(long, default_value_t = 2_000)]
     rate_executions: usize,
@@ -685,8 +689,11 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     for name in &args.scenarios {
         scenarios::lookup(name).map_err(|e| Failure::Usage(e.to_string()))?;
     }
+    if args.budgets {
+        return budgets(args);
+    }
     let settings = ozone_ha_check::bench::Settings {
-        seeds: args.seeds.max(1),
+        seeds: args.seeds.unwrap_or(100).max(1),
         max_executions: args.max_executions.max(1),
         ci_budget: jobs::DEFAULT_EXECUTIONS,
         rate_executions: args.rate_executions.max(1),
@@ -713,6 +720,50 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         None => emit(&json),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bench --budgets`: measure, then write budgets.json and the section of RESULTS.md.
+fn budgets(args: &BenchArgs) -> Result<ExitCode, Failure> {
+    use ozone_ha_check::bench::budgets;
+    let started = Instant::now();
+    let quiet = args.quiet;
+    let rows = budgets::measure(
+        args.seeds
+            .unwrap_or(ozone_ha_check::verify::RELIABILITY_SEEDS)
+            .max(1),
+        &args.scenarios,
+        &|what| {
+            if !quiet {
+                eprintln!("[{:>6.1}s] {what}", started.elapsed().as_secs_f64());
+            }
+        },
+    );
+    let dir = &args.results_dir;
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| Failure::Failed(format!("cannot write `{}`: {e}", path.display())))?;
+        eprintln!("wrote {}", path.display());
+        Ok::<(), Failure>(())
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::Failed(format!("cannot create `{}`: {e}", dir.display())))?;
+    write(
+        "budgets.json",
+        serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n",
+    )?;
+    let old = std::fs::read_to_string(dir.join("RESULTS.md")).unwrap_or_default();
+    write("RESULTS.md", budgets::splice(&old, &budgets::render(&rows)))?;
+    let short = rows.iter().filter(|r| r.over_budget() > 0).count();
+    println!(
+        "{} (case, engine, invariant) rows; {short} with a seed over its budget",
+        rows.len()
+    );
+    Ok(if short == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[derive(Args)]

@@ -26,6 +26,7 @@
 //! assert_eq!(Variant::names(), vec!["buggy", "fixed"]);
 //! ```
 
+use crate::engine::Engine;
 use crate::properties::Property;
 use crate::recorder::Recorder;
 use crate::sync::Arc;
@@ -120,6 +121,42 @@ pub struct SizeKnob {
     pub default: usize,
 }
 
+/// Executions per run of the randomized engines when none are asked for.
+///
+/// ```
+/// use ozone_ha_check::engine::Engine;
+/// use ozone_ha_check::scenario::Budget;
+///
+/// let b = Budget { random: 60_000, ..Budget::CHECK };
+/// assert_eq!(b.of(Engine::Random), Some(60_000));
+/// assert_eq!(b.of(Engine::Pct), Some(2_000));
+/// assert_eq!(b.of(Engine::Loom), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Under the uniformly random scheduler.
+    pub random: usize,
+    /// Under PCT.
+    pub pct: usize,
+}
+
+impl Budget {
+    /// `check`'s default: 2,000 executions under each.
+    pub const CHECK: Budget = Budget {
+        random: 2_000,
+        pct: 2_000,
+    };
+
+    /// The budget under `engine`, for the randomized engines.
+    pub fn of(&self, engine: Engine) -> Option<usize> {
+        match engine {
+            Engine::Random => Some(self.random),
+            Engine::Pct => Some(self.pct),
+            _ => None,
+        }
+    }
+}
+
 /// One (variant, plan), prepared to run many times.
 pub trait Case: Send + Sync {
     /// One execution: spawn the actors, join them, mark the execution quiesced
@@ -144,10 +181,11 @@ pub trait Scenario: Send + Sync + 'static {
     const PROPERTIES: &'static [Property];
     /// The size knob, if the scenario has one; without one the only size is 1.
     const SIZE: Option<SizeKnob> = None;
-    /// Executions per random or PCT run when none are asked for, if the 2,000 of `check`
-    /// are too few for a random walk to reach some expected violation. The scenario's docs
-    /// give the measured figures that justify it.
-    const EXECUTIONS: Option<usize> = None;
+    /// Executions per random and per PCT run when none are asked for: `check`'s default,
+    /// unless that is too few for every seed to reach some expected violation. A raised
+    /// budget is at least twice the worst of 20 seeds (`bench --budgets` measures it; the
+    /// shuttle suite fails when a seed misses).
+    const EXECUTIONS: Budget = Budget::CHECK;
 
     /// The verdict `variant` is expected to get on `plan`, at the default size.
     fn expected(variant: Self::Variant, plan: Self::Plan) -> Expected;

@@ -1,7 +1,13 @@
-//! The verdict-matrix check the test suites run under every engine: each case gets its
-//! expected verdict, each expected invariant can be shown broken on its own, and a "held"
-//! verdict comes with its required probes fired (and, under an exhaustive engine, with the
-//! schedules exhausted).
+//! The verdict check the test suites run under every engine: each case gets its expected
+//! verdict, each expected invariant can be shown broken on its own, and a "held" verdict
+//! comes with its required probes fired (and, under an exhaustive engine, with the schedules
+//! exhausted). Under a randomized engine a violating case must break under every one of
+//! [`RELIABILITY_SEEDS`] seeds at `check`'s default budget ([`verify_case_seeds`]), so that
+//! a budget too small for some seed fails a test instead of a user's run.
+
+/// Seeds under which every violating case must break under random and PCT exploration at
+/// `check`'s default budget.
+pub const RELIABILITY_SEEDS: u64 = 20;
 
 use crate::engine::Strategy;
 use crate::explore::{explore, Report, Request, Verdict};
@@ -82,12 +88,27 @@ pub fn verify_case(
     Ok(())
 }
 
-/// Check every case of `s`; `Err` lists every case that differs.
-pub fn verify_matrix(s: &dyn AnyScenario, strategy: &dyn Fn() -> Strategy) -> Result<(), String> {
-    let failures: Vec<String> = s
-        .cases()
-        .into_iter()
-        .filter_map(|case| verify_case(s, case, strategy).err())
+/// Check one case under `strategy(seed)`: a holding case under the first seed of `seeds`, a
+/// violating case under each of them (a randomized engine's budget must suffice for every
+/// seed). `Err` says what differs, for every seed that differs.
+pub fn verify_case_seeds(
+    s: &dyn AnyScenario,
+    case: CaseName,
+    strategy: &dyn Fn(u64) -> Strategy,
+    seeds: std::ops::Range<u64>,
+) -> Result<(), String> {
+    let holds = matches!(s.expected(case.variant, case.plan), Ok(Expected::Holds));
+    let seeds = if holds {
+        seeds.start..seeds.start.saturating_add(1)
+    } else {
+        seeds
+    };
+    let failures: Vec<String> = seeds
+        .filter_map(|seed| {
+            verify_case(s, case, &|| strategy(seed))
+                .err()
+                .map(|e| format!("seed {seed}: {e}"))
+        })
         .collect();
     if failures.is_empty() {
         Ok(())

@@ -6,6 +6,7 @@
 //! builds and [`render()`] merges the parts into `bench/RESULTS.md`, `bench/results.json` and
 //! SVG plots. These are figures, not tests: nothing here asserts a speed.
 
+pub mod budgets;
 mod floor;
 pub mod render;
 

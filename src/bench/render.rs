@@ -534,23 +534,27 @@ pub fn figures(rows: &[Row]) -> Result<Vec<Figure>, String> {
     Ok(out)
 }
 
-/// The sections of an earlier RESULTS.md that another tool writes (`ci/exhaustion.py`, between
-/// `<!-- exhaustion: begin ... -->` and `<!-- exhaustion: end -->`), kept when the file is
-/// rewritten.
+/// The sections of an earlier RESULTS.md that other runs write (`ci/exhaustion.py` between
+/// `<!-- exhaustion: begin ... -->` and `<!-- exhaustion: end -->`, `bench --budgets` between
+/// [`super::budgets::BEGIN`] and [`super::budgets::END`]), kept when the file is rewritten.
 fn kept_sections(old: &str) -> String {
-    const BEGIN: &str = "<!-- exhaustion: begin";
-    const END: &str = "<!-- exhaustion: end -->";
-    let Some(start) = old.find(BEGIN) else {
-        return String::new();
-    };
-    match old[start..].find(END) {
-        Some(len) => format!("\n{}\n", &old[start..start + len + END.len()]),
-        None => String::new(),
+    let mut kept = String::new();
+    for (begin, end) in [
+        ("<!-- exhaustion: begin", "<!-- exhaustion: end -->"),
+        (super::budgets::BEGIN, super::budgets::END),
+    ] {
+        let Some(start) = old.find(begin) else {
+            continue;
+        };
+        if let Some(len) = old[start..].find(end) {
+            kept.push_str(&format!("\n{}\n", &old[start..start + len + end.len()]));
+        }
     }
+    kept
 }
 
 /// Write `RESULTS.md`, `results.json` and the [`figures`] into `dir`. Returns the files
-/// written. The exhaustion section of an earlier `RESULTS.md` is carried over.
+/// written. The exhaustion and budgets sections of an earlier `RESULTS.md` are carried over.
 pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut written = Vec::new();

@@ -24,7 +24,7 @@ pub mod hdds_7279;
 pub mod hdds_8681;
 
 use crate::properties::{Kind, Property};
-use crate::scenario::{Case, Choice, Expected, Scenario, SizeKnob};
+use crate::scenario::{Budget, Case, Choice, Expected, Scenario, SizeKnob};
 use std::fmt;
 
 /// Every registered scenario.
@@ -155,9 +155,9 @@ pub trait AnyScenario: Sync {
     fn properties(&self) -> &'static [Property];
     /// The size knob, if any.
     fn size_knob(&self) -> Option<SizeKnob>;
-    /// Executions per random or PCT run when none are asked for, if not `check`'s default
+    /// Executions per random and PCT run when none are asked for
     /// ([`Scenario::EXECUTIONS`]).
-    fn executions(&self) -> Option<usize>;
+    fn executions(&self) -> Budget;
     /// Every (variant, plan), variants first.
     fn cases(&self) -> Vec<CaseName>;
     /// The expected verdict of a (variant, plan) at the default size.
@@ -263,7 +263,7 @@ impl<S: Scenario> AnyScenario for S {
         S::SIZE
     }
 
-    fn executions(&self) -> Option<usize> {
+    fn executions(&self) -> Budget {
         S::EXECUTIONS
     }
 

@@ -1,0 +1,50 @@
+//! Every case of every registered scenario gets its expected verdict, one test per case and
+//! engine: `<scenario>::<variant>::<plan>::<engine>`.
+//!
+//! - `pct` and `random`, at `check`'s default budget: a holding case holds (seed 0) with its
+//!   required probes fired; a violating case breaks, and each of its expected invariants
+//!   breaks when watched alone, under every one of [`RELIABILITY_SEEDS`] seeds.
+//! - `stateful`, for violating cases: the exhaustive search breaks each expected invariant
+//!   (it stops at the first violation, and tries few preemptions first).
+
+use libtest_mimic::{Failed, Trial};
+use ozone_ha_check::engine::Engine;
+use ozone_ha_check::jobs::default_strategy;
+use ozone_ha_check::scenario::Expected;
+use ozone_ha_check::scenarios::all;
+use ozone_ha_check::verify::{verify_case, verify_case_seeds, RELIABILITY_SEEDS};
+
+/// One trial per case and engine, from the registry: a new scenario needs no test code here.
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for s in all() {
+        let scenario = *s;
+        for case in s.cases() {
+            let name =
+                |engine: Engine| format!("{}::{}::{}::{engine}", s.name(), case.variant, case.plan);
+            for engine in [Engine::Pct, Engine::Random] {
+                trials.push(Trial::test(name(engine), move || {
+                    verify_case_seeds(
+                        scenario,
+                        case,
+                        &|seed| default_strategy(scenario, engine, seed),
+                        0..RELIABILITY_SEEDS,
+                    )
+                    .map_err(Failed::from)
+                }));
+            }
+            if matches!(
+                s.expected(case.variant, case.plan),
+                Ok(Expected::Violates(_))
+            ) {
+                trials.push(Trial::test(name(Engine::Stateful), move || {
+                    verify_case(scenario, case, &|| {
+                        default_strategy(scenario, Engine::Stateful, 0)
+                    })
+                    .map_err(Failed::from)
+                }));
+            }
+        }
+    }
+    trials
+}
