@@ -84,6 +84,10 @@ pub struct Report {
     pub detail: Option<String>,
     /// The trace step at which it broke.
     pub violation_step: Option<usize>,
+    /// Every invariant the first violating execution broke before it stopped, watched or
+    /// not, in order: each of them, watched alone, breaks first in that same execution.
+    #[serde(default)]
+    pub broken: Vec<String>,
     /// Executions run.
     pub executions: usize,
     /// The number (from 1) of the first violating execution.
@@ -476,6 +480,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         invariant: violation.as_ref().map(|v| v.invariant.to_string()),
         detail: violation.as_ref().map(|v| v.detail.clone()),
         violation_step: violation.as_ref().map(|v| v.step),
+        broken: outcome.broken.iter().map(|b| b.to_string()).collect(),
         executions: driven.executions.max(tally.executions),
         first_violation,
         violations: tally.violations,

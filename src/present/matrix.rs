@@ -638,6 +638,7 @@ mod tests {
             },
             verdict,
             invariant: violated.then(|| "TxIndexMonotone".into()),
+            broken: Vec::new(),
             detail: violated.then(|| "persisted TX went 3 -> 2".into()),
             violation_step: violated.then_some(0),
             executions: 10,
