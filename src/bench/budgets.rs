@@ -218,7 +218,7 @@ pub fn splice(results: &str, section: &str) -> String {
                 &results[e + END.len()..]
             )
         }
-        _ => format!("{}\n{section}", results.trim_end()),
+        _ => format!("{}\n\n{section}", results.trim_end()),
     }
 }
 
@@ -247,7 +247,7 @@ mod tests {
         let missed = row(vec![Some(3), None]);
         assert_eq!(missed.worst(), None);
         assert_eq!(missed.over_budget(), 1);
-        assert!(render(&[missed]).contains("| - | - | 10 | - | 1 |"));
+        assert!(render(&[missed]).contains("| 3 | - | 10 | - | 1 |"));
     }
 
     #[test]
