@@ -62,6 +62,7 @@ exec cargo mutants \
   --file 'src/models/**' \
   --file 'src/kit/**' \
   --timeout "${MUTANTS_TIMEOUT:-600}" \
+  --cargo-arg=--test=shuttle \
   --jobs 1 \
   "${args[@]}" \
-  -- --test shuttle -E 'not test(/^stateful::(random_programs|models_share)/)'
+  -- -E 'not test(/^stateful::(random_programs|models_share)/)'
