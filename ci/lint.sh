@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 source ci/env.sh
 
 cargo fmt --all -- --check
-cargo clippy --release --all-targets -- -D warnings
-(loom_env && cargo clippy --release --all-targets -- -D warnings)
-(threads_env && cargo clippy --release --all-targets -- -D warnings)
+cargo clippy --release --workspace --all-targets -- -D warnings
+# The loom and real-threads builds compile only the core (the CLI and the citation tool
+# run on the default build).
+(loom_env && cargo clippy --release -p ozone-ha-check-core --all-targets -- -D warnings)
+(threads_env && cargo clippy --release -p ozone-ha-check-core --all-targets -- -D warnings)

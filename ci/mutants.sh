@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of the models and the kit: cargo-mutants over src/models and src/kit,
+# Mutation testing of the models and the kit: cargo-mutants over crates/core/src/models and crates/core/src/kit,
 # judged by the shuttle suite.
 #
 #   ci/mutants.sh                  every mutant (many hours on two cores)
@@ -59,8 +59,9 @@ done
 exec cargo mutants \
   --profile mutants \
   --test-tool nextest \
-  --file 'src/models/**' \
-  --file 'src/kit/**' \
+  --package ozone-ha-check-core \
+  --file 'crates/core/src/models/**' \
+  --file 'crates/core/src/kit/**' \
   --timeout "${MUTANTS_TIMEOUT:-600}" \
   --cargo-arg=--test=shuttle \
   --jobs 1 \

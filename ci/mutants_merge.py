@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     viable = sum(len(merged[k]) for k in ("caught", "missed", "timeout"))
     rate = len(merged["caught"]) / viable if viable else 0.0
     summary = [
-        "# Mutation testing: src/models and src/kit",
+        "# Mutation testing: crates/core/src/models and crates/core/src/kit",
         "",
         f"- shards: {len(argv) - 2}",
         f"- caught: {len(merged['caught'])}",

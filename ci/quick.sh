@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 
 cargo fmt --all -- --check
-cargo test --release --quiet --lib
+cargo test --release --quiet --workspace --lib
 cargo run --release --quiet -- check --engine pct --quiet
 
 echo "ci/quick.sh: passed in $(( $(date +%s) - start )) s"

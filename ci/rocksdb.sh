@@ -13,11 +13,11 @@ export ROCKSDB_LIB_DIR="/usr/lib/$multiarch"
 export ROCKSDB_INCLUDE_DIR=/usr/include
 
 echo "== clippy with the rocksdb feature"
-cargo clippy --release --all-targets --features rocksdb -- -D warnings
+cargo clippy --release --workspace --all-targets --features ozone-ha-check/rocksdb -- -D warnings
 
 echo "== rocksdb feature: unit tests and the differential test against RocksDB"
-cargo test --release --features rocksdb --lib --test rocksdb
-cargo test --release --features rocksdb --doc kit::rocks
+cargo test --release -p ozone-ha-check-core --features rocksdb --lib --test rocksdb
+cargo test --release -p ozone-ha-check-core --features rocksdb --doc kit::rocks
 
 echo "== real OS threads against RocksDB: hdds-16092 and hdds-16452, fixed never breaks"
-(threads_env && cargo test --release --features rocksdb --test rocksdb-threads -- --nocapture)
+(threads_env && cargo test --release -p ozone-ha-check-core --features rocksdb --test rocksdb-threads -- --nocapture)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: the default (shuttle) build, loom, real threads, and the main job.
+# The test command: the workspace under the default (shuttle) build, the core under loom and
+# under real threads, and the main job.
 # Each stage prints its wall time, and the total at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,19 +19,19 @@ stage() {
     echo "== $1"
 }
 
-stage "default build (shuttle): unit, doc, shuttle, CLI and citation tests"
-cargo test --release
+stage "default build (shuttle): the workspace's unit, doc, shuttle, CLI and citation tests"
+cargo test --release --workspace
 
 stage "loom (exhaustive, preemption bound $LOOM_MAX_PREEMPTIONS)"
-(loom_env && cargo test --release --test loom)
+(loom_env && cargo test --release -p ozone-ha-check-core --test loom)
 
 stage "real OS threads"
-(threads_env && cargo test --release --test threads)
+(threads_env && cargo test --release -p ozone-ha-check-core --test threads)
 
-stage "main job: every scenario, every case, every engine of each build"
+# Under loom and real threads the main job would repeat the suites above: each verifies every
+# registered case with that build's engine, as `check` does.
+stage "main job: every scenario, every case, every engine of the default build"
 cargo run --release --quiet -- check --quiet
-(loom_env && cargo run --release --quiet -- check --quiet)
-(threads_env && cargo run --release --quiet -- check --quiet)
 
 stage "the HTML report in headless Chromium"
 bash ci/html-check.sh

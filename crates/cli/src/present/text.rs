@@ -1,0 +1,324 @@
+//! Text for a terminal: the per-case lines and summary of `check`, the result table, the
+//! listing of `list`, and a counterexample as a timeline.
+
+use super::{broke, verdict_words};
+use ozone_ha_check::engine::Engine;
+use ozone_ha_check::explore::{Expectation, Report, Verdict};
+use ozone_ha_check::scenarios::AnyScenario;
+use ozone_ha_check::trace::render_timeline;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// The result table, one row per report; rows whose verdict is not the expected one are
+/// marked `MISMATCH`.
+pub fn table(reports: &[Report]) -> String {
+    let header = [
+        "scenario",
+        "variant",
+        "plan",
+        "engine",
+        "expected",
+        "verdict",
+        "invariant",
+        "first",
+        "executions",
+        "time",
+    ];
+    let rows: Vec<[String; 10]> = reports
+        .iter()
+        .map(|r| {
+            [
+                r.scenario.clone(),
+                r.variant.clone(),
+                r.plan.clone(),
+                r.engine.to_string(),
+                r.expected.word().to_string(),
+                if r.as_expected() {
+                    verdict_words(r)
+                } else {
+                    format!("{} MISMATCH", verdict_words(r))
+                },
+                r.invariant.clone().unwrap_or_else(|| "-".into()),
+                r.first_violation
+                    .map_or_else(|| "-".into(), |n| n.to_string()),
+                if r.out_of_time {
+                    format!("{} (time budget)", r.executions)
+                } else {
+                    r.executions.to_string()
+                },
+                format!("{:.2}s", r.elapsed_ms as f64 / 1000.0),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[&str]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", parts.join("  ").trim_end());
+    };
+    line(&mut out, &header);
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        line(&mut out, &cells);
+    }
+    out
+}
+
+/// A violation's counterexample as text: what broke, how to replay it, and the trace.
+pub fn counterexample(r: &Report) -> String {
+    let mut out = String::new();
+    let (Some(invariant), Some(detail)) = (&r.invariant, &r.detail) else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "{} / {} / {} under {}: {invariant} broken in execution {}",
+        r.scenario,
+        r.variant,
+        r.plan,
+        r.engine,
+        r.first_violation.unwrap_or(0)
+    );
+    let _ = writeln!(out, "  {detail}");
+    if r.violations > 1 {
+        let _ = writeln!(
+            out,
+            "  {} of {} executions violated it",
+            r.violations, r.executions
+        );
+    }
+    if let Some(schedule) = &r.schedule {
+        let _ = writeln!(
+            out,
+            "  replay: ozone-ha-check replay {} --variant {} --plan {} --schedule '{schedule}'",
+            r.scenario, r.variant, r.plan
+        );
+    }
+    if let Some(m) = &r.minimized {
+        let _ = writeln!(out, "  {}", minimized_words(m));
+    }
+    let _ = writeln!(out, "  trace ({} steps):", r.trace.len());
+    out.push_str(&render_timeline(&r.trace, broke(r), 100));
+    out
+}
+
+/// One line for one case (its reports under every engine and seed), as `cargo test` prints
+/// one line per test: `scenario variant/plan ... ok` and what each engine found.
+pub fn case_line(reports: &[Report]) -> String {
+    let Some(first) = reports.first() else {
+        return String::new();
+    };
+    let ok = reports.iter().all(Report::as_expected);
+    let found: Vec<String> = reports
+        .iter()
+        .map(|r| {
+            let seed = match (r.seed, reports.len() > 1 && r.seed.is_some()) {
+                (Some(seed), true)
+                    if reports.iter().filter(|o| o.engine == r.engine).count() > 1 =>
+                {
+                    format!(" seed {seed}")
+                }
+                _ => String::new(),
+            };
+            let what = match (&r.invariant, r.first_violation) {
+                (Some(i), Some(n)) => format!("{} {i} at {n}", verdict_words(r)),
+                _ => format!("{} in {}{}", verdict_words(r), r.executions, coverage(r)),
+            };
+            let mark = if r.as_expected() { "" } else { " (UNEXPECTED)" };
+            format!("{}{seed}: {what}{mark}", r.engine)
+        })
+        .collect();
+    let name = format!("{} {}/{}", first.scenario, first.variant, first.plan);
+    format!(
+        "{name:<46} {} {}",
+        if ok { "ok    " } else { "FAILED" },
+        found.join("; ")
+    )
+}
+
+/// How far an exploration that found nothing got: every schedule (with loom's bound, or
+/// `unbounded`), or stopped by the clock; nothing for the sampling engines.
+fn coverage(r: &Report) -> String {
+    if r.out_of_time {
+        " (out of time: not exhausted)".to_string()
+    } else if r.exhausted {
+        match (r.engine, r.settings.as_str()) {
+            (Engine::Loom, "no preemption bound") => " (exhausted, unbounded)".to_string(),
+            (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
+            _ => " (exhausted)".to_string(),
+        }
+    } else {
+        String::new()
+    }
+}
+
+/// The last line of a run: how many cases (and, when a case has several engines or seeds,
+/// how many verdicts) were as expected, the expected verdicts by kind, and the time.
+pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
+    fn case(r: &Report) -> (&str, &str, &str) {
+        (&r.scenario, &r.variant, &r.plan)
+    }
+    let expected: Vec<&Report> = reports.iter().filter(|r| r.as_expected()).collect();
+    let count = |f: &dyn Fn(&Report) -> bool| expected.iter().filter(|r| f(r)).count();
+    let mut parts = vec![
+        format!("{} violated", count(&|r| r.verdict == Verdict::Violated)),
+        format!(
+            "{} held",
+            count(&|r| r.verdict == Verdict::Held && !r.unwitnessed())
+        ),
+    ];
+    let unwitnessed = count(&|r| r.unwitnessed());
+    if unwitnessed > 0 {
+        parts.push(format!("{unwitnessed} not witnessed"));
+    }
+    let unreached =
+        count(&|r| r.witness_only() && r.verdict == Verdict::Vacuous && !r.unwitnessed());
+    if unreached > 0 {
+        parts.push(format!("{unreached} window not reached"));
+    }
+    let unjudged = count(&|r| r.expected == Expectation::NotJudged);
+    if unjudged > 0 {
+        parts.push(format!("{unjudged} not judged (off the default size)"));
+    }
+    let cases: BTreeSet<_> = reports.iter().map(case).collect();
+    let failed: BTreeSet<_> = reports
+        .iter()
+        .filter(|r| !r.as_expected())
+        .map(case)
+        .collect();
+    let good_cases = cases.len() - failed.len();
+    let unexpected = reports.len() - expected.len();
+    let head = if reports.len() == cases.len() {
+        format!("{good_cases} cases as expected")
+    } else {
+        format!(
+            "{good_cases} cases ({} verdicts) as expected",
+            expected.len()
+        )
+    };
+    format!(
+        "{head}: {}; {unexpected} unexpected ({:.1}s)",
+        parts.join(", "),
+        elapsed.as_secs_f64()
+    )
+}
+
+/// The scenarios, their variants, plans, properties and expected verdicts, as text.
+pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
+    let mut out = String::new();
+    for s in scenarios {
+        let _ = writeln!(out, "{} ({}): {}", s.name(), s.jira(), s.title());
+        let _ = writeln!(out, "  variants:");
+        for v in s.variants() {
+            let _ = writeln!(out, "    {:<18} {}", v.name, v.doc);
+        }
+        let _ = writeln!(out, "  plans:");
+        for p in s.plans() {
+            let _ = writeln!(out, "    {:<18} {}", p.name, p.doc);
+        }
+        let _ = writeln!(out, "  properties:");
+        for p in s.properties() {
+            let kind = if p.required {
+                "sometimes, required".to_string()
+            } else {
+                p.kind.word().to_string()
+            };
+            let _ = writeln!(out, "    {:<38} {:<20} {}", p.name, kind, p.doc);
+        }
+        let _ = writeln!(out, "  expected:");
+        for c in s.cases() {
+            if let Ok(e) = s.expected(c.variant, c.plan) {
+                let names = e.invariants().join(", ");
+                let _ = writeln!(
+                    out,
+                    "    {:<18} {:<18} {:<9} {names}",
+                    c.variant,
+                    c.plan,
+                    e.word()
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The same listing as JSON.
+pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
+    Value::Array(
+        scenarios
+            .iter()
+            .map(|s| {
+                let named = |n: Vec<ozone_ha_check::scenarios::Named>| -> Vec<Value> {
+                    n.iter()
+                        .map(|x| json!({ "name": x.name, "doc": x.doc }))
+                        .collect()
+                };
+                let properties = |ps: Vec<ozone_ha_check::properties::Property>| -> Vec<Value> {
+                    ps.iter()
+                        .map(|p| json!({ "name": p.name, "doc": p.doc, "kind": p.kind, "required": p.required }))
+                        .collect()
+                };
+                let expected: Vec<Value> = s
+                    .cases()
+                    .iter()
+                    .filter_map(|c| {
+                        let e = s.expected(c.variant, c.plan).ok()?;
+                        Some(json!({ "variant": c.variant, "plan": c.plan, "expected": e.word(), "invariants": e.invariants() }))
+                    })
+                    .collect();
+                json!({
+                    "scenario": s.name(),
+                    "jira": s.jira(),
+                    "title": s.title(),
+                    "variants": named(s.variants()),
+                    "plans": named(s.plans()),
+                    "invariants": properties(s.invariants()),
+                    "probes": properties(s.probes()),
+                    "required_probes": s.required_probes(),
+                    "size_knob": s.size_knob().map(|k| json!({ "counts": k.counts, "default": k.default })),
+                    "expected": expected,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `n` and `word`, in the plural unless `n` is 1.
+fn count(n: usize, word: &str) -> String {
+    match (n, word.ends_with("ch")) {
+        (1, _) => format!("{n} {word}"),
+        (_, true) => format!("{n} {word}es"),
+        _ => format!("{n} {word}s"),
+    }
+}
+
+/// How a counterexample was minimized, in one line.
+///
+/// ```
+/// use ozone_ha_check::explore::Minimized;
+/// use ozone_ha_check_cli::present::text::minimized_words;
+/// let m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733 };
+/// assert_eq!(minimized_words(&m), "minimized from 33 preemptions, 41 context switches and 19 steps to 1 preemption, 6 context switches and 9 steps in 733 replays");
+/// ```
+pub fn minimized_words(m: &ozone_ha_check::explore::Minimized) -> String {
+    format!(
+        "minimized from {}, {} and {} to {}, {} and {} in {}",
+        count(m.found_preemptions, "preemption"),
+        count(m.found_context_switches, "context switch"),
+        count(m.found_steps, "step"),
+        count(m.preemptions, "preemption"),
+        count(m.context_switches, "context switch"),
+        count(m.steps, "step"),
+        count(m.replays, "replay"),
+    )
+}

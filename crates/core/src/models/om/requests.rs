@@ -1,0 +1,183 @@
+//! What two OM write requests do at apply time: `validateAndUpdateCache`.
+//!
+//! [`OMKeyCreateRequest`](java::OMKeyCreateRequest::validateAndUpdateCache) first reads the
+//! committed key (`keyTable.getIfExist`). With no committed key it builds a new one whose
+//! `updateID` is the request's index. With one, it builds the open key from it
+//! ([`prepareFileInfo`](java::OMKeyRequest::prepareFileInfo): `toBuilder()` with the new size,
+//! the old block locations dropped when versioning is off, `setUpdateID(index)`), and the
+//! builder's [`validate`](java::WithObjectID::Builder::validate) throws
+//! `IllegalArgumentException` when the index is below the committed key's `updateID`. That
+//! exception is neither an `IOException` nor an `InvalidPathException`, so the request does not
+//! catch it, no response is queued, and
+//! [`runCommand`](java::OzoneManagerStateMachine::runCommand) terminates the OM. On a log applied
+//! once that cannot happen (a key is committed after its create); it happens when a create is
+//! applied again after its key's commit was persisted, which is what a lowered
+//! `TransactionInfo` makes a restart do.
+//!
+//! [`OMKeyCommitRequest`](java::OMKeyCommitRequest::validateAndUpdateCache) reads the
+//! committed key (`keyToDelete`) and then the open key; without an open key it fails with
+//! `KEY_NOT_FOUND` (an `OMException`: an error response, no rows). Otherwise the key's
+//! `updateID` becomes the index; with no committed key the bucket gains the key's bytes and one
+//! namespace entry; over a committed key (versioning off) the old key's bytes are subtracted and
+//! the namespace is unchanged. The response writes the key, deletes the open key and writes the
+//! bucket row. Neither request sets the bucket's `updateID`.
+//!
+//! The apply thread reads and updates the OM's table cache, here the [`View`]; the response
+//! carries the rows that the double buffer later writes into its batch.
+//!
+//! Abstracted away (see the scenario's Abstractions table): locks held inside the request (one
+//! apply thread orders the requests), ACLs, quota checks (no quota is set), atomic rewrite and
+//! hsync (no such arguments), parent directories (the key is at the bucket root), object ids
+//! and block ids, the deleted-table rows and `snapshotUsed*` counters of an overwrite (no plan
+//! overwrites a key), replication (10 bytes stand for the replicated size).
+
+use super::{OmRow, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE};
+use crate::citation::{java, Citation};
+use crate::kit::store::{Tables, WriteBatch};
+use std::fmt;
+
+/// A request in the replicated log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OmRequest {
+    /// `CreateKey`: open a key of `size` bytes.
+    CreateKey {
+        /// Key name.
+        key: String,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// `CommitKey`: commit the open key and count its bytes in the bucket's quota.
+    CommitKey {
+        /// Key name.
+        key: String,
+    },
+}
+
+impl fmt::Display for OmRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OmRequest::CreateKey { key, size } => write!(f, "CreateKey {key} ({size} bytes)"),
+            OmRequest::CommitKey { key } => write!(f, "CommitKey {key}"),
+        }
+    }
+}
+
+/// The OM's in-memory view of its tables (DB plus the table cache), as the apply thread
+/// sees it.
+pub type View = Tables<OmRow>;
+
+/// The result of applying one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The rows its response will write (none for an error response).
+    pub rows: WriteBatch<OmRow>,
+    /// One line for the trace.
+    pub summary: String,
+}
+
+/// A `Throwable` that is not an `IOException` escaped `validateAndUpdateCache`: no response is
+/// queued and `runCommand` terminates the OM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thrown {
+    /// The Java method that throws it.
+    pub java: &'static Citation,
+    /// The exception and its message.
+    pub what: String,
+}
+
+impl fmt::Display for Thrown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl OmRequest {
+    /// The Java method this request's apply stands for.
+    pub fn java(&self) -> &'static Citation {
+        match self {
+            OmRequest::CreateKey { .. } => &java::OMKeyCreateRequest::validateAndUpdateCache,
+            OmRequest::CommitKey { .. } => &java::OMKeyCommitRequest::validateAndUpdateCache,
+        }
+    }
+
+    /// Apply the request at log `index` to `view`, returning the response's rows; `Err` when a
+    /// `Throwable` escapes the request (nothing in `view` changed).
+    pub fn apply(&self, index: u64, view: &mut View) -> Result<Applied, Thrown> {
+        let mut rows = WriteBatch::new();
+        let summary = match self {
+            OmRequest::CreateKey { key, size } => {
+                let (row, how) = match view.get(KEY_TABLE, key).copied() {
+                    Some(OmRow::Key { update_id, .. }) if index < update_id => {
+                        return Err(Thrown {
+                            java: &java::WithObjectID::Builder::validate,
+                            what: format!(
+                                "IllegalArgumentException: updateID {index} < current \
+                                 updateID {update_id} of committed {key}"
+                            ),
+                        });
+                    }
+                    Some(OmRow::Key { .. }) => (
+                        OmRow::Key {
+                            size: *size,
+                            update_id: index,
+                        },
+                        "from the committed key",
+                    ),
+                    _ => (
+                        OmRow::Key {
+                            size: *size,
+                            update_id: index,
+                        },
+                        "new",
+                    ),
+                };
+                view.put(OPEN_KEY_TABLE, key, row);
+                rows.put(OPEN_KEY_TABLE, key, row);
+                format!("open {key} ({how})")
+            }
+            OmRequest::CommitKey { key } => {
+                let Some(OmRow::Bucket {
+                    used_bytes,
+                    used_namespace,
+                }) = view.get(BUCKET_TABLE, BUCKET).copied()
+                else {
+                    return Ok(Applied {
+                        rows,
+                        summary: "BUCKET_NOT_FOUND (error response, no rows)".into(),
+                    });
+                };
+                let to_delete = view.get(KEY_TABLE, key).copied();
+                let Some(OmRow::Key { size, .. }) = view.get(OPEN_KEY_TABLE, key).copied() else {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!("{key}: KEY_NOT_FOUND (error response, no rows)"),
+                    });
+                };
+                let (bytes, namespace, how) = match to_delete {
+                    Some(OmRow::Key { size: old, .. }) => (
+                        (used_bytes + size).saturating_sub(old),
+                        used_namespace,
+                        "over the committed key",
+                    ),
+                    _ => (used_bytes + size, used_namespace + 1, "new key"),
+                };
+                let bucket = OmRow::Bucket {
+                    used_bytes: bytes,
+                    used_namespace: namespace,
+                };
+                let committed = OmRow::Key {
+                    size,
+                    update_id: index,
+                };
+                view.delete(OPEN_KEY_TABLE, key);
+                view.put(KEY_TABLE, key, committed);
+                view.put(BUCKET_TABLE, BUCKET, bucket);
+                rows.delete(OPEN_KEY_TABLE, key);
+                rows.put(KEY_TABLE, key, committed);
+                rows.put(BUCKET_TABLE, BUCKET, bucket);
+                format!("commit {key} ({how}): usedBytes {used_bytes} -> {bytes}")
+            }
+        };
+        Ok(Applied { rows, summary })
+    }
+}

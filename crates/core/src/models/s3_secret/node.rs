@@ -1,0 +1,983 @@
+//! One OM: its own DB, its caches, its S3_SECRET_LOCK, its double buffer and flush thread;
+//! and the shared external store it calls.
+//!
+//! The apply path stands for [`runCommand`](java::OzoneManagerStateMachine::runCommand) ->
+//! [`handleWriteRequest`](java::RequestHandler::handleWriteRequest) -> `validateAndUpdateCache`,
+//! then [`add`](java::OzoneManagerDoubleBuffer::add); the flush path for
+//! [`flushBatch`](java::OzoneManagerDoubleBuffer::flushBatch): each OK response's
+//! `addToDBBatch` (where the non-batch store is called at once, through the manager the
+//! response holds: the inner, unlocked one for set and revoke, the locked one for the tenant
+//! requests), the batch commit with `TRANSACTION_INFO_KEY`, then
+//! [`cleanupCache`](java::OzoneManagerDoubleBuffer::cleanupCache): the secret cache's
+//! `clearCache` on the flush thread, and the eviction of the tenant table's cache entries of
+//! the flushed epochs, which `PartialTableCache.cleanup` hands to a cleanup executor (a later
+//! step of the flush thread here).
+//!
+//! A terminated OM (`ExitUtils.terminate`) is a flag: its apply thread stops applying and its
+//! flush thread stops at its next swap. A flush already swapped completes: the JVM's exit is
+//! not instant, and a commit that lands before it is exactly what the seed's "error response
+//! flushed before the termination" needs. A crash ([`Om::crash`]) loses every response not yet
+//! swapped. A restart is a new [`Om`] over the same DB: the caches are gone, and the OM replays
+//! the log after its stored index.
+//!
+//! Abstracted away: the S3_SECRET_LOCK is one lock per OM (the plans lock one id per OM at a
+//! time, and the lock orders only one OM's threads: the OMs do not share it); the lock
+//! [`clearS3Cache`](java::S3SecretLockedManager::clearS3Cache) takes is the resource id "cache",
+//! which no request takes, so it is left out;
+//! the volume lock of the tenant requests (one apply thread orders them); Ratis (the log is
+//! committed up front, except in `leader-change`; per OM only how far it applied differs).
+
+use super::cache::{Lookup, SecretCache, TableLookup, TenantCache};
+use super::requests::{Decision, FlushCall, Issued, PreExecuted, S3Request, Termination};
+use super::{
+    initial_tables, AccessId, Design, Row, Secret, StoredSecret, S3_SECRET_TABLE,
+    TENANT_ACCESS_ID_TABLE,
+};
+use crate::citation::{java, Citation, Label};
+use crate::kit::external_store::{ExternalStore, Fault, StoreError};
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::{Store, Tables, WriteBatch};
+use crate::kit::tx_info::stage_tx_info;
+use crate::models::om::double_buffer::{DoubleBuffer, Indexed, Life};
+use crate::models::om::startup::{data_after, load_snapshot_info};
+use crate::properties::Probe;
+use crate::recorder::Actor;
+use crate::sync::ghost::Ghost;
+use crate::sync::{Arc, Mutex, MutexGuard};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+/// An OM applied or flushed entry i after the shared store had served a call for a later
+/// entry (the window in which a per-OM decision can differ from the leader's).
+pub const LATE_APPLY: Probe = Probe::new(
+    "LateApply",
+    "an OM applied or flushed an entry after the store had served a call for a later entry",
+);
+/// A getsecret found a tombstone in the cache and wrote a new secret to the store.
+pub const TOMBSTONE_THEN_STORE_WRITE: Probe = Probe::new(
+    "TombstoneThenStoreWrite",
+    "a getsecret hit a cache tombstone and stored a new secret at once",
+);
+/// A flush-time revoke found a secret written for a later index.
+pub const FLUSH_REVOKES_NEWER_SECRET: Probe = Probe::new(
+    "FlushRevokesNewerSecret",
+    "a flush-time revoke found a secret written for a later index",
+);
+/// The store refused a write or delete from an older index (`index-per-secret`).
+pub const STALE_WRITE_REFUSED: Probe = Probe::new(
+    "StaleWriteRefused",
+    "the store refused a write or delete from an older index",
+);
+/// An INTERNAL_ERROR response was flushed before its OM's termination took effect.
+pub const ERROR_FLUSHED: Probe = Probe::new(
+    "ErrorResponseFlushedBeforeTermination",
+    "an INTERNAL_ERROR response was flushed before its OM's termination",
+);
+/// A request read a tenant-table cache entry that a rejected tenant assign left behind.
+pub const LEAKED_TENANT_ENTRY: Probe = Probe::new(
+    "LeakedTenantEntryRead",
+    "a request read a tenant-table cache entry that a rejected tenant assign left behind",
+);
+/// A leader's `preExecute` changed the store for an entry that never committed.
+pub const UNCOMMITTED_STORE_WRITE: Probe = Probe::new(
+    "UncommittedStoreWrite",
+    "a leader's preExecute changed the store for an entry that never committed",
+);
+
+/// `leader-side`'s store calls happen in `preExecute`, before the entry has a log index; the
+/// store counts them for no index (0 is never a log index: entries start at 1).
+const NO_INDEX: u64 = 0;
+
+/// What every OM of a plan shares: the external store, and ghost bookkeeping of what the
+/// clients were told, the terminations, and the leader's decisions (part of the entries).
+pub struct Shared {
+    store: ExternalStore<StoredSecret>,
+    design: Design,
+    issued: Ghost<BTreeMap<AccessId, Option<Secret>>>,
+    terminations: Ghost<Vec<String>>,
+    decisions: Ghost<BTreeMap<u64, Decision>>,
+    error_flushed: Ghost<Vec<u64>>,
+}
+
+impl Shared {
+    /// A ring using `design`, whose store starts with `rows` and fails the call `fault` names;
+    /// the clients start out told `issued`.
+    pub fn new(
+        design: Design,
+        rows: &[(AccessId, StoredSecret)],
+        fault: Option<Fault>,
+        issued: &[(AccessId, Option<Secret>)],
+    ) -> Self {
+        Self {
+            store: ExternalStore::new(
+                rows.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                fault,
+            ),
+            design,
+            issued: Ghost::new(issued.iter().copied().collect()),
+            terminations: Ghost::new(Vec::new()),
+            decisions: Ghost::new(BTreeMap::new()),
+            error_flushed: Ghost::new(Vec::new()),
+        }
+    }
+
+    /// The external store.
+    pub fn store(&self) -> &ExternalStore<StoredSecret> {
+        &self.store
+    }
+
+    /// The design.
+    pub fn design(&self) -> Design {
+        self.design
+    }
+
+    /// What the clients were last told per id.
+    pub fn issued(&self) -> BTreeMap<AccessId, Option<Secret>> {
+        self.issued.get()
+    }
+
+    /// Every termination so far, as `om: why`.
+    pub fn terminations(&self) -> Vec<String> {
+        self.terminations.get()
+    }
+
+    /// The entry at `index` carries the leader's `decision` (`leader-side`).
+    pub fn record_decision(&self, index: u64, decision: Decision) {
+        self.decisions.with(|d| d.insert(index, decision));
+    }
+
+    fn issue(&self, what: Issued) {
+        self.issued.with(|m| match what {
+            Issued::Secret(id, s) => {
+                m.insert(id, Some(s));
+            }
+            Issued::Revoked(id) => {
+                m.insert(id, None);
+            }
+        });
+    }
+}
+
+/// One applied request's response, waiting for the flush.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// Log index.
+    pub index: u64,
+    /// Rows for the OM's DB.
+    pub rows: WriteBatch<Row>,
+    /// The store call its `addToDBBatch` makes, if any (an OK response only).
+    pub call: Option<FlushCall>,
+    /// Whether it is an INTERNAL_ERROR response.
+    pub internal_error: bool,
+    /// Whether its class names the tenant tables for cleanup (the tenant requests').
+    pub tenant_epoch: bool,
+}
+
+impl Response {
+    fn new(index: u64, request: &S3Request) -> Self {
+        Self {
+            index,
+            rows: WriteBatch::new(),
+            call: None,
+            internal_error: false,
+            tenant_epoch: matches!(
+                request,
+                S3Request::TenantAssign { .. } | S3Request::TenantRevoke { .. }
+            ),
+        }
+    }
+}
+
+impl Indexed for Response {
+    fn index(&self) -> u64 {
+        self.index
+    }
+}
+
+/// One OM.
+pub struct Om {
+    name: &'static str,
+    leader: bool,
+    shared: Arc<Shared>,
+    db: Arc<Store<Row>>,
+    cache: Mutex<SecretCache>,
+    tenant: Mutex<TenantCache>,
+    /// Ghost: the tenant-table cache entries a rejected assign left, by id and epoch.
+    leaked: Ghost<Vec<(AccessId, u64)>>,
+    secret_lock: Mutex<()>,
+    buffer: DoubleBuffer<Response>,
+}
+
+impl Om {
+    /// An OM called `name` over `db`. A `leader`'s applies are what the clients are told.
+    pub fn new(name: &'static str, leader: bool, shared: Arc<Shared>, db: Arc<Store<Row>>) -> Self {
+        Self {
+            name,
+            leader,
+            shared,
+            db,
+            cache: Mutex::new(SecretCache::default()),
+            tenant: Mutex::new(TenantCache::default()),
+            leaked: Ghost::new(Vec::new()),
+            secret_lock: Mutex::new(()),
+            buffer: DoubleBuffer::new(),
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its DB.
+    pub fn db(&self) -> &Arc<Store<Row>> {
+        &self.db
+    }
+
+    /// Its secret cache, as a final observation.
+    pub fn secret_cache(&self) -> SecretCache {
+        self.cache.lock().clone()
+    }
+
+    /// Take this OM's S3_SECRET_LOCK from outside, as another request holding the id's lock
+    /// would (for staged tests of which calls wait for it).
+    pub fn hold_secret_lock(&self) -> MutexGuard<'_, ()> {
+        self.secret_lock.lock()
+    }
+
+    fn late_probe(&self, actor: &Actor, index: u64) {
+        if self.shared.store.high_water() > index {
+            actor.probe(&LATE_APPLY);
+        }
+    }
+
+    /// [`S3SecretManagerImpl.getSecret`](java::S3SecretManagerImpl::getSecret) (also what
+    /// `hasS3Secret` calls): the cache (a tombstone is "no secret"), else the store; a store
+    /// hit is cached with index 0, as `VaultS3SecretStore` returns it.
+    fn get_secret(
+        &self,
+        actor: &Actor,
+        index: u64,
+        id: AccessId,
+    ) -> Result<(Option<Secret>, Lookup), StoreError> {
+        let found = self.cache.lock().lookup(id);
+        if let Lookup::Hit(v) = found {
+            actor.step_with(&java::S3InMemoryCache::get, || {
+                let shown = v.map_or("tombstone".to_string(), |s| s.to_string());
+                format!("{}: cache hit {id} = {shown}", at(index))
+            });
+            return Ok((v, found));
+        }
+        let held = self
+            .shared
+            .store
+            .get(
+                actor,
+                &java::S3SecretManagerImpl::getSecret,
+                self.name,
+                index,
+                id,
+            )?
+            .map(|s| s.secret);
+        if let Some(s) = held {
+            self.cache.lock().put(id, s, 0);
+            actor.step_with(&java::S3SecretManager::updateCache, || {
+                format!("{}: cache the store's {id} = {s}@0", at(index))
+            });
+        }
+        Ok((held, found))
+    }
+
+    /// `tenantAccessIdTable.get`: the table cache, else the DB (the rows this OM applied and
+    /// will flush).
+    fn tenant_get(&self, actor: &Actor, view: &Tables<Row>, id: AccessId) -> Option<Row> {
+        let (found, epoch) = {
+            let tenant = self.tenant.lock();
+            (tenant.lookup(id), tenant.epoch_of(id))
+        };
+        match found {
+            TableLookup::Hit(row) => {
+                let leaked = epoch.is_some_and(|e| self.leaked.with(|l| l.contains(&(id, e))));
+                if row.is_some() && leaked {
+                    actor.probe(&LEAKED_TENANT_ENTRY);
+                }
+                row
+            }
+            TableLookup::Miss => view.get(TENANT_ACCESS_ID_TABLE, id).copied(),
+        }
+    }
+
+    fn store_write(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        index: u64,
+        id: AccessId,
+        secret: Secret,
+    ) -> Result<(), StoreError> {
+        let java: Label = java.into();
+        let value = StoredSecret { secret, index };
+        let guarded = self.shared.design == Design::IndexPerSecret;
+        let wrote =
+            self.shared
+                .store
+                .put_unless(actor, java, self.name, index, id, value, |old| {
+                    guarded && old.index > index
+                })?;
+        if !wrote {
+            actor.probe(&STALE_WRITE_REFUSED);
+        }
+        Ok(())
+    }
+
+    fn store_revoke(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        index: u64,
+        id: AccessId,
+    ) -> Result<(), StoreError> {
+        let java: Label = java.into();
+        let guarded = self.shared.design == Design::IndexPerSecret;
+        let newer = Cell::new(false);
+        self.shared
+            .store
+            .delete_unless(actor, java, self.name, index, id, |old| {
+                newer.set(old.index > index);
+                guarded && old.index > index
+            })?;
+        if newer.get() {
+            actor.probe(&FLUSH_REVOKES_NEWER_SECRET);
+            if guarded {
+                actor.probe(&STALE_WRITE_REFUSED);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`S3SecretManagerImpl.storeSecret`](java::S3SecretManagerImpl::storeSecret): the store,
+    /// then the cache with the value's index.
+    fn store_secret(
+        &self,
+        actor: &Actor,
+        index: u64,
+        id: AccessId,
+        secret: Secret,
+    ) -> Result<(), StoreError> {
+        self.store_write(
+            actor,
+            &java::S3SecretManagerImpl::storeSecret,
+            index,
+            id,
+            secret,
+        )?;
+        self.cache.lock().put(id, secret, index);
+        actor.step_with(&java::S3InMemoryCache::put, || {
+            format!("{}: cache {id} = {secret}@{index}", at(index))
+        });
+        Ok(())
+    }
+
+    /// [`S3SecretManagerImpl.revokeSecret`](java::S3SecretManagerImpl::revokeSecret): the
+    /// store, then `invalidateCacheEntry`.
+    fn revoke_secret(&self, actor: &Actor, index: u64, id: AccessId) -> Result<(), StoreError> {
+        self.store_revoke(actor, &java::S3SecretManagerImpl::revokeSecret, index, id)?;
+        let tomb = self.cache.lock().invalidate(id);
+        actor.step_with(&java::S3InMemoryCache::invalidate, || {
+            format!(
+                "{}: {}",
+                at(index),
+                if tomb {
+                    format!("cache tombstone for {id}, old index kept")
+                } else {
+                    format!("{id} not cached: nothing to invalidate")
+                }
+            )
+        });
+        Ok(())
+    }
+
+    /// The leader's `preExecute` of `request`, on an RPC handler thread, before the entry has
+    /// an index. `view` is the leader's applied tenant table.
+    ///
+    /// The Java (`buggy`, `index-per-secret`):
+    /// [`OMSetSecretRequest.preExecute`](java::OMSetSecretRequest::preExecute) reads
+    /// `tenantAccessIdTable`, and for an id not assigned to a tenant calls `hasS3Secret` on the
+    /// locked manager (the id's lock, the cache, the store on a miss, a store hit cached at
+    /// index 0): no secret, `ACCESS_ID_NOT_FOUND`;
+    /// [`OMTenantRevokeUserAccessIdRequest.preExecute`](java::OMTenantRevokeUserAccessIdRequest::preExecute)
+    /// refuses an id not in `tenantAccessIdTable`; the others check permissions and draw
+    /// secrets only. `leader-side`: the decision, with the store call.
+    pub fn pre_execute(
+        &self,
+        actor: &Actor,
+        view: &Tables<Row>,
+        request: &S3Request,
+    ) -> PreExecuted {
+        if self.shared.design.leader_side() {
+            return self.leader_decide(actor, view, request);
+        }
+        let java = request.pre_execute_java();
+        let id = request.id();
+        let mut done = PreExecuted {
+            refused: None,
+            decision: None,
+            called_store: false,
+            wrote_store: false,
+        };
+        match request {
+            S3Request::SetSecret { .. } if self.tenant_get(actor, view, id).is_none() => {
+                let _lock = self.secret_lock.lock();
+                done.called_store = self.cache.lock().lookup(id) == Lookup::Miss;
+                match self.get_secret(actor, NO_INDEX, id) {
+                    Ok((Some(_), _)) => {}
+                    Ok((None, _)) => done.refused = Some("ACCESS_ID_NOT_FOUND"),
+                    Err(_) => done.refused = Some("INTERNAL_ERROR"),
+                }
+            }
+            S3Request::TenantRevoke { .. } if self.tenant_get(actor, view, id).is_none() => {
+                done.refused = Some("ACCESS_ID_NOT_FOUND");
+            }
+            _ => {}
+        }
+        actor.step_with(java, || match done.refused {
+            Some(status) => format!("{request}: {status}, not replicated"),
+            None => format!("{request}: passes preExecute"),
+        });
+        done
+    }
+
+    /// `leader-side`: the leader's `preExecute` calls the store once and decides, under the
+    /// id's lock. A store failure is a clean error: the entry is not replicated.
+    fn leader_decide(&self, actor: &Actor, view: &Tables<Row>, request: &S3Request) -> PreExecuted {
+        let java = request.pre_execute_java();
+        let _lock = self.secret_lock.lock();
+        let store = &self.shared.store;
+        let id = request.id();
+        let name = self.name;
+        let wrote = Cell::new(false);
+        let called = Cell::new(false);
+        let tenant = self.tenant_get(actor, view, id).is_some();
+        let decided = (|| -> Result<Decision, StoreError> {
+            if let S3Request::TenantAssign { .. } = request {
+                if tenant {
+                    return Ok(Decision::Rejected("TENANT_USER_ACCESS_ID_ALREADY_EXISTS"));
+                }
+            }
+            if let S3Request::TenantRevoke { .. } = request {
+                if !tenant {
+                    return Ok(Decision::Rejected("ACCESS_ID_NOT_FOUND"));
+                }
+            }
+            called.set(true);
+            let held = store
+                .get(actor, java, name, NO_INDEX, id)?
+                .map(|s| s.secret);
+            let put = |secret: Secret| -> Result<Decision, StoreError> {
+                let value = StoredSecret {
+                    secret,
+                    index: NO_INDEX,
+                };
+                store.put(actor, java, name, NO_INDEX, id, value)?;
+                wrote.set(true);
+                Ok(Decision::Accepted(Some(secret)))
+            };
+            Ok(match (*request, held) {
+                (S3Request::GetSecret { .. }, Some(s)) if tenant => Decision::Accepted(Some(s)),
+                (S3Request::GetSecret { .. }, Some(_)) => {
+                    Decision::Rejected("S3_SECRET_ALREADY_EXISTS")
+                }
+                (S3Request::GetSecret { secret, .. }, None)
+                | (S3Request::SetSecret { secret, .. }, Some(_))
+                | (S3Request::TenantAssign { secret, .. }, None) => put(secret)?,
+                (S3Request::RevokeSecret { .. } | S3Request::TenantRevoke { .. }, Some(_)) => {
+                    store.delete_unless(actor, java, name, NO_INDEX, id, |_| false)?;
+                    wrote.set(true);
+                    Decision::Accepted(None)
+                }
+                (S3Request::SetSecret { .. }, None) => Decision::Rejected("ACCESS_ID_NOT_FOUND"),
+                (S3Request::TenantAssign { .. }, Some(_)) => {
+                    Decision::Rejected("TENANT_USER_ACCESS_ID_ALREADY_EXISTS")
+                }
+                (S3Request::RevokeSecret { .. }, None) => Decision::Rejected("S3_SECRET_NOT_FOUND"),
+                (S3Request::TenantRevoke { .. }, None) => Decision::Accepted(None),
+            })
+        })();
+        let called_store = called.get();
+        let decision = decided.unwrap_or(Decision::NotReplicated);
+        actor.step(java, format!("{request}: leader decides {decision:?}"));
+        PreExecuted {
+            refused: match decision {
+                Decision::Accepted(_) => None,
+                Decision::Rejected(status) => Some(status),
+                Decision::NotReplicated => Some("store failure"),
+            },
+            decision: Some(decision),
+            called_store,
+            wrote_store: wrote.get(),
+        }
+    }
+
+    /// `validateAndUpdateCache` of the entry at `index` on this OM, against `view` (the rows
+    /// this OM applied; the table cache is read first). `Err` is a termination.
+    pub fn apply(
+        &self,
+        actor: &Actor,
+        view: &mut Tables<Row>,
+        index: u64,
+        request: &S3Request,
+    ) -> Result<Response, Termination> {
+        self.late_probe(actor, index);
+        let mut response = Response::new(index, request);
+        let java = request.java();
+        let id = request.id();
+        if self.shared.design.leader_side() {
+            let decision = self.shared.decisions.with(|d| d.get(&index).copied());
+            return match decision {
+                Some(Decision::Accepted(v)) => {
+                    self.apply_decided(actor, view, &mut response, request, v)?;
+                    Ok(response)
+                }
+                other => {
+                    actor.step(
+                        java,
+                        format!("index {index} {request}: {other:?}, nothing to apply"),
+                    );
+                    Ok(response)
+                }
+            };
+        }
+        let internal = |e: StoreError| Termination::InternalError(e.0);
+        let mut told = None;
+        let summary = match *request {
+            S3Request::GetSecret { secret, .. } => {
+                let _lock = self.secret_lock.lock();
+                let (held, found) = self.get_secret(actor, index, id).map_err(internal)?;
+                match held {
+                    Some(s) if self.tenant_get(actor, view, id).is_some() => {
+                        told = Some(Issued::Secret(id, s));
+                        format!("{id} is a tenant's: return {s}")
+                    }
+                    Some(_) => "S3_SECRET_ALREADY_EXISTS (error response)".to_string(),
+                    None => {
+                        self.cache.lock().put(id, secret, index);
+                        actor.step_with(&java::S3SecretManager::updateCache, || {
+                            format!("index {index}: cache {id} = {secret}@{index}")
+                        });
+                        self.store_secret(actor, index, id, secret)
+                            .map_err(internal)?;
+                        if found == Lookup::Hit(None) {
+                            actor.probe(&TOMBSTONE_THEN_STORE_WRITE);
+                        }
+                        told = Some(Issued::Secret(id, secret));
+                        format!("created {secret} and stored it at once")
+                    }
+                }
+            }
+            S3Request::SetSecret { secret, .. } => {
+                let _lock = self.secret_lock.lock();
+                let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
+                if held.is_some() {
+                    self.cache.lock().put(id, secret, index);
+                    response.call = Some(FlushCall::Store {
+                        id,
+                        secret,
+                        locked: false,
+                    });
+                    told = Some(Issued::Secret(id, secret));
+                    format!("accepted: cache {id} = {secret}@{index}, store at flush")
+                } else {
+                    "ACCESS_ID_NOT_FOUND (error response)".to_string()
+                }
+            }
+            S3Request::RevokeSecret { .. } => {
+                let _lock = self.secret_lock.lock();
+                let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
+                if held.is_some() {
+                    let tomb = self.cache.lock().invalidate(id);
+                    response.call = Some(FlushCall::Revoke { id, locked: false });
+                    told = Some(Issued::Revoked(id));
+                    format!(
+                        "accepted: {}, revoke at flush",
+                        if tomb {
+                            "cache tombstone (old index kept)"
+                        } else {
+                            "not cached, no tombstone"
+                        }
+                    )
+                } else {
+                    "status S3_SECRET_NOT_FOUND (no store call)".to_string()
+                }
+            }
+            S3Request::TenantAssign { tenant, secret, .. } => {
+                if self.tenant_get(actor, view, id).is_some() {
+                    "TENANT_USER_ACCESS_ID_ALREADY_EXISTS in tenant table (error response)"
+                        .to_string()
+                } else {
+                    let row = Row::AccessIdInfo { tenant };
+                    self.tenant.lock().add(id, Some(row), index);
+                    actor.step_with(&java::TypedTable::addCacheEntry, || {
+                        format!("index {index}: tenant-table cache {id} = {row}@{index}")
+                    });
+                    let _lock = self.secret_lock.lock();
+                    let (held, _) = self.get_secret(actor, index, id).map_err(|e| {
+                        self.leaked.with(|l| l.push((id, index)));
+                        internal(e)
+                    })?;
+                    if held.is_some() {
+                        self.leaked.with(|l| l.push((id, index)));
+                        "store holds a secret: TENANT_USER_ACCESS_ID_ALREADY_EXISTS (error \
+                         response; the tenant-table cache entry stays)"
+                            .to_string()
+                    } else {
+                        view.put(TENANT_ACCESS_ID_TABLE, id, row);
+                        response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
+                        self.cache.lock().put(id, secret, index);
+                        response.call = Some(FlushCall::Store {
+                            id,
+                            secret,
+                            locked: true,
+                        });
+                        told = Some(Issued::Secret(id, secret));
+                        format!("accepted: cache {id} = {secret}@{index}, store at flush")
+                    }
+                }
+            }
+            S3Request::TenantRevoke { .. } => {
+                self.delete_access_id_info(actor, java, view, &mut response, id)?;
+                let tomb = self.cache.lock().invalidate(id);
+                response.call = Some(FlushCall::Revoke { id, locked: true });
+                told = Some(Issued::Revoked(id));
+                format!(
+                    "accepted: tenant entry deleted, {} (no lock), revoke at flush",
+                    if tomb {
+                        "cache tombstone"
+                    } else {
+                        "not cached"
+                    }
+                )
+            }
+        };
+        actor.step(java, format!("index {index} {request}: {summary}"));
+        if self.leader {
+            if let Some(t) = told {
+                self.shared.issue(t);
+            }
+        }
+        Ok(response)
+    }
+
+    /// `OMTenantRevokeUserAccessIdRequest`'s `requireNonNull(omDBAccessIdInfo)`: delete the
+    /// tenant entry (a table-cache tombstone and the row), or terminate the OM with the NPE
+    /// when it is absent.
+    fn delete_access_id_info(
+        &self,
+        actor: &Actor,
+        java: impl Into<Label>,
+        view: &mut Tables<Row>,
+        response: &mut Response,
+        id: AccessId,
+    ) -> Result<(), Termination> {
+        let java: Label = java.into();
+        if self.tenant_get(actor, view, id).is_none() {
+            let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
+            actor.step(java, format!("index {}: {npe}", response.index));
+            return Err(Termination::Throwable(npe));
+        }
+        self.tenant.lock().add(id, None, response.index);
+        view.delete(TENANT_ACCESS_ID_TABLE, id);
+        response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
+        Ok(())
+    }
+
+    /// `leader-side` apply of an accepted entry: caches and the OM's DB only, with the
+    /// replicated secret row.
+    fn apply_decided(
+        &self,
+        actor: &Actor,
+        view: &mut Tables<Row>,
+        response: &mut Response,
+        request: &S3Request,
+        value: Option<Secret>,
+    ) -> Result<(), Termination> {
+        let (java, id, index) = (request.java(), request.id(), response.index);
+        match *request {
+            S3Request::TenantAssign { tenant, .. } => {
+                let row = Row::AccessIdInfo { tenant };
+                view.put(TENANT_ACCESS_ID_TABLE, id, row);
+                response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
+            }
+            S3Request::TenantRevoke { .. } => {
+                self.delete_access_id_info(actor, java, view, response, id)?;
+            }
+            _ => {}
+        }
+        let row = Row::Secret {
+            secret: value,
+            index,
+        };
+        view.put(S3_SECRET_TABLE, id, row);
+        response.rows.put(S3_SECRET_TABLE, id, row);
+        {
+            let _lock = self.secret_lock.lock();
+            let mut cache = self.cache.lock();
+            match value {
+                Some(s) => cache.put(id, s, index),
+                None => {
+                    cache.invalidate(id);
+                }
+            }
+        }
+        actor.step(
+            java,
+            format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
+        );
+        if self.leader {
+            self.shared.issue(match value {
+                Some(s) => Issued::Secret(id, s),
+                None => Issued::Revoked(id),
+            });
+        }
+        Ok(())
+    }
+
+    /// `leader-side-reconciled`: the new leader, once ready, makes the store equal its
+    /// replicated rows (put the secret, or delete a revoked one), under the id's lock.
+    pub fn reconcile(&self, actor: &Actor) {
+        const JAVA: Label = Label::model("reconcile the store with the replicated rows");
+        let rows = self.db.scan(actor, JAVA);
+        let _lock = self.secret_lock.lock();
+        let store = &self.shared.store;
+        for (table, id, row) in rows.iter() {
+            let (S3_SECRET_TABLE, Row::Secret { secret, index }) = (table, row) else {
+                continue;
+            };
+            let _ = match secret {
+                Some(s) => store.put(
+                    actor,
+                    JAVA,
+                    self.name,
+                    *index,
+                    id,
+                    StoredSecret {
+                        secret: *s,
+                        index: *index,
+                    },
+                ),
+                None => store
+                    .delete_unless(actor, JAVA, self.name, *index, id, |_| false)
+                    .map(|_| ()),
+            };
+        }
+    }
+
+    /// `OzoneManagerDoubleBuffer.add`; false once the OM is gone.
+    pub fn add(&self, actor: &Actor, response: Response) -> bool {
+        self.buffer.add(actor, response)
+    }
+
+    /// `ExitUtils.terminate`.
+    pub fn terminate(&self, actor: &Actor, why: &Termination) {
+        self.buffer.terminate();
+        actor.step(
+            &java::ExitUtils::terminate__int_String_Throwable_Logger,
+            format!("{} terminates: {why}", self.name),
+        );
+        self.shared
+            .terminations
+            .with(|t| t.push(format!("{}: {why}", self.name)));
+    }
+
+    /// An orderly stop of the flush thread (`OzoneManagerDoubleBuffer.stop`).
+    pub fn stop(&self, actor: &Actor, why: &str) {
+        self.buffer.stop(actor, why);
+    }
+
+    /// The process crashes: responses not swapped are lost.
+    pub fn crash(&self, actor: &Actor, why: &str) {
+        self.buffer.crash(actor, why);
+    }
+
+    /// Whether the OM terminated.
+    pub fn terminated(&self) -> bool {
+        self.buffer.life() == Life::Terminated
+    }
+
+    /// After an orderly stop: the responses never swapped, for a final flush.
+    pub fn take_unflushed(&self) -> Vec<Response> {
+        self.buffer.take_unflushed()
+    }
+
+    /// `flushBatch` of `ready`: the store calls of `addToDBBatch`, the batch commit with the
+    /// last index, then `cleanupCache`: the secret cache's `clearCache` of the flushed indices
+    /// and the tenant table's eviction of the flushed epochs.
+    pub fn flush(&self, actor: &Actor, ready: Vec<Response>) -> Result<(), Termination> {
+        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushBatch;
+        let Some(last) = ready.iter().map(|r| r.index).max() else {
+            return Ok(());
+        };
+        let mut batch = WriteBatch::new();
+        let mut errors = Vec::new();
+        let mut epochs = Vec::new();
+        let mut tenant_epochs = Vec::new();
+        for r in ready {
+            self.late_probe(actor, r.index);
+            if let Some(call) = r.call {
+                let (java, locked): (&Citation, bool) = match call {
+                    FlushCall::Store { locked, .. } => (
+                        if locked {
+                            &java::OMTenantAssignUserAccessIdResponse::addToDBBatch
+                        } else {
+                            &java::OMSetSecretResponse::addToDBBatch
+                        },
+                        locked,
+                    ),
+                    FlushCall::Revoke { locked, .. } => (
+                        if locked {
+                            &java::OMTenantRevokeUserAccessIdResponse::addToDBBatch
+                        } else {
+                            &java::S3RevokeSecretResponse::addToDBBatch
+                        },
+                        locked,
+                    ),
+                };
+                actor.step_with(java, || format!("index {}: {call}", r.index));
+                let _lock = locked.then(|| self.secret_lock.lock());
+                let done = match call {
+                    FlushCall::Store { id, secret, .. } => {
+                        self.store_secret(actor, r.index, id, secret)
+                    }
+                    FlushCall::Revoke { id, .. } => self.revoke_secret(actor, r.index, id),
+                };
+                done.map_err(|e| Termination::FlushFailure(e.0))?;
+            }
+            if r.internal_error {
+                errors.push(r.index);
+            }
+            epochs.push(r.index);
+            if r.tenant_epoch {
+                tenant_epochs.push(r.index);
+            }
+            batch.append(r.rows);
+        }
+        stage_tx_info(&mut batch, 0, last);
+        self.db.commit(actor, JAVA, batch);
+        if !errors.is_empty() {
+            actor.probe(&ERROR_FLUSHED);
+            self.shared.error_flushed.with(|e| e.extend(errors));
+        }
+        // `clearS3Cache`: the index -> key map, then an unconditional invalidate per key.
+        let keys = self.cache.lock().keys_at(&epochs);
+        actor.step_with(&java::S3InMemoryCache::clearCache, || {
+            format!("flushed {epochs:?}: evict secret cache entries {keys:?}")
+        });
+        for id in keys {
+            self.cache.lock().evict(id);
+        }
+        if !tenant_epochs.is_empty() {
+            // `PartialTableCache.cleanup` runs `evictCache` on its executor.
+            let gone = self.tenant.lock().evict(&tenant_epochs);
+            self.leaked
+                .with(|l| l.retain(|(_, epoch)| !tenant_epochs.contains(epoch)));
+            actor.step_with(
+                Label::model("tenant-table cache eviction (cleanup executor)"),
+                || format!("epochs {tenant_epochs:?}: evict {gone:?}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// The `OMDoubleBufferFlushThread` loop.
+    pub fn flush_thread(&self, actor: &Actor) {
+        while let Some(ready) = self.buffer.next_batch(actor) {
+            if let Err(why) = self.flush(actor, ready) {
+                self.terminate(actor, &why);
+                return;
+            }
+        }
+    }
+
+    /// The apply thread's handling of one entry with a separate flush thread: apply and
+    /// queue the response; on INTERNAL_ERROR queue the error response, then terminate; on a
+    /// `Throwable`, terminate. Returns whether the OM is still applying.
+    pub fn apply_and_queue(
+        &self,
+        actor: &Actor,
+        view: &mut Tables<Row>,
+        index: u64,
+        request: &S3Request,
+    ) -> bool {
+        match self.apply(actor, view, index, request) {
+            Ok(response) => self.add(actor, response),
+            Err(why) => {
+                if let Termination::InternalError(_) = why {
+                    self.add(actor, error_response(index, request));
+                }
+                self.terminate(actor, &why);
+                false
+            }
+        }
+    }
+
+    /// Apply and flush one entry on the calling thread (an OM whose flush keeps up, or a
+    /// replay). An INTERNAL_ERROR terminates before its error response is flushed. Returns
+    /// whether the OM is still applying.
+    pub fn apply_and_flush(
+        &self,
+        actor: &Actor,
+        view: &mut Tables<Row>,
+        index: u64,
+        request: &S3Request,
+    ) -> bool {
+        let done = self
+            .apply(actor, view, index, request)
+            .and_then(|response| self.flush(actor, vec![response]));
+        match done {
+            Ok(()) => true,
+            Err(why) => {
+                self.terminate(actor, &why);
+                false
+            }
+        }
+    }
+}
+
+fn at(index: u64) -> String {
+    if index == NO_INDEX {
+        "preExecute".to_string()
+    } else {
+        format!("index {index}")
+    }
+}
+
+fn error_response(index: u64, request: &S3Request) -> Response {
+    Response {
+        internal_error: true,
+        ..Response::new(index, request)
+    }
+}
+
+/// Restart `name` over `db` (`OzoneManager.start`: reopen, `loadSnapshotInfoFromDB`) and
+/// replay every entry after its stored index, each applied and flushed in order. Returns the
+/// restarted OM (terminated again if the replay hit a termination).
+pub fn restart_and_replay(
+    name: &'static str,
+    shared: &Arc<Shared>,
+    db: &Arc<Store<Row>>,
+    log: &RaftLog<S3Request>,
+    actor: &Actor,
+) -> Om {
+    let (stored, mut view) = load_snapshot_info(db, actor, &format!("{name} restarts: "));
+    let om = Om::new(name, false, Arc::clone(shared), Arc::clone(db));
+    for (entry, request) in data_after(log, stored) {
+        if !om.apply_and_flush(actor, &mut view, entry.index, request) {
+            break;
+        }
+    }
+    om
+}
+
+/// A fresh OM's DB.
+pub fn fresh_db() -> Arc<Store<Row>> {
+    Arc::new(Store::with_state(initial_tables(), None))
+}

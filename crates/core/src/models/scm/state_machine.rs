@@ -1,0 +1,380 @@
+//! `SCMStateMachine`: the apply window, configuration entries, the leader change and the
+//! leader's readiness, `takeSnapshot`, and a follower's install of a leader's checkpoint.
+//!
+//! Java (`scm/ha/SCMStateMachine.java`):
+//! - [`applyTransaction`](crate::citation::java::SCMStateMachine::applyTransaction):
+//!   `beginApplyingTransaction`; [`process`](crate::citation::java::SCMStateMachine::process) (the
+//!   request's implementation, through the invoker: see [`super::request`]); then
+//!   `updateLatestTrxInfo(i)` and the applied index; `endApplyingTransaction` in a `finally`.
+//!   An exception that is not a non-fatal `SCMException` (the container transition's
+//!   `InvalidContainerStateException`, the `IllegalArgumentException` of a non-increasing
+//!   index) completes the future exceptionally and calls `ExitUtils.terminate`: the SCM
+//!   exits ([`ApplyOutcome::Terminated`]).
+//! - `saveConfiguration`'s unguarded `flush()` runs inside `process`, so before
+//!   `updateLatestTrxInfo(i)`: it commits the configuration of entry i under TX i-1
+//!   ([`SaveFlush::Java`]). [`SaveFlush::AfterIndex`] is the proposed change (not in the Java):
+//!   the state machine flushes after `updateLatestTrxInfo(i)` and before
+//!   `endApplyingTransaction`, and the implementation no longer flushes.
+//! - [`notifyTermIndexUpdated`](crate::citation::java::SCMStateMachine::notifyTermIndexUpdated)
+//!   for entries without state-machine data (configuration entries): the applied index, then
+//!   begin, `updateLatestTrxInfo`, end. No DB write. Its `IllegalArgumentException` is not
+//!   caught there: Ratis's
+//!   [`StateMachineUpdater.run`](crate::citation::java::StateMachineUpdater::run) closes the
+//!   server, and `SCMStateMachine.close` shuts the SCM down.
+//! - [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged) on the
+//!   new leader: `invalidateBatch`, an UNGUARDED `transactionBuffer.flush()` (the fixes
+//!   call `flushIfNeeded(0)`), then `DeletedBlockLogImpl.onBecomeLeader`, which loads the
+//!   deleted-block summary from the DB ([`super::deleted_blocks`]). Ratis calls it on the
+//!   election thread, before the new leader appends its startup entry, while the updater may
+//!   still be applying entries of earlier terms.
+//! - [`notifyLeaderReady`](crate::citation::java::SCMStateMachine::notifyLeaderReady): Ratis calls
+//!   it on the updater thread when it applies the leader's startup entry, so every earlier
+//!   entry is applied and nothing applies concurrently. The Java does not load the summary
+//!   there; [`SummaryLoad::OnLeaderReady`] is the proposed change that moves the load (with a
+//!   flush before it) from `onBecomeLeader` to this point.
+//! - [`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot): begin; if
+//!   `latestTrxInfo` is behind the applied index, catch it up (`updateLatestTrxInfo`); the
+//!   unguarded `flush()`; end. It runs on the updater thread between applies, so it keeps
+//!   the unguarded flush in every variant (guarded, it would always defer).
+//! - Follower: `notifyInstallSnapshotFromLeader` downloads the checkpoint and
+//!   [`verifyCheckpointFromLeader`](crate::citation::java::SCMHAManagerImpl::verifyCheckpointFromLeader)
+//!   refuses one whose TX is not above the follower's applied index; otherwise
+//!   [`reinitialize`](crate::citation::java::SCMStateMachine::reinitialize) replaces the DB,
+//!   reloads every manager from it, `transactionBuffer.init()` reads its TX and Ratis sends
+//!   every entry after it again.
+//!
+//! Abstracted away: the `SCMContext` term checks, the replicated-invocation proxy and its
+//! reflection, the background `SCMHATransactionBufferMonitorTask` (`flushIfNeeded(60 s)`,
+//! guarded, on a ready leader only: it adds flushes between applies, which are consistent,
+//! and the 60 s never elapse in a plan), the datanode-server start, checkpoint streaming and
+//! the secret keys, and the follower's own flushes (it commits each re-applied entry with its
+//! index: the same final state as Ratis applies followed by later flushes).
+
+use super::deleted_blocks::DeletedBlockStatus;
+use super::request::ScmRequest;
+use super::tx_buffer::{FlushPath, TransactionBuffer};
+use super::ScmRow;
+use crate::citation::java;
+use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
+use crate::kit::store::{Checkpoint, Store, Tables, WriteBatch};
+use crate::kit::tx_info::{self, stage_tx_info, stored_index};
+use crate::recorder::Actor;
+
+/// Where `saveConfiguration`'s flush runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveFlush {
+    /// The Java: inside the implementation, before `updateLatestTrxInfo(i)`.
+    Java,
+    /// The proposed change: after `updateLatestTrxInfo(i)`, before `endApplyingTransaction`.
+    AfterIndex,
+}
+
+/// Where a new leader loads its deleted-block summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryLoad {
+    /// The Java: in `onBecomeLeader`, from `notifyLeaderChanged`.
+    OnBecomeLeader,
+    /// The proposed change: in `notifyLeaderReady`, after a flush.
+    OnLeaderReady,
+}
+
+/// How an apply ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApplyOutcome {
+    /// Applied (the index moved).
+    Applied,
+    /// The SCM terminated, with the exception's message.
+    Terminated(String),
+}
+
+/// The Ratis updater thread of one SCM: its in-memory view (the DB as the managers loaded it
+/// plus every write this SCM applied) and its applied index.
+#[derive(Debug)]
+pub struct Updater {
+    /// The managers' in-memory state.
+    pub view: Tables<ScmRow>,
+    /// `lastAppliedTermIndex`.
+    pub last_applied: (u64, u64),
+}
+
+impl Updater {
+    /// An updater whose managers loaded `view`, at its stored index.
+    pub fn new(view: Tables<ScmRow>) -> Self {
+        let index = stored_index(&view);
+        Self {
+            view,
+            last_applied: (0, index),
+        }
+    }
+
+    /// Apply one committed entry: `applyTransaction` for data, `notifyTermIndexUpdated` for a
+    /// configuration entry.
+    pub fn apply(
+        &mut self,
+        buffer: &TransactionBuffer,
+        actor: &Actor,
+        entry: &LogEntry<ScmRequest>,
+        save: SaveFlush,
+    ) -> ApplyOutcome {
+        let outcome = match &entry.payload {
+            Payload::Configuration => {
+                notify_term_index_updated(buffer, actor, entry.term, entry.index)
+            }
+            Payload::Data(request) => {
+                apply_transaction(buffer, actor, &mut self.view, entry, request, save)
+            }
+        };
+        if outcome == ApplyOutcome::Applied {
+            self.last_applied = (entry.term, entry.index);
+        }
+        outcome
+    }
+
+    /// `takeSnapshot`, between two applies.
+    pub fn take_snapshot(&self, buffer: &TransactionBuffer, actor: &Actor) {
+        take_snapshot(buffer, actor, self.last_applied);
+    }
+}
+
+fn terminate(buffer: &TransactionBuffer, actor: &Actor, index: u64, msg: String) -> ApplyOutcome {
+    actor.step_with(
+        &java::ExitUtils::terminate__int_String_Throwable_Logger,
+        || format!("index {index}: {msg}: the SCM exits"),
+    );
+    buffer.end_applying(actor);
+    ApplyOutcome::Terminated(msg)
+}
+
+/// `applyTransaction` of data entry `entry` (carrying `request`) on an SCM whose in-memory
+/// state is `view`.
+pub fn apply_transaction(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    view: &mut Tables<ScmRow>,
+    entry: &LogEntry<ScmRequest>,
+    request: &ScmRequest,
+    save: SaveFlush,
+) -> ApplyOutcome {
+    buffer.begin_applying(actor);
+    let applied = match request.apply(view) {
+        Ok(applied) => applied,
+        Err(msg) => {
+            actor.step_with(request.java(), || {
+                format!("index {} {request}: throws", entry.index)
+            });
+            return terminate(buffer, actor, entry.index, msg);
+        }
+    };
+    actor.step_with(request.java(), || {
+        format!(
+            "index {} {request}: {} puts",
+            entry.index,
+            applied.puts.len()
+        )
+    });
+    for put in &applied.puts {
+        buffer.add_to_buffer(actor, put.table, &put.key, put.row);
+    }
+    if applied.flushes && save == SaveFlush::Java {
+        buffer.flush(actor, "saveConfiguration");
+    }
+    if let Err(msg) = buffer.update_latest_trx_info(actor, entry.term, entry.index) {
+        return terminate(buffer, actor, entry.index, msg);
+    }
+    if applied.flushes && save == SaveFlush::AfterIndex {
+        buffer.flush(actor, "after saveConfiguration's index");
+    }
+    buffer.end_applying(actor);
+    ApplyOutcome::Applied
+}
+
+/// `notifyTermIndexUpdated` for a configuration entry at `(term, index)`.
+pub fn notify_term_index_updated(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    term: u64,
+    index: u64,
+) -> ApplyOutcome {
+    actor.step(
+        &java::SCMStateMachine::notifyTermIndexUpdated,
+        format!("configuration entry {index}: applied -> {index}"),
+    );
+    buffer.begin_applying(actor);
+    let updated = buffer.update_latest_trx_info(actor, term, index);
+    buffer.end_applying(actor);
+    match updated {
+        Ok(()) => ApplyOutcome::Applied,
+        Err(msg) => {
+            actor.step_with(&java::StateMachineUpdater::run, || {
+                format!("index {index}: {msg}: the Ratis server closes, the SCM shuts down")
+            });
+            ApplyOutcome::Terminated(msg)
+        }
+    }
+}
+
+/// `notifyLeaderChanged` on the new leader: the flush along `path`, then, when the summary
+/// loads there, `onBecomeLeader`'s load into `status`.
+pub fn notify_leader_changed(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    path: FlushPath,
+    status: &DeletedBlockStatus,
+    load: SummaryLoad,
+) {
+    actor.step(
+        &java::SCMStateMachine::notifyLeaderChanged,
+        "becomes leader: flush, then onBecomeLeader",
+    );
+    buffer.flush_from(actor, path, "leader change");
+    if load == SummaryLoad::OnBecomeLeader {
+        status.on_become_leader(actor, buffer.store());
+    }
+}
+
+/// `notifyLeaderReady`, on the updater thread once the leader's startup entry is applied:
+/// with [`SummaryLoad::OnLeaderReady`], a flush and the summary load.
+pub fn notify_leader_ready(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    status: &DeletedBlockStatus,
+    load: SummaryLoad,
+) {
+    actor.step(
+        &java::SCMStateMachine::notifyLeaderReady,
+        "startup entry applied: the leader is ready",
+    );
+    if load == SummaryLoad::OnLeaderReady {
+        actor.step(
+            crate::citation::Label::model("proposed: flush, then load the summary, once ready"),
+            "load-on-ready",
+        );
+        buffer.flush(actor, "leader ready");
+        status.on_become_leader(actor, buffer.store());
+    }
+}
+
+/// `takeSnapshot` with the updater's applied index `last_applied`: begin; catch
+/// `latestTrxInfo` up to it when behind; flush; end.
+pub fn take_snapshot(buffer: &TransactionBuffer, actor: &Actor, last_applied: (u64, u64)) {
+    buffer.begin_applying(actor);
+    let latest = buffer.latest_trx_info();
+    if latest < last_applied {
+        actor.step_with(&java::SCMStateMachine::takeSnapshot, || {
+            format!(
+                "latestTrxInfo {} behind applied {}: catch up",
+                latest.1, last_applied.1
+            )
+        });
+        // Guarded by the comparison: it cannot throw.
+        let _ = buffer.update_latest_trx_info(actor, last_applied.0, last_applied.1);
+    }
+    buffer.flush(actor, "takeSnapshot");
+    buffer.end_applying(actor);
+}
+
+/// What a follower's install of a leader's checkpoint came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Install {
+    /// `verifyCheckpointFromLeader` refused it: its TX is not above the applied index.
+    Refused {
+        /// The checkpoint's TX.
+        checkpoint: u64,
+        /// The follower's applied index.
+        applied: u64,
+    },
+    /// Installed, and every later entry re-applied: the applied index now.
+    CaughtUp(u64),
+    /// Installed, then re-applying entry `index` terminated the SCM. Its durable TX stays
+    /// below `index`, so every restart replays `index` and terminates again.
+    Terminated {
+        /// The entry.
+        index: u64,
+        /// The exception's message.
+        reason: String,
+    },
+}
+
+/// A follower whose applied index is `applied` is offered `checkpoint`: it verifies it,
+/// installs it into `store`, reloads its index and managers from it, and re-applies every
+/// entry of `log` after that index, in order, each applied and committed with its index.
+pub fn install_and_catch_up(
+    store: &Store<ScmRow>,
+    checkpoint: Checkpoint<ScmRow>,
+    log: &RaftLog<ScmRequest>,
+    applied: u64,
+    actor: &Actor,
+) -> Install {
+    let tx = stored_index(&checkpoint);
+    if tx <= applied {
+        actor.step_with(&java::SCMHAManagerImpl::verifyCheckpointFromLeader, || {
+            format!("checkpoint TX {tx} is not above applied {applied}: refused")
+        });
+        return Install::Refused {
+            checkpoint: tx,
+            applied,
+        };
+    }
+    actor.step_with(&java::SCMHAManagerImpl::verifyCheckpointFromLeader, || {
+        format!("checkpoint TX {tx} above applied {applied}: install")
+    });
+    store.install(actor, &java::SCMStateMachine::reinitialize, checkpoint);
+    actor.step_with(&java::SCMHADBTransactionBufferImpl::init, || {
+        format!(
+            "latestTrxInfo = applied = checkpoint TX {tx}; Ratis sends from {}",
+            tx + 1
+        )
+    });
+    let mut view = store.durable();
+    for entry in log.after(tx) {
+        let mut batch = WriteBatch::new();
+        if let Payload::Data(request) = &entry.payload {
+            match request.apply(&mut view) {
+                Ok(applied) => {
+                    for put in applied.puts {
+                        batch.put(put.table, &put.key, put.row);
+                    }
+                }
+                Err(reason) => {
+                    actor.step_with(request.java(), || {
+                        format!("re-apply index {} {request}: throws", entry.index)
+                    });
+                    actor.step_with(
+                        &java::ExitUtils::terminate__int_String_Throwable_Logger,
+                        || {
+                            format!(
+                                "index {}: {reason}: the SCM exits; its DB still claims TX {}",
+                                entry.index,
+                                stored_index(&view)
+                            )
+                        },
+                    );
+                    return Install::Terminated {
+                        index: entry.index,
+                        reason,
+                    };
+                }
+            }
+            actor.step_with(request.java(), || {
+                format!("re-apply index {} {request}", entry.index)
+            });
+        }
+        stage_tx_info(&mut batch, entry.term, entry.index);
+        store.commit(actor, &java::SCMHADBTransactionBufferImpl::flush, batch);
+        tx_info::put_tx_info(&mut view, entry.term, entry.index);
+    }
+    Install::CaughtUp(log.last_index())
+}
+
+/// `apply(log[1..i])` with TX = i, for i = 0..=last, from `initial`: what a replica that
+/// applied each entry once holds at index i.
+pub fn reference_states(log: &RaftLog<ScmRequest>, initial: Tables<ScmRow>) -> Vec<Tables<ScmRow>> {
+    tx_info::reference_states(log, initial, |entry, request, view| {
+        if let Err(e) = request.apply(view) {
+            panic!(
+                "model error: the first apply of index {} throws: {e}",
+                entry.index
+            );
+        }
+    })
+}

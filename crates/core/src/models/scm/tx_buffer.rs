@@ -1,0 +1,239 @@
+//! `SCMHADBTransactionBufferImpl`: the SCM's batch of staged writes and the index it claims.
+//!
+//! Java (`scm/ha/SCMHADBTransactionBufferImpl.java`):
+//! - `rwLock`, a `ReentrantReadWriteLock`: here a facade [`RwLock`].
+//! - [`addToBuffer`](crate::citation::java::SCMHADBTransactionBufferImpl::addToBuffer) and
+//!   [`removeFromBuffer`](crate::citation::java::SCMHADBTransactionBufferImpl::removeFromBuffer) take the READ
+//!   lock per call and stage one put or delete into `currentBatchOperation`, counting
+//!   `txFlushPending`.
+//! - [`updateLatestTrxInfo`](crate::citation::java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo) takes
+//!   NO lock. A value that is not larger than the current one (term first, then index) makes
+//!   it throw `IllegalArgumentException`: [`TransactionBuffer::update_latest_trx_info`]
+//!   returns that as `Err`, and the caller decides what it terminates (the SCM, from
+//!   `applyTransaction`; the Ratis server and then the SCM, from `notifyTermIndexUpdated`).
+//!   `latestTrxInfo` is a plain, non-volatile field; here it is a [`Volatile`], which can
+//!   only remove behaviours (a stale read would make a flush stage an even older index), so
+//!   a violation found here is not an artefact of the stronger field.
+//! - [`flush`](crate::citation::java::SCMHADBTransactionBufferImpl::flush): under the WRITE lock,
+//!   [`flushUnderWriteLock`](crate::citation::java::SCMHADBTransactionBufferImpl::flushUnderWriteLock): stage
+//!   `TRANSACTION_INFO_KEY = latestTrxInfo`, commit the batch, open a new batch, and reset the
+//!   pending count to 0. It does not look at `applyingTransactions`.
+//! - [`flushIfNeeded(w)`](crate::citation::java::SCMHADBTransactionBufferImpl::flushIfNeeded): under the write
+//!   lock; return at once while `applyingTransactions > 0`, otherwise flush when something
+//!   is pending and `clock.millis() - lastSnapshotTimeMs > w` (`w = 0` for the download and
+//!   leader-change paths of the fixes).
+//! - `beginApplyingTransaction` / `endApplyingTransaction`: atomic ++ / -- without the lock.
+//!
+//! Abstracted away: `latestSnapshot` and the deleted-block log's
+//! [`onFlush`](crate::citation::java::DeletedBlockLogImpl::onFlush) notification (nothing in the plans reads
+//! them); the clock: every `flushIfNeeded(0)` of the plans is taken to come at least a
+//! millisecond after the last flush (or `init`), so `timeDiff > 0` holds. A call within the
+//! same millisecond skips although something is pending, which leaves the DB at its last
+//! flushed state. Every such state is one the DB already held and the invariants already
+//! checked, so it cannot change a safety verdict; it could make `LateDownloadShipsLatest`
+//! fail, which assumes a late download comes a millisecond after the last flush (see the
+//! scenario's Abstractions table). Also abstracted: `init` (modelled by the follower's reload
+//! in [`crate::models::scm::state_machine`]) and metrics. The batch itself sits behind a
+//! The batch and its pending count sit inside the [`RwLock`], and a staging takes it for
+//! writing: the Java stages under the read lock into a `BatchOperation` that has no lock of
+//! its own, and only the apply thread stages, so a staging excludes a flush exactly as the
+//! read lock does and never meets another staging. One lock acquisition per staging, as in
+//! the Java.
+
+use super::ScmRow;
+use crate::citation::{java, Citation};
+use crate::kit::store::{Store, TableName, WriteBatch};
+use crate::kit::tx_info::stage_tx_info;
+use crate::properties::Probe;
+use crate::recorder::Actor;
+use crate::sync::ghost::Ghost;
+use crate::sync::{Arc, RwLock, Volatile};
+
+/// A download or leader-change flush was attempted while an apply was in flight.
+pub const FLUSH_DURING_APPLY: Probe = Probe::new(
+    "FlushDuringApply",
+    "a download or leader-change flush was attempted while an apply was in flight",
+);
+
+/// How a concurrent caller (download, leader change) flushes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlushPath {
+    /// `flush()`: commits whatever is staged, under whatever index is latest.
+    Unguarded,
+    /// `flushIfNeeded(0)`: defers while an apply is in flight.
+    Guarded,
+}
+
+#[derive(Debug, Default)]
+struct Batch {
+    ops: WriteBatch<ScmRow>,
+    /// `txFlushPending`.
+    pending: u64,
+}
+
+/// The transaction buffer of one SCM.
+pub struct TransactionBuffer {
+    store: Arc<Store<ScmRow>>,
+    /// `rwLock`, with what it guards: `currentBatchOperation` and `txFlushPending`.
+    rw_lock: RwLock<Batch>,
+    latest_trx_info: Volatile<(u64, u64)>,
+    applying: Volatile<u64>,
+    /// Ghost copy of `applying`, for the probe of the unguarded path.
+    applying_ghost: Ghost<u64>,
+}
+
+impl TransactionBuffer {
+    /// A buffer over `store`, whose latest transaction is `(term, index)`.
+    pub fn new(store: Arc<Store<ScmRow>>, term: u64, index: u64) -> Self {
+        Self {
+            store,
+            rw_lock: RwLock::new(Batch::default()),
+            latest_trx_info: Volatile::new((term, index)),
+            applying: Volatile::new(0),
+            applying_ghost: Ghost::new(0),
+        }
+    }
+
+    /// The SCM's DB.
+    pub fn store(&self) -> &Store<ScmRow> {
+        &self.store
+    }
+
+    /// `addToBuffer`: stage one put under the lock (the Java's read lock, see the module
+    /// docs).
+    pub fn add_to_buffer(&self, actor: &Actor, table: TableName, key: &str, row: ScmRow) {
+        let mut b = self.rw_lock.write();
+        b.ops.put(table, key, row);
+        b.pending += 1;
+        actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
+            format!("read lock; stage {table}/{key}={row}")
+        });
+    }
+
+    /// `removeFromBuffer`: stage one delete under the lock (the Java's read lock).
+    pub fn remove_from_buffer(&self, actor: &Actor, table: TableName, key: &str) {
+        let mut b = self.rw_lock.write();
+        b.ops.delete(table, key);
+        b.pending += 1;
+        actor.step_with(
+            &java::SCMHADBTransactionBufferImpl::removeFromBuffer,
+            || format!("read lock; stage delete {table}/{key}"),
+        );
+    }
+
+    /// `updateLatestTrxInfo`: no lock; a `(term, index)` not larger than the current one is
+    /// refused with the message of the `IllegalArgumentException` the Java throws.
+    pub fn update_latest_trx_info(
+        &self,
+        actor: &Actor,
+        term: u64,
+        index: u64,
+    ) -> Result<(), String> {
+        let old = self.latest_trx_info.update(|old| {
+            if (term, index) > old {
+                (term, index)
+            } else {
+                old
+            }
+        });
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo;
+        if (term, index) > old {
+            actor.step_with(JAVA, || format!("latestTrxInfo {} -> {index}", old.1));
+            Ok(())
+        } else {
+            let msg = format!(
+                "IllegalArgumentException: Updating DB buffer transaction info by an older \
+                 transaction info, current: ({}, {}), updating to: ({term}, {index})",
+                old.0, old.1
+            );
+            actor.step(JAVA, msg.clone());
+            Err(msg)
+        }
+    }
+
+    /// `getLatestTrxInfo`.
+    pub fn latest_trx_info(&self) -> (u64, u64) {
+        self.latest_trx_info.get()
+    }
+
+    /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
+    pub fn begin_applying(&self, actor: &Actor) {
+        let ghost = &self.applying_ghost;
+        let n = self.applying.update(|n| {
+            ghost.set(n + 1);
+            n + 1
+        }) + 1;
+        actor.step_with(
+            &java::SCMHADBTransactionBufferImpl::beginApplyingTransaction,
+            || format!("applyingTransactions -> {n}"),
+        );
+    }
+
+    /// `endApplyingTransaction`: `applyingTransactions--`, without the lock.
+    pub fn end_applying(&self, actor: &Actor) {
+        let ghost = &self.applying_ghost;
+        let n = self.applying.update(|n| {
+            ghost.set(n.saturating_sub(1));
+            n.saturating_sub(1)
+        });
+        actor.step_with(
+            &java::SCMHADBTransactionBufferImpl::endApplyingTransaction,
+            || format!("applyingTransactions -> {}", n.saturating_sub(1)),
+        );
+    }
+
+    /// `flush`: under the write lock, commit the batch with `TX = latestTrxInfo`, and reset
+    /// the pending count.
+    pub fn flush(&self, actor: &Actor, why: &str) {
+        let mut b = self.rw_lock.write();
+        self.flush_under_write_lock(&mut b, actor, why);
+    }
+
+    /// A concurrent caller's flush, along `path`. The probe fires when it is attempted while
+    /// an apply is in flight.
+    pub fn flush_from(&self, actor: &Actor, path: FlushPath, why: &str) {
+        match path {
+            FlushPath::Unguarded => {
+                if self.applying_ghost.get() > 0 {
+                    actor.probe(&FLUSH_DURING_APPLY);
+                }
+                self.flush(actor, why);
+            }
+            FlushPath::Guarded => {
+                self.flush_if_needed(actor, why);
+            }
+        }
+    }
+
+    /// `flushIfNeeded(0)`: under the write lock, defer while an apply is in flight, else
+    /// flush if something is pending (and, abstracted, a millisecond has passed since the
+    /// last flush). Returns whether it flushed.
+    pub fn flush_if_needed(&self, actor: &Actor, why: &str) -> bool {
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushIfNeeded;
+        let mut b = self.rw_lock.write();
+        let applying = self.applying.get();
+        if applying > 0 {
+            actor.probe(&FLUSH_DURING_APPLY);
+            actor.step_with(JAVA, || {
+                format!("{why}: applyingTransactions = {applying}: defer")
+            });
+            return false;
+        }
+        if b.pending == 0 {
+            actor.step_with(JAVA, || format!("{why}: nothing pending"));
+            return false;
+        }
+        self.flush_under_write_lock(&mut b, actor, why);
+        true
+    }
+
+    fn flush_under_write_lock(&self, b: &mut Batch, actor: &Actor, why: &str) {
+        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
+        let (term, index) = self.latest_trx_info.get();
+        let mut batch = std::mem::take(&mut b.ops);
+        b.pending = 0;
+        stage_tx_info(&mut batch, term, index);
+        actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
+        self.store.commit(actor, JAVA, batch);
+    }
+}

@@ -1,0 +1,541 @@
+//! One SCM: its DB, its transaction buffer, its state machine, its stop, kill and startup.
+//!
+//! The state machine is `SCMStateMachine.applyTransaction` dispatching to
+//! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`. Its mutex orders
+//! the applies of one SCM (Ratis applies one entry at a time) and guards what the updater
+//! thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded from the LOCAL
+//! `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint install), the
+//! transaction buffer's staged batch and `latestTrxInfo`, and the applied index.
+//!
+//! - [`allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch)
+//!   is a compare-and-set of the map entry (an absent row reads as 0): on a match it stages
+//!   the new row in the buffer ([`addToBuffer`](crate::citation::java::SCMHADBTransactionBufferImpl::addToBuffer))
+//!   and moves the map, otherwise it logs "Failed to allocate a batch for CertificateId,
+//!   expected lastId is {prev}, actual lastId is {actual}." and changes nothing.
+//! - [`storeValidCertificate`](crate::citation::java::SCMCertStore::storeValidCertificate) puts the
+//!   certificate straight into RocksDB (an SCM's through
+//!   [`storeValidScmCertificate`](crate::citation::java::SCMCertStore::storeValidScmCertificate),
+//!   a direct batch over both tables).
+//! - [`removeAllExpiredCertificates`](crate::citation::java::SCMCertStore::removeAllExpiredCertificates)
+//!   takes no arguments: each SCM, when it applies the entry, deletes from both of its tables
+//!   what it finds expired, in a direct batch.
+//! - A configuration entry ([`notifyTermIndexUpdated`](crate::citation::java::SCMStateMachine::notifyTermIndexUpdated))
+//!   only moves `latestTrxInfo`.
+//! - [`Scm::flush`]: [`flush`](crate::citation::java::SCMHADBTransactionBufferImpl::flush), the
+//!   staged batch with `TransactionInfo = latestTrxInfo`, committed at once. The cluster calls
+//!   it where the Java does: the stop snapshot, a new leader's `notifyLeaderChanged`, the
+//!   leader's snapshot before a purge and its checkpoint download.
+//!
+//! Startup ([`Scm::stop`] or [`Scm::kill`], then [`Scm::upgrade_to_sequence_id`],
+//! [`Scm::persist_primary_scm_certs`], [`Scm::upgrade_certificate_id`], [`Scm::start`])
+//! follows `StorageContainerManager`: the buffer's `init` reads the durable TX; every SCM, at
+//! every start, runs `upgradeToSequenceId`, whose `upgradeToCertificateSequenceId(store,
+//! false)` puts max(2, stored serials) only when the row is absent; the primary then runs
+//! `persistPrimarySCMCerts`: certificates 2 and 1 into both tables when `validCertsTable`
+//! lacks them, then `upgradeToCertificateSequenceId(store, true)`; only then does
+//! `scmHAManager.start()` start Ratis, which replays the log after the durable TX.
+
+use super::{
+    has_tx, largest_serial, last_id, serial_key, Role, ScmRow, ScmTx, CERTIFICATE_ID,
+    PRIMARY_SCM_CERT_SERIAL, ROOT_CA_CERT_SERIAL, SEQUENCE_ID_TABLE, VALID_CERTS_TABLE,
+    VALID_SCM_CERTS_TABLE,
+};
+use crate::citation::{java, Citation, Label};
+use crate::kit::raft_log::{LogEntry, Payload};
+use crate::kit::replica::{Applier, CatchUp, SharedLog};
+use crate::kit::store::{Observer, Store, Tables, WriteBatch};
+use crate::kit::tx_info::{stage_tx_info, stored_index};
+use crate::properties::Probe;
+use crate::recorder::Actor;
+use crate::sync::Mutex;
+use std::collections::BTreeMap;
+
+/// The startup window of the plan was reached.
+pub const STARTUP_WINDOW_REACHED: Probe = Probe::new(
+    "StartupWindowReached",
+    "an SCM's startup found its CertificateId row absent (the non-forced upgrade seeds it), or the primary's forced call found the row different from its largest stored serial",
+);
+
+/// At the primary's forced call, the row was above every stored serial: the forced put
+/// lowers it.
+pub const ROW_ABOVE_LARGEST_AT_STARTUP: Probe = Probe::new(
+    "RowAboveLargestAtStartup",
+    "at the primary's forced upgrade call, its CertificateId row was above every stored serial",
+);
+
+/// At the primary's forced call, a stored serial was above the row: the forced put (and the
+/// seed's patch) raises it locally. Reachable through a kill.
+pub const LARGEST_ABOVE_ROW_AT_STARTUP: Probe = Probe::new(
+    "LargestAboveRowAtStartup",
+    "at the primary's forced upgrade call, a stored serial was above its durable CertificateId row",
+);
+
+/// At an SCM's startup the row was absent and the non-forced upgrade seeded it.
+pub const ROW_ABSENT_AT_STARTUP: Probe = Probe::new(
+    "RowAbsentAtStartup",
+    "at an SCM's startup its CertificateId row was absent, and upgradeToSequenceId seeded it",
+);
+
+/// How the primary's startup treats the `CertificateId` row: the variants of HDDS-16900.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Upgrade {
+    /// The Java today: `upgradeToCertificateSequenceId(store, true)` puts the largest stored
+    /// serial, whatever the row holds.
+    Forced,
+    /// The seed's patch: put only when there is no row or the largest serial is above it.
+    RaiseOnly,
+    /// `persistPrimarySCMCerts` no longer calls it.
+    NoForcedCall,
+    /// The largest serial is raised through the replicated log once Ratis runs: every SCM
+    /// applies row = max(row, largest).
+    ThroughRatis,
+}
+
+/// The reply of an applied transaction: `Err` carries the logged failure.
+pub type Reply = Result<(), String>;
+
+/// What the state-machine lock guards.
+#[derive(Debug)]
+struct Machine {
+    /// Whether the SCM is running (a stopped SCM applies nothing).
+    up: bool,
+    /// The applied index.
+    applier: Applier,
+    /// `latestTrxInfo`'s index.
+    latest: u64,
+    /// The buffer's `currentBatchOperation`.
+    staged: WriteBatch<ScmRow>,
+    /// `StateManagerImpl.sequenceIdToLastIdMap[CertificateId]`, loaded lazily.
+    last_id: Option<u64>,
+    /// Replies of applied entries, by index, until the submitter takes them.
+    replies: BTreeMap<u64, Reply>,
+}
+
+/// `SequenceIdGenerator`'s batch for `CertificateId` (batch size 1): the last id it handed
+/// out or reloaded. A new generator (a new JVM) starts at 0; `invalidateBatch` keeps it.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The batch's `lastId`.
+    pub last: u64,
+}
+
+/// One SCM.
+pub struct Scm {
+    name: String,
+    store: Store<ScmRow>,
+    machine: Mutex<Machine>,
+    generator: Mutex<Batch>,
+}
+
+const INVALID_SEQUENCE_ID: u64 = 0;
+
+impl Scm {
+    /// An SCM holding `tables`, running or stopped; `observer` sees every durable write.
+    pub fn new(
+        name: &str,
+        tables: Tables<ScmRow>,
+        up: bool,
+        observer: Option<Observer<ScmRow>>,
+    ) -> Self {
+        let applied = stored_index(&tables);
+        Self {
+            name: name.to_string(),
+            store: Store::with_state(tables, observer),
+            machine: Mutex::new(Machine {
+                up,
+                applier: Applier::new(applied),
+                latest: applied,
+                staged: WriteBatch::new(),
+                last_id: None,
+                replies: BTreeMap::new(),
+            }),
+            generator: Mutex::new(Batch::default()),
+        }
+    }
+
+    /// The SCM's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its DB.
+    pub fn store(&self) -> &Store<ScmRow> {
+        &self.store
+    }
+
+    /// The generator's batch, under `SequenceIdGenerator.lock`.
+    pub fn generator(&self) -> &Mutex<Batch> {
+        &self.generator
+    }
+
+    fn load_last_id(&self, me: &Actor, m: &mut Machine) -> u64 {
+        if let Some(id) = m.last_id {
+            return id;
+        }
+        let id = match self.store.get_skip_cache(
+            me,
+            &java::SequenceIdGenerator::StateManagerImpl::initialize,
+            SEQUENCE_ID_TABLE,
+            CERTIFICATE_ID,
+        ) {
+            Some(ScmRow::LastId(id)) => id,
+            _ => INVALID_SEQUENCE_ID,
+        };
+        m.last_id = Some(id);
+        id
+    }
+
+    /// `StateManagerImpl.getLastId(CertificateId)`: the map entry, loaded from the local DB
+    /// when absent.
+    pub fn get_last_id(&self, me: &Actor) -> u64 {
+        let mut m = self.machine.lock();
+        self.load_last_id(me, &mut m)
+    }
+
+    fn store_certificate(&self, me: &Actor, serial: u64, row: ScmRow, role: Role) {
+        let mut batch = WriteBatch::new();
+        batch.put(VALID_CERTS_TABLE, &serial_key(serial), row.clone());
+        let java: &Citation = match role {
+            Role::Scm => {
+                batch.put(VALID_SCM_CERTS_TABLE, &serial_key(serial), row);
+                &java::SCMCertStore::storeValidScmCertificate
+            }
+            Role::Other => &java::SCMCertStore::storeValidCertificate,
+        };
+        self.store.commit(me, java, batch);
+    }
+
+    fn apply(&self, me: &Actor, m: &mut Machine, entry: &LogEntry<ScmTx>) {
+        let (java, reply, summary): (Label, _, _) = match &entry.payload {
+            Payload::Configuration => (
+                Label::Java(&java::SCMStateMachine::notifyTermIndexUpdated),
+                Ok(()),
+                "configuration entry".to_string(),
+            ),
+            Payload::Data(ScmTx::AllocateBatch { prev, next }) => {
+                let actual = self.load_last_id(me, m);
+                if actual == *prev {
+                    m.staged
+                        .put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(*next));
+                    m.last_id = Some(*next);
+                    (
+                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
+                        Ok(()),
+                        format!("allocateBatch({prev} -> {next}) ok; row {next} staged"),
+                    )
+                } else {
+                    let msg = format!(
+                        "Failed to allocate a batch for CertificateId, expected lastId is {prev}, actual lastId is {actual}."
+                    );
+                    (
+                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
+                        Err(msg.clone()),
+                        msg,
+                    )
+                }
+            }
+            Payload::Data(ScmTx::StoreCert {
+                serial,
+                subject,
+                expired,
+                role,
+            }) => {
+                me.step(
+                    &java::SCMCertStore::storeValidCertificate,
+                    format!(
+                        "{} applies index {}: store certificate {serial} ({subject}) directly",
+                        self.name, entry.index
+                    ),
+                );
+                let row = ScmRow::Cert {
+                    subject: subject.clone(),
+                    expired: *expired,
+                };
+                self.store_certificate(me, *serial, row, *role);
+                (
+                    Label::Java(&java::SCMCertStore::storeValidCertificate),
+                    Ok(()),
+                    format!("certificate {serial} stored"),
+                )
+            }
+            Payload::Data(ScmTx::RemoveExpired) => {
+                let tables = self
+                    .store
+                    .scan(me, &java::SCMCertStore::removeAllExpiredCertificates);
+                let mut batch = WriteBatch::new();
+                let mut removed = Vec::new();
+                for (table, key, row) in tables.iter() {
+                    let sweep = table == VALID_CERTS_TABLE || table == VALID_SCM_CERTS_TABLE;
+                    if sweep && matches!(row, ScmRow::Cert { expired: true, .. }) {
+                        batch.delete(table, key);
+                        removed.push(format!("{table}/{key}"));
+                    }
+                }
+                if !batch.is_empty() {
+                    self.store
+                        .commit(me, &java::SCMCertStore::removeAllExpiredCertificates, batch);
+                }
+                (
+                    Label::Java(&java::SCMCertStore::removeAllExpiredCertificates),
+                    Ok(()),
+                    format!("expired certificates removed directly: {removed:?}"),
+                )
+            }
+            Payload::Data(ScmTx::RaiseCertificateId { to }) => {
+                let actual = self.load_last_id(me, m);
+                let raised = actual.max(*to);
+                m.staged
+                    .put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(raised));
+                m.last_id = Some(raised);
+                (
+                    Label::model("replicated raise of the through-ratis variant"),
+                    Ok(()),
+                    format!("raise CertificateId {actual} -> {raised}; staged"),
+                )
+            }
+        };
+        m.latest = entry.index;
+        me.step(
+            java,
+            format!(
+                "{} applies index {}: {summary}; latestTrxInfo -> {}",
+                self.name, entry.index, entry.index
+            ),
+        );
+        m.replies.insert(entry.index, reply);
+    }
+
+    /// Apply every committed entry the SCM has not applied yet (nothing if it is stopped),
+    /// and take the reply of entry `want` if it has one.
+    pub fn catch_up(
+        &self,
+        me: &Actor,
+        log: &SharedLog<ScmTx>,
+        want: Option<u64>,
+    ) -> (CatchUp, Option<Reply>) {
+        let mut m = self.machine.lock();
+        if !m.up {
+            return (CatchUp::Applied(m.applier.applied()), None);
+        }
+        let mut applier = m.applier;
+        let result = applier.catch_up(log, |e| self.apply(me, &mut m, e));
+        m.applier = applier;
+        let reply = want.and_then(|w| m.replies.remove(&w));
+        (result, reply)
+    }
+
+    fn flush_locked(&self, me: &Actor, m: &mut Machine, java: &'static Citation, why: &str) {
+        let mut batch = std::mem::take(&mut m.staged);
+        stage_tx_info(&mut batch, 0, m.latest);
+        me.step_with(java, || {
+            format!("{} {why}: flush, TX = {}", self.name, m.latest)
+        });
+        self.store
+            .commit(me, &java::SCMHADBTransactionBufferImpl::flush, batch);
+    }
+
+    /// The buffer's `flush()`, called from `java` (the stop snapshot, a new leader's
+    /// `notifyLeaderChanged`, a download): the staged batch with `TransactionInfo =
+    /// latestTrxInfo`.
+    pub fn flush(&self, me: &Actor, java: &'static Citation, why: &str) {
+        let mut m = self.machine.lock();
+        self.flush_locked(me, &mut m, java, why);
+    }
+
+    /// `SCMStateMachine.reinitialize` after `notifyInstallSnapshotFromLeader`: replace the DB
+    /// with `checkpoint`, reset the buffer (`init`: the staged batch is dropped,
+    /// `latestTrxInfo` = the checkpoint's TX) and drop the in-memory map (`reinitialize` of
+    /// the state manager). The generator's batch is invalidated, which keeps its `lastId`.
+    pub fn install(&self, me: &Actor, checkpoint: Tables<ScmRow>) {
+        let mut m = self.machine.lock();
+        let index = stored_index(&checkpoint);
+        self.store
+            .install(me, &java::SCMStateMachine::reinitialize, checkpoint);
+        m.applier.installed(index);
+        m.latest = index;
+        m.staged = WriteBatch::new();
+        m.last_id = None;
+    }
+
+    fn go_down(&self, me: &Actor, m: &mut Machine, how: &str) {
+        m.up = false;
+        m.last_id = None;
+        m.replies.clear();
+        m.staged = WriteBatch::new();
+        self.store
+            .reopen(me, Label::model("SCM restart: reopen the DB"));
+        let durable = self.store.durable();
+        let index = stored_index(&durable);
+        m.applier = Applier::new(index);
+        m.latest = index;
+        me.step_with(&java::SCMHADBTransactionBufferImpl::init, || {
+            format!(
+                "{} {how}; init: latestTrxInfo = durable TX {index}, row {}",
+                self.name,
+                last_id(&durable).map_or("absent".into(), |r| r.to_string())
+            )
+        });
+        self.generator.lock().last = 0;
+    }
+
+    /// A clean stop: Ratis's stop snapshot (`takeSnapshot`, whose `flush()` commits the
+    /// staged batch with the applied index), then nothing in memory survives.
+    pub fn stop(&self, me: &Actor) {
+        let mut m = self.machine.lock();
+        self.flush_locked(me, &mut m, &java::SCMStateMachine::takeSnapshot, "stops");
+        self.go_down(me, &mut m, "stopped");
+    }
+
+    /// A kill: no stop snapshot, so the staged batch is lost. What was committed survives:
+    /// the last flush, and every direct certificate write.
+    pub fn kill(&self, me: &Actor) {
+        let mut m = self.machine.lock();
+        me.step_with(Label::model("kill: no final flush"), || {
+            format!("{} killed: staged batch {} lost", self.name, m.staged)
+        });
+        self.go_down(me, &mut m, "killed");
+    }
+
+    /// `upgradeToSequenceId`, at every start of every SCM: its
+    /// `upgradeToCertificateSequenceId(store, false)` puts max(2, stored serials) only when
+    /// the row is absent.
+    pub fn upgrade_to_sequence_id(&self, me: &Actor) {
+        const JAVA: &Citation = &java::SequenceIdGenerator::upgradeToSequenceId;
+        let tables = self.store.scan(me, JAVA);
+        match last_id(&tables) {
+            Some(row) => me.step(JAVA, format!("{}: row {row} present: no write", self.name)),
+            None => {
+                me.probe(&ROW_ABSENT_AT_STARTUP);
+                me.probe(&STARTUP_WINDOW_REACHED);
+                self.store.put(
+                    me,
+                    JAVA,
+                    SEQUENCE_ID_TABLE,
+                    CERTIFICATE_ID,
+                    ScmRow::LastId(largest_serial(&tables)),
+                );
+            }
+        }
+    }
+
+    /// `persistPrimarySCMCerts`: the sub-CA certificate (2), then the root CA certificate
+    /// (1), each stored into both tables when `validCertsTable` lacks it.
+    pub fn persist_primary_scm_certs(&self, me: &Actor) {
+        for (serial, subject) in [
+            (PRIMARY_SCM_CERT_SERIAL, self.name.clone()),
+            (ROOT_CA_CERT_SERIAL, "root-ca".to_string()),
+        ] {
+            let present = self
+                .store
+                .get_skip_cache(
+                    me,
+                    &java::StorageContainerManager::persistPrimarySCMCerts,
+                    VALID_CERTS_TABLE,
+                    &serial_key(serial),
+                )
+                .is_some();
+            if !present {
+                let row = ScmRow::Cert {
+                    subject,
+                    expired: false,
+                };
+                self.store_certificate(me, serial, row, Role::Scm);
+            }
+        }
+    }
+
+    /// Where `persistPrimarySCMCerts` calls `upgradeToCertificateSequenceId(store, true)`: the
+    /// variant's treatment of the row. Returns the largest stored serial it found (`None`
+    /// when the variant makes no call).
+    pub fn upgrade_certificate_id(&self, me: &Actor, upgrade: Upgrade) -> Option<u64> {
+        const JAVA: &Citation = &java::SequenceIdGenerator::upgradeToCertificateSequenceId;
+        let tables = match upgrade {
+            Upgrade::NoForcedCall => self.store.scan(
+                me,
+                Label::model("no forced call: the row and the stored serials, unread by the SCM"),
+            ),
+            _ => self.store.scan(me, JAVA),
+        };
+        let largest = largest_serial(&tables);
+        let row = last_id(&tables);
+        match row {
+            Some(r) if r > largest => {
+                me.probe(&ROW_ABOVE_LARGEST_AT_STARTUP);
+                me.probe(&STARTUP_WINDOW_REACHED);
+            }
+            Some(r) if r < largest => {
+                me.probe(&LARGEST_ABOVE_ROW_AT_STARTUP);
+                me.probe(&STARTUP_WINDOW_REACHED);
+            }
+            Some(_) => {}
+            None => {
+                me.probe(&ROW_ABSENT_AT_STARTUP);
+                me.probe(&STARTUP_WINDOW_REACHED);
+            }
+        }
+        let write = match upgrade {
+            Upgrade::Forced => true,
+            Upgrade::RaiseOnly => row.is_none_or(|r| largest > r),
+            Upgrade::NoForcedCall | Upgrade::ThroughRatis => false,
+        };
+        if write {
+            self.store.put(
+                me,
+                JAVA,
+                SEQUENCE_ID_TABLE,
+                CERTIFICATE_ID,
+                ScmRow::LastId(largest),
+            );
+        } else {
+            me.step(
+                JAVA,
+                format!(
+                    "largest stored serial {largest}, row {}: no local write",
+                    row.map_or("absent".into(), |r| r.to_string())
+                ),
+            );
+        }
+        (upgrade != Upgrade::NoForcedCall).then_some(largest)
+    }
+
+    /// `scmHAManager.start()`: the SCM runs again and applies from its durable index.
+    pub fn start(&self, me: &Actor) {
+        let mut m = self.machine.lock();
+        m.up = true;
+        me.step(
+            &java::SCMHAManagerImpl::start,
+            format!(
+                "{} starts Ratis; replays after index {}",
+                self.name,
+                m.applier.applied()
+            ),
+        );
+    }
+
+    /// The applied index.
+    pub fn applied(&self) -> u64 {
+        self.machine.lock().applier.applied()
+    }
+
+    /// Whether the SCM is running.
+    pub fn is_up(&self) -> bool {
+        self.machine.lock().up
+    }
+
+    /// The committed state, as a final observation.
+    pub fn durable(&self) -> Tables<ScmRow> {
+        self.store.durable()
+    }
+
+    /// The state a flush would commit now (the committed state with the staged batch and
+    /// `latestTrxInfo` on top), as a final observation.
+    pub fn buffered(&self) -> Tables<ScmRow> {
+        let m = self.machine.lock();
+        let mut t = self.store.durable();
+        t.apply(&m.staged);
+        if has_tx(&t) || m.latest > 0 {
+            crate::kit::tx_info::put_tx_info(&mut t, 0, m.latest);
+        }
+        t
+    }
+}

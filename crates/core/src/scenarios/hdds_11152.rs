@@ -1,0 +1,372 @@
+//! HDDS-11152: on a lagging follower, the flush of a purge of keys from a snapshot finds the
+//! snapshot already purged by a later entry's apply, and the flush thread terminates the OM.
+//!
+//! Buggy: the Java at 23f3e5b2e11^ (5659b7e90e7); fixed: at the fix 23f3e5b2e11 (PR #7112).
+//! Models: [`crate::models::om::snapshot`]. Historical citations: `@hdds-11152-parent` and
+//! `@hdds-11152` in `citations.toml`.
+//!
+//! # The race
+//!
+//! After the leader's configuration entry (1), the log holds 2 `PurgeKeys [d1] from s1` and 3
+//! `SnapshotPurge s1`. The leader's `SnapshotDeletingService` submits the purge of s1 only
+//! once s1's deleted tables are empty in its DB, so on the leader 2 is flushed before 3 is
+//! applied. A follower's apply thread can run ahead of its flush thread: it applies 3 before
+//! its flush thread has run 2's `addToDBBatch`. At the parent, 3's apply
+//! ([`OMSnapshotPurgeRequest.validateAndUpdateCache`](crate::citation::java::hdds_11152_parent::OMSnapshotPurgeRequest::validateAndUpdateCache))
+//! does three things that each break that later flush: a tombstone for s1 in the
+//! `snapshotInfoTable` cache, s1 dropped from the chain's id map
+//! ([`deleteSnapshot`](crate::citation::java::hdds_11152_parent::SnapshotChainManager::deleteSnapshot)),
+//! and s1's DB closed and dropped from the snapshot cache
+//! ([`invalidate`](crate::citation::java::hdds_11152_parent::SnapshotCache::invalidate)). 2's
+//! [`addToDBBatch`](crate::citation::java::hdds_11152_parent::OMKeyPurgeResponse::addToDBBatch)
+//! then looks s1 up by name through the table cache
+//! ([`getSnapshot`](crate::citation::java::hdds_11152_parent::OmSnapshotManager::getSnapshot__String_boolean),
+//! [`SnapshotUtils.getSnapshotInfo`](crate::citation::java::hdds_11152_parent::SnapshotUtils::getSnapshotInfo__OzoneManager_String):
+//! `KEY_NOT_FOUND`), or loads it through a loader that finds no id, or commits to a DB that
+//! was closed under it (`RocksDatabase.acquire`: "Rocks Database is closed"; the model fails
+//! the commit to a closed DB). Any of these
+//! exceptions reaches
+//! [`addToBatch`](crate::citation::java::hdds_11152_parent::OzoneManagerDoubleBuffer::addToBatch),
+//! which terminates the OM. The row and directory of s1 are still in place when that happens:
+//! nothing but the in-memory state says s1 is gone.
+//!
+//! The fix: the response looks the snapshot up by id, straight in the snapshot cache
+//! ([`getSnapshot(UUID)`](crate::citation::java::hdds_11152::OmSnapshotManager::getSnapshot__UUID));
+//! the loader falls back to `getSkipCache`
+//! ([`getSnapshotInfo`](crate::citation::java::hdds_11152::OmSnapshotManager::getSnapshotInfo)); the
+//! id-map removal and the cache invalidation move from the purge's apply to its flush
+//! ([`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_11152::OMSnapshotPurgeResponse::addToDBBatch),
+//! [`removeFromSnapshotIdToTable`](crate::citation::java::hdds_11152::SnapshotChainManager::removeFromSnapshotIdToTable)),
+//! which runs after every earlier response's flush.
+//!
+//! # Variants
+//!
+//! - `buggy`: 23f3e5b2e11^.
+//! - `by-id-fallback`: the lookup by id and the loader's fallback, the bookkeeping left at
+//!   apply. Not a proposal from the PR (its review proposed none): a decomposition of the fix,
+//!   showing that its third part is needed. Breaks: the loader finds no id.
+//! - `by-id-moved`: the lookup by id and the bookkeeping moved to flush, the loader without
+//!   its fallback. A decomposition as well: it holds when s1's DB is already open (`warm`)
+//!   and breaks when the flush has to load it (`cold`: the loader sees the tombstone).
+//! - `fixed`: 23f3e5b2e11.
+//!
+//! Every part of the fix is therefore needed on some plan. The citations follow the knobs: a
+//! step of the fix's Java cites `@hdds-11152`, one of the parent's `@hdds-11152-parent`.
+//! `SnapshotCache`, `checkSnapshotDirExist` and the double buffer are cited at the parent for
+//! every variant: the fix does not change them.
+//!
+//! # Plans
+//!
+//! - `cold`: s1's DB is not open in the snapshot cache when the flush reaches 2.
+//! - `warm`: s1's DB is open (a snapshot read or an earlier purge opened it).
+//!
+//! The `apply` and `flush` threads race freely; the follower's lag is one of the
+//! interleavings (apply 3 before flush 2), not forced.
+//!
+//! # Properties
+//!
+//! `NoOmTermination` (the flush thread never terminates the OM) and `SnapshotPurged` (once
+//! both entries are flushed, s1's row is gone from the DB and its directory from the disk):
+//! both at quiescence. Probe `PurgeAppliedBeforeKeysFlushed` (required): the flush reached 2
+//! after 3's apply, the window. `PurgeSwappedWithItsKeys` (counted): one swap took both.
+//!
+//! # Abstractions
+//!
+//! | merged or left out | why no verdict depends on it |
+//! |---|---|
+//! | a snapshot's id and table key are one name | the lookups that differ (through the table cache or not, via the id map or not) are kept apart |
+//! | the chain's order, the next snapshot's deep-clean flag, exclusive sizes (`updatedSnapInfos`) | one snapshot, no neighbours: those writes touch other rows |
+//! | `OMSnapshotMoveDeletedKeysResponse` and `OMDirectoriesPurgeResponseWithFSO` | they open the snapshot through the same `getSnapshot` call as `OMKeyPurgeResponse` at both commits |
+//! | `SnapshotCache` reference counts, the soft size limit, the periodic cleanup | no second user of s1's DB; `invalidate` closes the DB whatever its count, as modelled |
+//! | the loader's `getSnapshotInfo` read and its `getCacheValue` read are separate steps, as in the Java; the cache map's `compute` lock is held across them | as the Java |
+//! | table-cache eviction after a flush | an evicted entry is in the DB with the same value (the commit precedes the eviction) |
+//! | Ratis; the restart after a termination | the log is what the leader committed; the first termination is the loss |
+//! | the double buffer's `isRunning` and stop | the flush thread runs until both entries are flushed or the OM terminated |
+
+use crate::choices;
+use crate::citation::java::{hdds_11152 as fix, hdds_11152_parent as parent};
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::{Store, Tables};
+use crate::kit::tx_info::put_tx_info;
+use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
+use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
+use crate::models::om::snapshot::{
+    Bookkeeping, Cites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
+    SnapshotDb, Snapshots, Split,
+};
+use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::properties::{Invariant, Property};
+use crate::recorder::Recorder;
+use crate::scenario::{Case, Expected, Scenario};
+use crate::sync::Arc;
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds11152;
+
+choices! {
+    /// Which Java the snapshot purge and the purge of keys follow.
+    pub enum Variant {
+        /// 23f3e5b2e11^: lookup by name through the table cache, loader through the cache only, id map and snapshot cache dropped at apply
+        Buggy = "buggy",
+        /// lookup by id and the loader's skip-cache fallback; id map and cache still dropped at apply (a decomposition of the fix)
+        ByIdFallback = "by-id-fallback",
+        /// lookup by id, id map and cache dropped at flush; loader through the cache only (a decomposition of the fix)
+        ByIdMoved = "by-id-moved",
+        /// 23f3e5b2e11: lookup by id, loader falls back to the DB, id map and cache dropped at flush
+        Fixed = "fixed",
+    }
+}
+
+choices! {
+    /// Whether the snapshot's DB is open when the flush reaches the purge of keys.
+    pub enum Plan {
+        /// s1's DB is not in the snapshot cache: the flush loads it
+        Cold = "cold",
+        /// s1's DB is already open in the snapshot cache
+        Warm = "warm",
+    }
+}
+
+/// What every thread left behind.
+pub struct End {
+    /// Why the OM terminated, each time.
+    pub exits: Vec<String>,
+    /// The DB.
+    pub durable: Tables<OmRow>,
+    /// Whether s1's directory exists.
+    pub dir_exists: bool,
+}
+
+/// The OM never terminates.
+pub const NO_OM_TERMINATION: Invariant<End> =
+    Invariant::eventually("NoOmTermination", "the OM never terminates", |e| {
+        match e.exits.first() {
+            None => Ok(()),
+            Some(first) => Err(format!("the flush thread terminated the OM: {first}")),
+        }
+    });
+
+/// The snapshot is purged in the end.
+pub const SNAPSHOT_PURGED: Invariant<End> = Invariant::eventually(
+    "SnapshotPurged",
+    "once the log is flushed, the purged snapshot's row is gone from the DB and its directory from the disk",
+    |e| {
+        let row = e.durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
+        match (row, e.dir_exists) {
+            (false, false) => Ok(()),
+            (row, dir) => Err(format!(
+                "{SNAPSHOT}: row {}, directory {}",
+                if row { "still in the DB" } else { "gone" },
+                if dir { "still on disk" } else { "gone" }
+            )),
+        }
+    },
+);
+
+/// The snapshot the plans purge.
+pub const SNAPSHOT: &str = "s1";
+
+impl Variant {
+    /// The knobs this variant follows.
+    pub fn java(self) -> Java {
+        let (lookup, loader, bookkeeping, purge_keys_apply) = match self {
+            Variant::Buggy => (
+                Lookup::ByNameCacheFirst,
+                Loader::CacheFirst,
+                Bookkeeping::AtApply,
+                PurgeKeysApply::MayBeAbsent,
+            ),
+            Variant::ByIdFallback => (
+                Lookup::ById,
+                Loader::SkipCacheFallback,
+                Bookkeeping::AtApply,
+                PurgeKeysApply::Required,
+            ),
+            Variant::ByIdMoved => (
+                Lookup::ById,
+                Loader::CacheFirst,
+                Bookkeeping::AtFlush,
+                PurgeKeysApply::Required,
+            ),
+            Variant::Fixed => (
+                Lookup::ById,
+                Loader::SkipCacheFallback,
+                Bookkeeping::AtFlush,
+                PurgeKeysApply::Required,
+            ),
+        };
+        Java {
+            purge_keys_apply,
+            lookup,
+            loader,
+            bookkeeping,
+            split: Split::AtCreate,
+            create_cleanup: CreateCleanup::Keep,
+        }
+    }
+
+    /// The commits its steps cite.
+    pub fn cites(self) -> &'static Cites {
+        const BUGGY: PurgeCites = PurgeCites {
+            purge_keys_request: &parent::OMKeyPurgeRequest::validateAndUpdateCache,
+            purge_keys_response: &parent::OMKeyPurgeResponse::addToDBBatch,
+            get_snapshot: &parent::OmSnapshotManager::getSnapshot__String_boolean,
+            loader: &parent::OmSnapshotManager::createCacheLoader,
+            loader_info: &parent::SnapshotUtils::getSnapshotInfo__OzoneManager_String,
+            cache_get: &parent::SnapshotCache::get,
+            cache_invalidate: &parent::SnapshotCache::invalidate,
+            dir_exists: &parent::SnapshotUtils::checkSnapshotDirExist,
+            purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
+            purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
+            chain_remove: &parent::SnapshotChainManager::deleteSnapshot,
+        };
+        const FIXED: PurgeCites = PurgeCites {
+            purge_keys_request: &fix::OMKeyPurgeRequest::validateAndUpdateCache,
+            purge_keys_response: &fix::OMKeyPurgeResponse::addToDBBatch,
+            get_snapshot: &fix::OmSnapshotManager::getSnapshot__UUID,
+            loader: &fix::OmSnapshotManager::createCacheLoader,
+            loader_info: &fix::OmSnapshotManager::getSnapshotInfo,
+            purge_request: &fix::OMSnapshotPurgeRequest::validateAndUpdateCache,
+            purge_response: &fix::OMSnapshotPurgeResponse::addToDBBatch,
+            chain_remove: &fix::SnapshotChainManager::removeFromSnapshotIdToTable,
+            ..BUGGY
+        };
+        const BY_ID_FALLBACK: PurgeCites = PurgeCites {
+            purge_request: BUGGY.purge_request,
+            purge_response: BUGGY.purge_response,
+            chain_remove: BUGGY.chain_remove,
+            ..FIXED
+        };
+        const BY_ID_MOVED: PurgeCites = PurgeCites {
+            loader: BUGGY.loader,
+            loader_info: BUGGY.loader_info,
+            ..FIXED
+        };
+        // The double buffer is the parent's for every variant: the fix does not change it.
+        const fn with(purge: &'static PurgeCites) -> Cites {
+            Cites {
+                add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+                flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
+                split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+                purge: Some(purge),
+                create: None,
+            }
+        }
+        match self {
+            Variant::Buggy => const { &with(&BUGGY) },
+            Variant::ByIdFallback => const { &with(&BY_ID_FALLBACK) },
+            Variant::ByIdMoved => const { &with(&BY_ID_MOVED) },
+            Variant::Fixed => const { &with(&FIXED) },
+        }
+    }
+}
+
+impl Scenario for Hdds11152 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-11152";
+    const JIRA: &'static str = "HDDS-11152";
+    const TITLE: &'static str =
+        "a lagging follower applies a snapshot's purge before flushing a purge of keys from it";
+    const PROPERTIES: &'static [Property] = &[
+        NO_OM_TERMINATION.property(),
+        SNAPSHOT_PURGED.property(),
+        PURGE_APPLIED_BEFORE_KEYS_FLUSHED.required(),
+        PURGE_SWAPPED_WITH_ITS_KEYS.property(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const BOTH: &[Property] = &[NO_OM_TERMINATION.property(), SNAPSHOT_PURGED.property()];
+        use Plan::{Cold, Warm};
+        use Variant::{Buggy, ByIdFallback, ByIdMoved, Fixed};
+        match (variant, plan) {
+            (Fixed, Cold | Warm) | (ByIdMoved, Warm) => Expected::Holds,
+            // The lookup by name sees the tombstone; the loader finds no id; or the DB is
+            // closed under the flush.
+            (Buggy | ByIdFallback, Cold | Warm) => Expected::Violates(BOTH),
+            // The loader reads through the table cache and meets the tombstone.
+            (ByIdMoved, Cold) => Expected::Violates(BOTH),
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            variant,
+            warm: plan == Plan::Warm,
+            log: Arc::new(purge_log()),
+        })
+    }
+}
+
+/// 1 the leader's configuration entry, 2 `PurgeKeys [d1] from s1`, 3 `SnapshotPurge s1`,
+/// all in term 1.
+pub fn purge_log() -> RaftLog<SnapshotRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    log.append(SnapshotRequest::PurgeKeys {
+        snapshot: SNAPSHOT.into(),
+        keys: vec!["d1".into()],
+    });
+    log.append(SnapshotRequest::SnapshotPurge {
+        snapshot: SNAPSHOT.into(),
+    });
+    log
+}
+
+/// The active DB with s1's row and `TransactionInfo` 0, and s1's directory whose
+/// `deletedTable` holds d1.
+pub fn snapshot_state() -> (Tables<OmRow>, Arc<Dirs>) {
+    let mut active = Tables::default();
+    active.put(
+        SNAPSHOT_INFO_TABLE,
+        SNAPSHOT,
+        OmRow::Snapshot { last_tx: 0 },
+    );
+    put_tx_info(&mut active, 0, 0);
+    let mut s1 = Tables::default();
+    s1.put(
+        DELETED_TABLE,
+        "d1",
+        OmRow::Key {
+            size: 10,
+            update_id: 0,
+        },
+    );
+    let dirs = Dirs::new([(
+        SNAPSHOT.to_string(),
+        Arc::new(SnapshotDb::with_state(s1, None)),
+    )]);
+    (active, Arc::new(dirs))
+}
+
+struct Prepared {
+    variant: Variant,
+    warm: bool,
+    log: Arc<RaftLog<SnapshotRequest>>,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let (active, dirs) = snapshot_state();
+        let store = Arc::new(Store::with_state(active, None));
+        let open: &[&str] = if self.warm { &[SNAPSHOT] } else { &[] };
+        let snaps = Snapshots::new(
+            Arc::clone(&dirs),
+            [SNAPSHOT.to_string()],
+            open,
+            self.variant.java(),
+            self.variant.cites(),
+        );
+        let om = Arc::new(SnapshotOm::new(Arc::clone(&store), snaps, false));
+        SnapshotOm::run_threads(&[Arc::clone(&om)], &self.log, recorder);
+        recorder.quiesce();
+        let end = End {
+            exits: om.exits(),
+            durable: store.durable(),
+            dir_exists: dirs.exists(SNAPSHOT),
+        };
+        NO_OM_TERMINATION.check_into(&end, recorder);
+        SNAPSHOT_PURGED.check_into(&end, recorder);
+    }
+}

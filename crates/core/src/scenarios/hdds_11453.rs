@@ -1,0 +1,261 @@
+//! HDDS-11453: a snapshot's purge flushed in one batch with earlier writes to that snapshot's
+//! DB; a crash between the purge's directory deletion and the batch commit makes the restart
+//! replay those writes against a snapshot whose directory is gone.
+//!
+//! Buggy: the Java at 5feb9eacd83^ (703c4d50f89); fixed: at the fix 5feb9eacd83 (PR #7188),
+//! which changes only `OzoneManagerDoubleBuffer`. Models: [`crate::models::om::snapshot`].
+//! Historical citations: `@hdds-11453-parent` and `@hdds-11453` in `citations.toml`.
+//!
+//! # The race
+//!
+//! After the leader's configuration entry (1), the log holds 2 `PurgeKeys [d1] from s1` and 3
+//! `SnapshotPurge s1` (the same log as [`super::hdds_11152`]; at this commit HDDS-11152 is
+//! fixed). When the flush thread's swap takes 2 and 3 together, the parent flushes them as one
+//! batch ([`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_11453_parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot)
+//! splits only at snapshot creates): 2's
+//! [`addToDBBatch`](crate::citation::java::hdds_11453_parent::OMKeyPurgeResponse::addToDBBatch)
+//! commits the delete of d1 to s1's own DB at once and stages s1's row (with
+//! `lastTransactionInfo` = 2); 3's
+//! [`addToDBBatch`](crate::citation::java::hdds_11453_parent::OMSnapshotPurgeResponse::addToDBBatch)
+//! deletes s1's checkpoint directory at once and stages the row's delete; then the batch, with
+//! `TransactionInfo` = 3, commits. If the OM process dies between the directory deletion and
+//! that commit, the DB still says `TransactionInfo` 0 and holds s1's row, and the directory is
+//! gone. The restart replays 2: its apply
+//! ([`validateAndUpdateCache`](crate::citation::java::hdds_11453_parent::OMKeyPurgeRequest::validateAndUpdateCache))
+//! finds the row and puts it into the table cache; its flush loads s1 into the snapshot cache
+//! ([`createCacheLoader`](crate::citation::java::hdds_11453_parent::OmSnapshotManager::createCacheLoader)):
+//! the row is in the table cache, so the snapshot's metadata manager waits for the directory
+//! and fails ([`checkSnapshotDirExist`](crate::citation::java::hdds_11453_parent::SnapshotUtils::checkSnapshotDirExist));
+//! `addToBatch` terminates the OM. Every restart replays 2 again and terminates again (the DB
+//! does not change): the OM cannot start.
+//!
+//! The fix ([`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_11453::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot),
+//! [`isStandaloneBatchCmdTypes`](crate::citation::java::hdds_11453::OzoneManagerDoubleBuffer::isStandaloneBatchCmdTypes))
+//! puts a snapshot purge in a batch of its own, so 2 is committed (`TransactionInfo` 2)
+//! before 3 deletes the directory, and a crash inside 3's batch replays only 3, which finds the
+//! row, deletes the already-missing directory (`FileUtils.deleteDirectory` of a missing
+//! directory does nothing) and commits.
+//!
+//! **Java wins over the one-line summary:** the bug needs a stop between the directory deletion
+//! and the commit. Without one (`no-crash`), the parent's single batch commits and both
+//! variants hold; the PR's description says the same ("the previous transactions ... would
+//! start failing on replay").
+//!
+//! # Plans
+//!
+//! - `crash`: the OM process dies right after the flush thread deletes a snapshot directory,
+//!   before that batch commits; then it restarts and replays the log after its stored index,
+//!   and, if that replay terminates, restarts once more.
+//! - `no-crash`: no fault.
+//!
+//! # Properties
+//!
+//! `NoReplayAgainstPurgedSnapshot` (no flush opens a snapshot whose directory was deleted),
+//! `NoOmTermination`, `SnapshotPurged`: at quiescence, over every incarnation of the OM.
+//! Probe `PurgeSwappedWithItsKeys` (required): a swap took 3 together with 2, the window the
+//! fix splits.
+//!
+//! # Abstractions
+//!
+//! | merged or left out | why no verdict depends on it |
+//! |---|---|
+//! | the crash point is fixed right after the directory deletion | a stop before the deletion leaves the directory (the replay finds it), a stop after the commit leaves nothing of the batch to replay: only this window makes the batching matter |
+//! | the restart's replay applies and flushes entry by entry, with no second race | the replayed purge of keys fails in its own flush whatever was applied after it: its apply put the row into the table cache, so the loader waits for the directory |
+//! | the snapshot's metadata manager waits for the directory before failing (`checkSnapshotDirExist` after a timeout) | only the failure matters |
+//! | the loader's "empty DB in place" branch (`createIfMissing`) when the row is not in the table cache | modelled, but this log always caches the row first; `NoReplayAgainstPurgedSnapshot` fires either way |
+//! | `OMSnapshotPurgeResponse`'s `updatedSnapInfos`, the chain's neighbours, the snapshot lock around the deletion | one snapshot, no neighbours, no SST filtering service |
+//! | `lastTransactionInfo`'s use by the background services (skip a snapshot with a flush in flight) | the services are not modelled; the log is what the leader committed |
+//! | a crash loses the double buffer's queued responses; Ratis replays them | as the Java: the replay starts after the stored index |
+//! | the rows of s1's own DB after the restart | the invariants are about the active DB, the directory and the OM's life |
+
+use super::hdds_11152::{purge_log, snapshot_state, NO_OM_TERMINATION, SNAPSHOT, SNAPSHOT_PURGED};
+use crate::choices;
+use crate::citation::java::{hdds_11453 as fix, hdds_11453_parent as parent};
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::{Store, Tables};
+use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
+use crate::models::om::snapshot::requests::{SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED};
+use crate::models::om::snapshot::{
+    Bookkeeping, Cites, CreateCleanup, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, Snapshots,
+    Split,
+};
+use crate::models::om::startup::Replayed;
+use crate::models::om::OmRow;
+use crate::properties::{Invariant, Property};
+use crate::recorder::{Actor, Recorder};
+use crate::scenario::{Case, Expected, Scenario};
+use crate::sync::Arc;
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds11453;
+
+choices! {
+    /// How the double buffer splits its ready buffer.
+    pub enum Variant {
+        /// 5feb9eacd83^: only a snapshot create is alone in its batch
+        Buggy = "buggy",
+        /// 5feb9eacd83: a snapshot create or a snapshot purge is alone in its batch
+        Fixed = "fixed",
+    }
+}
+
+choices! {
+    /// Whether the OM process dies inside the purge's batch.
+    pub enum Plan {
+        /// the process dies right after the flush deletes a snapshot directory, then restarts
+        Crash = "crash",
+        /// no fault
+        NoCrash = "no-crash",
+    }
+}
+
+/// Snapshots opened after their directory was deleted.
+pub struct Opened {
+    /// Their names, over every incarnation of the OM.
+    pub purged: Vec<String>,
+}
+
+/// No replay against a purged snapshot.
+pub const NO_REPLAY_AGAINST_PURGED_SNAPSHOT: Invariant<Opened> = Invariant::eventually(
+    "NoReplayAgainstPurgedSnapshot",
+    "no flush opens a snapshot whose directory was deleted",
+    |o| match o.purged.first() {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "a flush opened {first} after its directory was deleted"
+        )),
+    },
+);
+
+impl Variant {
+    /// The commits its steps cite: the parent's, and the fix's split for `fixed`.
+    pub fn cites(self) -> &'static Cites {
+        const PURGE: PurgeCites = PurgeCites {
+            purge_keys_request: &parent::OMKeyPurgeRequest::validateAndUpdateCache,
+            purge_keys_response: &parent::OMKeyPurgeResponse::addToDBBatch,
+            get_snapshot: &parent::OmSnapshotManager::getSnapshot__UUID,
+            loader: &parent::OmSnapshotManager::createCacheLoader,
+            loader_info: &parent::OmSnapshotManager::getSnapshotInfo,
+            cache_get: &parent::SnapshotCache::get,
+            cache_invalidate: &parent::SnapshotCache::invalidate,
+            dir_exists: &parent::SnapshotUtils::checkSnapshotDirExist,
+            purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
+            purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
+            chain_remove: &parent::SnapshotChainManager::removeFromSnapshotIdToTable,
+        };
+        const BUGGY: Cites = Cites {
+            add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+            flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
+            split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            purge: Some(&PURGE),
+            create: None,
+        };
+        const FIXED: Cites = Cites {
+            split: &fix::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            ..BUGGY
+        };
+        match self {
+            Variant::Buggy => &BUGGY,
+            Variant::Fixed => &FIXED,
+        }
+    }
+
+    /// The knobs this variant follows.
+    pub fn java(self) -> Java {
+        Java {
+            purge_keys_apply: PurgeKeysApply::RequiredAndRecorded,
+            lookup: Lookup::ById,
+            loader: Loader::SkipCacheFallback,
+            bookkeeping: Bookkeeping::AtFlush,
+            split: match self {
+                Variant::Buggy => Split::AtCreate,
+                Variant::Fixed => Split::AtCreateAndPurge,
+            },
+            create_cleanup: CreateCleanup::Keep,
+        }
+    }
+}
+
+impl Scenario for Hdds11453 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-11453";
+    const JIRA: &'static str = "HDDS-11453";
+    const TITLE: &'static str =
+        "a snapshot purge batched with earlier writes to its DB: a crash replays them against a deleted directory";
+    const PROPERTIES: &'static [Property] = &[
+        NO_REPLAY_AGAINST_PURGED_SNAPSHOT.property(),
+        NO_OM_TERMINATION.property(),
+        SNAPSHOT_PURGED.property(),
+        PURGE_SWAPPED_WITH_ITS_KEYS.required(),
+        PURGE_APPLIED_BEFORE_KEYS_FLUSHED.property(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL_THREE: &[Property] = &[
+            NO_REPLAY_AGAINST_PURGED_SNAPSHOT.property(),
+            NO_OM_TERMINATION.property(),
+            SNAPSHOT_PURGED.property(),
+        ];
+        match (variant, plan) {
+            (Variant::Buggy, Plan::Crash) => Expected::Violates(ALL_THREE),
+            // Without a stop the single batch commits: the bug needs the crash.
+            (Variant::Buggy | Variant::Fixed, Plan::NoCrash) | (Variant::Fixed, Plan::Crash) => {
+                Expected::Holds
+            }
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            variant,
+            crash: plan == Plan::Crash,
+            log: Arc::new(purge_log()),
+        })
+    }
+}
+
+struct Prepared {
+    variant: Variant,
+    crash: bool,
+    log: Arc<RaftLog<SnapshotRequest>>,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let (java, cites) = (self.variant.java(), self.variant.cites());
+        let (active, dirs) = snapshot_state();
+        let store = Arc::new(Store::with_state(active, None));
+        let snaps = Snapshots::new(Arc::clone(&dirs), [SNAPSHOT.to_string()], &[], java, cites);
+        let om = Arc::new(SnapshotOm::new(Arc::clone(&store), snaps, self.crash));
+        SnapshotOm::run_threads(&[Arc::clone(&om)], &self.log, recorder);
+        recorder.quiesce();
+        let mut exits = om.exits();
+        let mut purged = om.snapshots().opened_purged();
+        if om.crashed() {
+            let me = Actor::new("restart", recorder);
+            for attempt in 1..=2 {
+                let (om, stored) =
+                    SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+                let replayed = om.replay(&self.log, stored, &me);
+                purged.extend(om.snapshots().opened_purged());
+                match replayed {
+                    Replayed::Completed => break,
+                    Replayed::Terminated { index, why } => {
+                        exits.push(format!("restart {attempt}, replay of index {index}: {why}"));
+                    }
+                }
+            }
+        }
+        let durable: Tables<OmRow> = store.durable();
+        NO_REPLAY_AGAINST_PURGED_SNAPSHOT.check_into(&Opened { purged }, recorder);
+        let end = super::hdds_11152::End {
+            exits,
+            durable,
+            dir_exists: dirs.exists(SNAPSHOT),
+        };
+        NO_OM_TERMINATION.check_into(&end, recorder);
+        SNAPSHOT_PURGED.check_into(&end, recorder);
+    }
+}

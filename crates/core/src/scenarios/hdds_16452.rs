@@ -1,0 +1,673 @@
+//! HDDS-16452: the SCM's checkpoint download flushes in the middle of an apply.
+//!
+//! Seed: `seeds/004_f602220297222a8a.txt`; grounding §2 (with its corrections). Java:
+//! `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`]), `SCMStateMachine`
+//! ([`crate::models::scm::state_machine`]), `InterSCMGrpcService`
+//! ([`crate::models::scm::inter_scm`]), the replicated requests
+//! ([`crate::models::scm::request`]) and the leader's deleted-block summary
+//! ([`crate::models::scm::deleted_blocks`]).
+//!
+//! # Actors
+//!
+//! | actor | Java | does |
+//! |---|---|---|
+//! | `setup` | the SCM before the race | applies the leader's configuration entry (index 1, [`notifyTermIndexUpdated`](crate::citation::java::SCMStateMachine::notifyTermIndexUpdated)) and takes a snapshot ([`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot)): the DB claims TX 1 and Ratis purged its log through 1, so a follower at 0 must install a checkpoint |
+//! | `apply` | Ratis `StateMachineUpdater` in [`applyTransaction`](crate::citation::java::SCMStateMachine::applyTransaction) | begin; the request's buffer calls (read lock per call); `updateLatestTrxInfo(i)` (no lock); end |
+//! | `download` | a gRPC thread in [`InterSCMGrpcService.download`](crate::citation::java::InterSCMGrpcService::download) | flush (variant-dependent), then the RocksDB checkpoint |
+//! | `leader-change` | the Ratis election thread in [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged) | flush (variant-dependent), then `onBecomeLeader`'s summary load |
+//! | `main` | after the joins | a late download (every apply has finished), the leader's `takeSnapshot`; a follower at applied index 0 verifies the racing download's checkpoint, installs it, reloads, and re-applies the entries after its TX. In `leader-summary`: the new leader's startup entry, `notifyLeaderReady`, one `addTransactions` submitted with the leader's counters and applied |
+//!
+//! # Plans
+//!
+//! | plan | log after the configuration entry | racing actors |
+//! |---|---|---|
+//! | `base` | `addTransactionsToDB` of txIDs 1 (2 blocks) and 2 (3 blocks) with the leader's summary (three puts) | `apply`, `download` |
+//! | `container-transition` | the transition of container 1 from DELETING to CLOSED (one put) | `apply`, `download` |
+//! | `with-leader-change` | the transition, then the deleted-block entry of `base` | `apply`, `download`, `leader-change` |
+//! | `save-configuration` | the deleted-block entry of `base`; `saveConfiguration` of `ContainerBalancer` (a put, then the buffer's unguarded `flush()` inside the apply) | `apply`, `download` |
+//! | `leader-summary` | two `addTransactionsToDB` of an earlier term (txID 1, 2 blocks; txID 2, 3 blocks; summaries 1/2 and 2/5), then, in `main`, this SCM's startup entry and its own `addTransactionsToDB` of txID 3 (4 blocks) | `apply` (the two old entries), `leader-change` |
+//!
+//! The size knob repeats the plan's entry (in `with-leader-change` the pair, one container
+//! each; in `leader-summary` the old-term entries). `base` and `container-transition` are
+//! apart rather than one log because an unbounded DFS of the two entries against a download
+//! does not end within a million executions; `with-leader-change` runs them together.
+//!
+//! # Variants
+//!
+//! | variant | download | leader change | `saveConfiguration`'s flush | summary load |
+//! |---|---|---|---|---|
+//! | `buggy` | `flush()` | `flush()` | inside the apply, before the index | `onBecomeLeader` |
+//! | `download-guarded` (the seed's fix) | `flushIfNeeded(0)` | `flush()` | before the index | `onBecomeLeader` |
+//! | `fixed` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | before the index | `onBecomeLeader` |
+//! | `fixed-save-after-index` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | after the index | `onBecomeLeader` |
+//! | `fixed-load-on-ready` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | after the index | `notifyLeaderReady`, after a flush |
+//!
+//! `takeSnapshot` keeps `flush()` in every variant: it runs on the apply thread between
+//! applies.
+//!
+//! `fixed-save-after-index` stands for this change to the Java: delete the `flush()` at the
+//! end of [`StatefulServiceStateManagerImpl.saveConfiguration`](crate::citation::java::StatefulServiceStateManagerImpl::saveConfiguration),
+//! and have `SCMStateMachine.applyTransaction` call `transactionBuffer.flush()` for a
+//! `saveConfiguration` request after `updateLatestTrxInfo(i)` and before
+//! `endApplyingTransaction`. Ratis replies only after `applyTransaction` returns, so the
+//! caller still reads its configuration from the DB at once (`readConfiguration` reads the
+//! table), and the flush commits the configuration under its own index. `deleteConfiguration`,
+//! which deletes straight from the table, would go through `removeFromBuffer` and the same
+//! flush.
+//!
+//! `fixed-load-on-ready` adds this change: move the summary load
+//! (`initDataDistributionData`) out of
+//! [`onBecomeLeader`](crate::citation::java::SCMDeletedBlockTransactionStatusManager::onBecomeLeader)
+//! into [`SCMStateMachine.notifyLeaderReady`](crate::citation::java::SCMStateMachine::notifyLeaderReady),
+//! preceded there by `transactionBuffer.flush()`. Ratis calls `notifyLeaderReady` on the
+//! updater thread when it applies the leader's startup entry: every entry of the earlier
+//! terms is applied by then and nothing applies concurrently, so the unguarded flush there is
+//! as safe as `takeSnapshot`'s, and the load reads the last summary of the earlier terms.
+//!
+//! # Properties
+//!
+//! - `NoPartialTransaction`, `DurableIndexMatchesData` (at every durable write of the
+//!   leader): the durable data is `apply(log[1..i])` for some i / for its own TX.
+//! - `CheckpointConsistent` (at every download): the checkpoint is `apply(log[1..TX])`.
+//! - `LateDownloadShipsLatest` (at quiescence): a download that starts once every apply has
+//!   finished ships the whole log applied. A guarded flush that never runs would otherwise
+//!   pass on safety alone. It also catches `saveConfiguration`'s state: after its inner
+//!   flush nothing is pending, so a guarded download skips its flush and ships the
+//!   configuration under the previous index.
+//! - `ReplicasAgree` (at quiescence, on the plans with a racing download): the follower that
+//!   installed the racing checkpoint re-applies every later entry without terminating and
+//!   ends equal to the leader.
+//! - `SummaryMatchesTable` (at quiescence, on every plan): the leader's persisted
+//!   deleted-block summary counts the transactions and blocks of its deleted-block table.
+//!   Every replica persists the same bytes, so `leader-summary` checks the leader only.
+//! - Probes: `FlushDuringApply` (required: a download or leader-change flush was attempted
+//!   while an apply was in flight) and `StaleSummaryLoaded` (a new leader's counters after
+//!   its load differ from the summary of the last entry of the earlier terms).
+//!
+//! # Replica harm: the container transition, not a counter
+//!
+//! Every replicated deleted-block write at the pinned commit puts bytes the leader computed
+//! (the summary is an argument of `addTransactionsToDB`) or deletes keys, so replaying it
+//! writes the same thing again: a checkpoint with data beyond its TX does not make a
+//! follower's deleted-block log drift. (An earlier version of this model counted the summary
+//! at apply time, a synthetic non-idempotent counter; it is gone.) The request whose second
+//! apply differs is
+//! [`ContainerStateManagerImpl.transitionDeletingOrDeletedToTargetState`](crate::citation::java::ContainerStateManagerImpl::transitionDeletingOrDeletedToTargetState):
+//! the first apply moves the container from DELETING to CLOSED; on a CLOSED container it
+//! throws `InvalidContainerStateException`, which is not an `SCMException`, so
+//! `applyTransaction` terminates the SCM. When a flush lands between its put and
+//! `updateLatestTrxInfo(i)`, the checkpoint holds the CLOSED container under TX i-1; the
+//! follower reloads the container map from it, re-applies i and terminates, and since its DB
+//! still claims i-1 it does so again on every restart. That is what `ReplicasAgree` reports.
+//!
+//! # What the model shows
+//!
+//! `buggy` breaks on `base` as the seed says: a download flush between the puts of
+//! `addTransactionsToDB` commits txID 1 without txID 2 and the summary, half a transaction,
+//! data beyond its TX, shipped in the checkpoint. The follower re-applies the entry and
+//! overwrites it: no replica harm (the earlier model's `ReplicasAgree` break on `base` came
+//! from its synthetic counter). On `container-transition` a download flush between the put
+//! and `updateLatestTrxInfo(2)` ships the CLOSED container under TX 1, and the follower
+//! terminates on the replay. `download-guarded` holds on both; on `with-leader-change` the
+//! leader-change flush commits mid-apply while the download defers and then serves that
+//! state, so it breaks all four.
+//!
+//! `save-configuration` breaks `download-guarded` and `fixed` in every execution:
+//! `saveConfiguration` commits its configuration under the previous index by itself, with no
+//! race, and resets the pending count, so the guarded download (and the late one) skips its
+//! flush and ships that state. `buggy` breaks there too, but its unguarded late download
+//! commits the index and ships the latest state. `fixed-save-after-index` holds.
+//!
+//! `leader-summary` breaks every variant that loads in `onBecomeLeader`, `buggy` included:
+//! the load reads the DB before the old entries are applied (or flushed), the leader's next
+//! `addTransactionsToDB` carries a stale summary, and every replica persists it. With the
+//! guarded leader-change flush of `fixed` the load is stale in more interleavings (a flush
+//! deferred while an entry applies leaves even older data). `fixed-load-on-ready` holds.
+//!
+//! # Abstractions
+//!
+//! | abstraction | why no verdict depends on it |
+//! |---|---|
+//! | `latestTrxInfo` is a volatile cell, not a plain field | it can only remove behaviours; a stale read would stage an older TX, the same violation class |
+//! | the batch and its pending count inside the read-write lock, a staging taking it for writing | only the apply thread stages (every buffer call is an apply's), so a staging excludes a flush exactly as the Java's read lock does and never meets another staging |
+//! | `latestSnapshot`, its second read in `flushUnderWriteLock`, [`onFlush`](crate::citation::java::DeletedBlockLogImpl::onFlush) | no plan or invariant reads them |
+//! | no clock: `flushIfNeeded(0)` takes `timeDiff > 0` as true | a call within the same millisecond as the last flush skips, which leaves the DB at a state it already held and the invariants already checked, so no always-property changes. `LateDownloadShipsLatest` assumes the late download comes at least a millisecond after the last flush |
+//! | no monitor task (`flushIfNeeded(60 s)`) | guarded, on a ready leader only: it adds flushes between applies, which commit consistent states |
+//! | the follower commits each re-applied entry with its index | the same final state as Ratis applies followed by later flushes; the follower's refusal, install and termination are modelled |
+//! | only the container states of `ContainerStateManagerImpl`'s maps | the transition reads only the state; the other fields never change in the plans |
+//! | no `removeTransactionsFromDB`, `deleteConfiguration` | replaying either writes the same bytes or deletes again; `deleteConfiguration` (a direct delete at apply) puts data beyond TX like `saveConfiguration`, without a flush |
+//! | no logical rejection (a non-fatal `SCMException` at apply) | no modelled request raises one |
+//! | `updateLatestTrxInfo`'s throw is modelled but never reached | every plan's indices only increase; `takeSnapshot`'s catch-up is modelled but a no-op (`latestTrxInfo` equals the applied index at every snapshot of the plans) |
+//! | one SCM's leader change, not an election | `notifyLeaderChanged` is what the new leader runs; Ratis calls it before it appends its startup entry, which is why `leader-summary` applies that entry in `main` after the joins |
+//! | the summary's two sizes | they move with the counts |
+//! | the checkpoint's memtable flush and TX read | neither changes the content |
+//!
+//! A follower never flushes on its own (the monitor runs on a ready leader only), so the
+//! stale window of `leader-summary` on a real follower reaches back to its last snapshot
+//! (up to a thousand entries by default): the plan's two entries are its smallest case.
+
+use crate::choices;
+use crate::kit::raft_log::{LogEntry, RaftLog};
+use crate::kit::store::{Checkpoint, Store, Tables};
+use crate::kit::tx_info::{stored_index, TxRow};
+use crate::models::scm::deleted_blocks::DeletedBlockStatus;
+use crate::models::scm::inter_scm::download;
+use crate::models::scm::request::ScmRequest;
+use crate::models::scm::state_machine::{
+    install_and_catch_up, notify_leader_changed, notify_leader_ready, reference_states,
+    ApplyOutcome, Install, SaveFlush, SummaryLoad, Updater,
+};
+use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, FLUSH_DURING_APPLY};
+use crate::models::scm::{initial_tables, stored_summary, table_summary, ScmRow, Summary};
+use crate::properties::{durable_observer, Invariant, Probe, Property};
+use crate::recorder::{Actor, Recorder};
+use crate::scenario::{Case, Expected, Scenario, SizeKnob};
+use crate::sync::ghost::Ghost;
+use crate::sync::{thread, Arc};
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds16452;
+
+choices! {
+    /// Which flush paths are guarded, where saveConfiguration flushes, where the summary loads.
+    pub enum Variant {
+        /// the Java today: download and leader change call the unguarded flush()
+        Buggy = "buggy",
+        /// the seed's fix: download calls flushIfNeeded(0); leader change still calls flush()
+        DownloadGuarded = "download-guarded",
+        /// download and leader change both call flushIfNeeded(0)
+        Fixed = "fixed",
+        /// fixed, and saveConfiguration's flush moves after updateLatestTrxInfo(i)
+        FixedSaveAfterIndex = "fixed-save-after-index",
+        /// fixed-save-after-index, and the new leader loads its summary in notifyLeaderReady after a flush
+        FixedLoadOnReady = "fixed-load-on-ready",
+    }
+}
+
+choices! {
+    /// Which log and which actors.
+    pub enum Plan {
+        /// apply thread and checkpoint download over a deleted-block entry; a follower installs the checkpoint and catches up
+        Base = "base",
+        /// as base, over a container transition, the one request whose replay throws
+        ContainerTransition = "container-transition",
+        /// the transition and the deleted-block entry, raced by a download and the leader-change flush of notifyLeaderChanged
+        WithLeaderChange = "with-leader-change",
+        /// the last entry is saveConfiguration, which flushes inside its apply, raced by a download
+        SaveConfiguration = "save-configuration",
+        /// old-term entries apply while this SCM becomes leader and loads its deleted-block summary
+        LeaderSummary = "leader-summary",
+    }
+}
+
+/// What a variant changes.
+#[derive(Clone, Copy, Debug)]
+struct Paths {
+    download: FlushPath,
+    leader_change: FlushPath,
+    save: SaveFlush,
+    load: SummaryLoad,
+}
+
+impl Variant {
+    fn paths(self) -> Paths {
+        use FlushPath::{Guarded, Unguarded};
+        let (download, leader_change) = match self {
+            Variant::Buggy => (Unguarded, Unguarded),
+            Variant::DownloadGuarded => (Guarded, Unguarded),
+            Variant::Fixed | Variant::FixedSaveAfterIndex | Variant::FixedLoadOnReady => {
+                (Guarded, Guarded)
+            }
+        };
+        let save = match self {
+            Variant::FixedSaveAfterIndex | Variant::FixedLoadOnReady => SaveFlush::AfterIndex,
+            _ => SaveFlush::Java,
+        };
+        let load = match self {
+            Variant::FixedLoadOnReady => SummaryLoad::OnLeaderReady,
+            _ => SummaryLoad::OnBecomeLeader,
+        };
+        Paths {
+            download,
+            leader_change,
+            save,
+            load,
+        }
+    }
+}
+
+/// `apply(log[1..i])` for every index i, with TX = i; `leader-summary` extends it when its
+/// leader appends entries.
+pub type Reference = Arc<Vec<Tables<ScmRow>>>;
+
+/// One durable write on the leader, as its store's observer sees it.
+pub struct DurableStep {
+    /// The durable state after the write.
+    pub after: Tables<ScmRow>,
+    /// The reference states of the log so far.
+    pub reference: Reference,
+}
+
+/// A checkpoint as a download took it.
+pub struct CheckpointTaken {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint<ScmRow>,
+    /// The reference states of the log so far.
+    pub reference: Reference,
+}
+
+/// The replicas at the end.
+pub struct Replicas {
+    /// The leader, after its `takeSnapshot` flush.
+    pub leader: Tables<ScmRow>,
+    /// The follower, after its install and catch-up.
+    pub follower: Tables<ScmRow>,
+    /// How the follower's install ended.
+    pub install: Install,
+}
+
+fn matches_reference(
+    what: &str,
+    state: &Tables<ScmRow>,
+    reference: &[Tables<ScmRow>],
+) -> Result<(), String> {
+    let tx = stored_index(state);
+    let Some(expected) = usize::try_from(tx).ok().and_then(|i| reference.get(i)) else {
+        return Err(format!("{what} claims TX {tx}, beyond the log"));
+    };
+    match state
+        .without(ScmRow::TABLE)
+        .diff(&expected.without(ScmRow::TABLE))
+        .first()
+    {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "{what} claims TX {tx} but differs from apply(log[1..{tx}]): {first} ({what} vs log)"
+        )),
+    }
+}
+
+/// The leader's durable data is never part of a transaction.
+pub const NO_PARTIAL_TRANSACTION: Invariant<DurableStep> = Invariant::always(
+    "NoPartialTransaction",
+    "the leader's durable data is always apply(log[1..i]) for some i, never part of a transaction",
+    |s| {
+        let data = s.after.without(ScmRow::TABLE);
+        if s.reference.iter().any(|r| r.without(ScmRow::TABLE) == data) {
+            return Ok(());
+        }
+        Err(format!(
+            "durable data {data} is no apply(log[1..i]): part of a transaction"
+        ))
+    },
+);
+
+/// The leader's durable index matches its data.
+pub const DURABLE_INDEX_MATCHES_DATA: Invariant<DurableStep> = Invariant::always(
+    "DurableIndexMatchesData",
+    "every durable state of the leader equals apply(log[1..TX]) for its own TX",
+    |s| matches_reference("DB", &s.after, &s.reference),
+);
+
+/// A checkpoint matches its index.
+pub const CHECKPOINT_CONSISTENT: Invariant<CheckpointTaken> = Invariant::always(
+    "CheckpointConsistent",
+    "the checkpoint equals apply(log[1..TX]) for its own TX",
+    |c| matches_reference("checkpoint", &c.checkpoint, &c.reference),
+);
+
+/// A download after every apply ships everything.
+pub const LATE_DOWNLOAD_SHIPS_LATEST: Invariant<CheckpointTaken> = Invariant::eventually(
+    "LateDownloadShipsLatest",
+    "a checkpoint downloaded once every apply has finished holds the whole log applied",
+    |c| {
+        let last = c.reference.len().saturating_sub(1);
+        match c.checkpoint.diff(&c.reference[last]).first() {
+            None => Ok(()),
+            Some(first) => Err(format!(
+                "late checkpoint differs from apply(log[1..{last}]): {first} (checkpoint vs log)"
+            )),
+        }
+    },
+);
+
+/// The follower catches up and agrees with the leader.
+pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
+    "ReplicasAgree",
+    "the follower that installed the checkpoint re-applies every later entry without terminating and equals the leader",
+    |r| match &r.install {
+        Install::Refused { checkpoint, applied } => Err(format!(
+            "the follower refused the checkpoint: TX {checkpoint} is not above its applied index {applied}"
+        )),
+        Install::Terminated { index, reason } => Err(format!(
+            "the follower terminated re-applying index {index} ({reason}); its DB still claims TX {}, so every restart replays {index} and terminates again",
+            stored_index(&r.follower)
+        )),
+        Install::CaughtUp(_) => match r.follower.diff(&r.leader).first() {
+            None => Ok(()),
+            Some(first) => Err(format!("follower vs leader: {first}")),
+        },
+    },
+);
+
+/// The leader's persisted summary counts its deleted-block table.
+pub const SUMMARY_MATCHES_TABLE: Invariant<Tables<ScmRow>> = Invariant::eventually(
+    "SummaryMatchesTable",
+    "the leader's persisted deleted-block summary counts the transactions and blocks of its deleted-block table",
+    |t| {
+        let table = table_summary(t);
+        let stored = stored_summary(t).unwrap_or_default();
+        if stored == table {
+            Ok(())
+        } else {
+            Err(format!(
+                "persisted {stored} but the deleted-block table holds {} txns, {} blocks",
+                table.tx_count, table.blocks
+            ))
+        }
+    },
+);
+
+/// The new leader loaded a summary older than the earlier terms' last one.
+pub const STALE_SUMMARY_LOADED: Probe = Probe::new(
+    "StaleSummaryLoaded",
+    "a new leader's counters after its summary load differ from the summary of the last entry of the earlier terms",
+);
+
+const DURABLE: &[Invariant<DurableStep>] = &[NO_PARTIAL_TRANSACTION, DURABLE_INDEX_MATCHES_DATA];
+
+impl Scenario for Hdds16452 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-16452";
+    const JIRA: &'static str = "HDDS-16452";
+    const TITLE: &'static str =
+        "SCM checkpoint download and saveConfiguration flush mid-apply; a follower re-applies the entry";
+    const PROPERTIES: &'static [Property] = &[
+        NO_PARTIAL_TRANSACTION.property(),
+        DURABLE_INDEX_MATCHES_DATA.property(),
+        CHECKPOINT_CONSISTENT.property(),
+        LATE_DOWNLOAD_SHIPS_LATEST.property(),
+        REPLICAS_AGREE.property(),
+        SUMMARY_MATCHES_TABLE.property(),
+        FLUSH_DURING_APPLY.required(),
+        STALE_SUMMARY_LOADED.property(),
+    ];
+    const SIZE: Option<SizeKnob> = Some(SizeKnob {
+        counts: "deleted-block entries in the log",
+        default: 1,
+    });
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            REPLICAS_AGREE.property(),
+        ];
+        const HALF: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+        ];
+        const REPLAY: &[Property] = &[
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            REPLICAS_AGREE.property(),
+        ];
+        const SAVE_UNGUARDED: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+        ];
+        const SAVE_GUARDED: &[Property] = &[
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            LATE_DOWNLOAD_SHIPS_LATEST.property(),
+        ];
+        const SUMMARY_UNGUARDED: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            SUMMARY_MATCHES_TABLE.property(),
+        ];
+        const SUMMARY: &[Property] = &[SUMMARY_MATCHES_TABLE.property()];
+        use Plan::{Base, ContainerTransition, LeaderSummary, SaveConfiguration, WithLeaderChange};
+        use Variant::{Buggy, DownloadGuarded, Fixed, FixedLoadOnReady, FixedSaveAfterIndex};
+        match (variant, plan) {
+            // The replay of a deleted-block entry writes the same bytes: no replica harm.
+            (Buggy, Base) => Expected::Violates(HALF),
+            (Buggy, ContainerTransition) => Expected::Violates(REPLAY),
+            (Buggy | DownloadGuarded, WithLeaderChange) => Expected::Violates(ALL),
+            (DownloadGuarded | Fixed | FixedSaveAfterIndex | FixedLoadOnReady, Base)
+            | (
+                DownloadGuarded | Fixed | FixedSaveAfterIndex | FixedLoadOnReady,
+                ContainerTransition,
+            )
+            | (Fixed | FixedSaveAfterIndex | FixedLoadOnReady, WithLeaderChange) => Expected::Holds,
+            (Buggy, SaveConfiguration) => Expected::Violates(SAVE_UNGUARDED),
+            (DownloadGuarded | Fixed, SaveConfiguration) => Expected::Violates(SAVE_GUARDED),
+            (FixedSaveAfterIndex | FixedLoadOnReady, SaveConfiguration) => Expected::Holds,
+            (Buggy | DownloadGuarded, LeaderSummary) => Expected::Violates(SUMMARY_UNGUARDED),
+            (Fixed | FixedSaveAfterIndex, LeaderSummary) => Expected::Violates(SUMMARY),
+            (FixedLoadOnReady, LeaderSummary) => Expected::Holds,
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
+        let size = size as u64;
+        let containers = match plan {
+            Plan::ContainerTransition | Plan::WithLeaderChange => size,
+            Plan::Base | Plan::SaveConfiguration | Plan::LeaderSummary => 0,
+        };
+        let initial = initial_tables(containers);
+        let log = plan_log(plan, size);
+        Box::new(Prepared {
+            paths: variant.paths(),
+            plan,
+            size,
+            reference: Arc::new(reference_states(&log, initial.clone())),
+            log,
+            initial,
+        })
+    }
+}
+
+/// The deleted-block entry `n` (from 1): txIDs 2n-1 (2 blocks) and 2n (3 blocks), with the
+/// summary of every entry up to it.
+fn deleted_blocks_entry(n: u64) -> ScmRequest {
+    ScmRequest::AddTransactionsToDb {
+        txns: vec![(2 * n - 1, 2), (2 * n, 3)],
+        summary: Some(Summary {
+            tx_count: 2 * n,
+            blocks: 5 * n,
+        }),
+    }
+}
+
+/// The old-term entries of `leader-summary`: entry k (from 1) adds txID k with k+1 blocks.
+fn old_term_entry(k: u64) -> ScmRequest {
+    ScmRequest::AddTransactionsToDb {
+        txns: vec![(k, k + 1)],
+        summary: Some(old_term_summary(k)),
+    }
+}
+
+fn old_term_summary(k: u64) -> Summary {
+    Summary {
+        tx_count: k,
+        blocks: (1..=k).map(|j| j + 1).sum(),
+    }
+}
+
+/// The committed log of `plan` at `size`, as it stands when the actors start: the leader's
+/// configuration entry (index 1), then the plan's entries.
+pub fn plan_log(plan: Plan, size: u64) -> RaftLog<ScmRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    match plan {
+        Plan::Base => {
+            for n in 1..=size {
+                log.append(deleted_blocks_entry(n));
+            }
+        }
+        Plan::ContainerTransition => {
+            for n in 1..=size {
+                log.append(ScmRequest::TransitionToClosed { container: n });
+            }
+        }
+        Plan::WithLeaderChange => {
+            for n in 1..=size {
+                log.append(ScmRequest::TransitionToClosed { container: n });
+                log.append(deleted_blocks_entry(n));
+            }
+        }
+        Plan::SaveConfiguration => {
+            for n in 1..=size {
+                log.append(deleted_blocks_entry(n));
+            }
+            log.append(ScmRequest::SaveConfiguration {
+                service: "ContainerBalancer",
+                value: 1,
+            });
+        }
+        Plan::LeaderSummary => {
+            for k in 1..=size + 1 {
+                log.append(old_term_entry(k));
+            }
+        }
+    }
+    log
+}
+
+struct Prepared {
+    paths: Paths,
+    plan: Plan,
+    size: u64,
+    log: RaftLog<ScmRequest>,
+    initial: Tables<ScmRow>,
+    reference: Reference,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let reference = Arc::new(Ghost::new(Arc::clone(&self.reference)));
+        let store = Arc::new(Store::with_state(
+            self.initial.clone(),
+            Some(durable_observer(recorder, DURABLE, {
+                let reference = Arc::clone(&reference);
+                move |_before, after| DurableStep {
+                    after: after.clone(),
+                    reference: reference.get(),
+                }
+            })),
+        ));
+        let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
+        let status = Arc::new(DeletedBlockStatus::new(&self.initial));
+        let paths = self.paths;
+
+        // The leader's configuration entry, then a snapshot: the DB claims TX 1.
+        let setup = Actor::new("setup", recorder);
+        let mut updater = Updater::new(self.initial.clone());
+        let entries: Vec<LogEntry<ScmRequest>> = self.log.after(0).cloned().collect();
+        assert_eq!(
+            updater.apply(&buffer, &setup, &entries[0], paths.save),
+            ApplyOutcome::Applied
+        );
+        updater.take_snapshot(&buffer, &setup);
+
+        let apply = {
+            let (buffer, me) = (Arc::clone(&buffer), Actor::new("apply", recorder));
+            let racing = entries[1..].to_vec();
+            thread::spawn("apply", move || {
+                for entry in &racing {
+                    updater.apply(&buffer, &me, entry, paths.save);
+                }
+                updater
+            })
+        };
+        let downloader = (self.plan != Plan::LeaderSummary).then(|| {
+            let (buffer, reference, me) = (
+                Arc::clone(&buffer),
+                Arc::clone(&reference),
+                Actor::new("download", recorder),
+            );
+            thread::spawn("download", move || {
+                let taken = CheckpointTaken {
+                    checkpoint: download(&buffer, &me, paths.download),
+                    reference: reference.get(),
+                };
+                CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
+                taken.checkpoint
+            })
+        });
+        let leader_change =
+            matches!(self.plan, Plan::WithLeaderChange | Plan::LeaderSummary).then(|| {
+                let (buffer, status, me) = (
+                    Arc::clone(&buffer),
+                    Arc::clone(&status),
+                    Actor::new("leader-change", recorder),
+                );
+                let last_old = old_term_summary(self.size + 1);
+                let summary_plan = self.plan == Plan::LeaderSummary;
+                thread::spawn("leader-change", move || {
+                    notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
+                    if summary_plan
+                        && paths.load == SummaryLoad::OnBecomeLeader
+                        && status.summary() != last_old
+                    {
+                        me.probe(&STALE_SUMMARY_LOADED);
+                    }
+                })
+            });
+        let mut updater = apply.join();
+        let checkpoint = downloader.map(|d| d.join());
+        if let Some(t) = leader_change {
+            t.join();
+        }
+        recorder.quiesce();
+
+        let me = Actor::new("main", recorder);
+        let mut log = self.log.clone();
+        if self.plan == Plan::LeaderSummary {
+            // Ratis appends the new leader's startup entry once notifyLeaderChanged returned;
+            // the updater applies it and the leader is ready.
+            let startup = log.start_term(2);
+            reference.set(Arc::new(reference_states(&log, self.initial.clone())));
+            let entry = log.entry(startup).cloned().expect("startup entry");
+            updater.apply(&buffer, &me, &entry, paths.save);
+            notify_leader_ready(&buffer, &me, &status, paths.load);
+            let n = self.size + 2;
+            let request = status.add_transactions(&me, vec![(n, n + 1)]);
+            let index = log.append(request);
+            reference.set(Arc::new(reference_states(&log, self.initial.clone())));
+            let entry = log.entry(index).cloned().expect("submitted entry");
+            updater.apply(&buffer, &me, &entry, paths.save);
+        }
+        let late = CheckpointTaken {
+            checkpoint: download(&buffer, &me, paths.download),
+            reference: reference.get(),
+        };
+        CHECKPOINT_CONSISTENT.check_into(&late, recorder);
+        LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, recorder);
+        updater.take_snapshot(&buffer, &me);
+        let leader = store.durable();
+        SUMMARY_MATCHES_TABLE.check_into(&leader, recorder);
+        if let Some(checkpoint) = checkpoint {
+            let follower_store: Store<ScmRow> = Store::with_state(self.initial.clone(), None);
+            let applied = stored_index(&self.initial);
+            let follower_actor = Actor::new("follower", recorder);
+            let install =
+                install_and_catch_up(&follower_store, checkpoint, &log, applied, &follower_actor);
+            let follower = follower_store.durable();
+            REPLICAS_AGREE.check_into(
+                &Replicas {
+                    leader,
+                    follower,
+                    install,
+                },
+                recorder,
+            );
+        }
+    }
+}

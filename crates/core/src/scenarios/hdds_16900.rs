@@ -1,0 +1,550 @@
+//! HDDS-16900: a primary SCM restart lowers the replicated `CertificateId` row, so
+//! certificate serials are handed out twice.
+//!
+//! Seed: `seeds/000_0a279f86879c9feb.txt`; grounding §3 (with its corrections). Java:
+//! `SequenceIdGenerator` ([`getNextId`](crate::citation::java::SequenceIdGenerator::getNextId),
+//! [`StateManagerImpl.allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
+//! [`upgradeToSequenceId`](crate::citation::java::SequenceIdGenerator::upgradeToSequenceId),
+//! [`upgradeToCertificateSequenceId`](crate::citation::java::SequenceIdGenerator::upgradeToCertificateSequenceId)),
+//! [`StorageContainerManager.persistPrimarySCMCerts`](crate::citation::java::StorageContainerManager::persistPrimarySCMCerts)
+//! (its forced call runs before `scmHAManager.start()`),
+//! [`SCMSecurityProtocolServer.getEncodedCertToString`](crate::citation::java::SCMSecurityProtocolServer::getEncodedCertToString),
+//! [`DefaultCAServer.signAndStoreCertificate`](crate::citation::java::DefaultCAServer::signAndStoreCertificate),
+//! `SCMCertStore` ([`checkValidCertID`](crate::citation::java::SCMCertStore::checkValidCertID),
+//! [`storeValidCertificate`](crate::citation::java::SCMCertStore::storeValidCertificate),
+//! [`removeAllExpiredCertificates`](crate::citation::java::SCMCertStore::removeAllExpiredCertificates))
+//! and the SCM's transaction buffer
+//! ([`flush`](crate::citation::java::SCMHADBTransactionBufferImpl::flush)); see
+//! [`crate::models::scm_cert`] for what each model function stands for.
+//!
+//! # Cluster and setup
+//!
+//! Three SCMs, `scm1` the primary, all initialised with the root CA certificate (serial 1)
+//! and the primary's SCM certificate (serial 2) in both certificate tables, and
+//! `CertificateId` = 2, at index 0 (`first-start` starts from empty DBs instead). A
+//! sequential setup (actor `setup`) runs before the actors race: `scm1` leads and issues
+//! serial 3 (and, per plan, 4), then leadership moves to `scm2`, as in the seed, where
+//! another SCM leads while the primary restarts. Nothing flushes `scm1`'s buffer during the
+//! setup: its allocations stay staged, its certificates are durable at once.
+//!
+//! # Actors and plans
+//!
+//! | plan | fault chosen by the plan (in the setup) | actors |
+//! |---|---|---|
+//! | `restart` | none; `scm2` has a request in flight (4 allocated, signing) | `client`: signs and stores it, then one more valid request; `primary`: `scm1` stops cleanly, restarts, then takes the leadership back |
+//! | `store-fails` | the request for 4 fails after its id was allocated | as `restart` |
+//! | `expired` | certificate 4 (the largest) was issued expired and the sweep removed it | as `restart` |
+//! | `rejoin` | the request for 4 fails; `scm3` is down | `primary`: as `restart`; `scm3`: the leader snapshots and purges its log, `scm3` installs the leader's checkpoint, takes the leadership and serves a request |
+//! | `kill` | 4 is issued | `client`: two valid requests; `primary`: `scm1` is killed (no final flush: certificates 3 and 4 durable, its row still 2 at TX 0), restarts, then takes the leadership back |
+//! | `first-start` | the primary's first start on an empty DB | `joiners`: `scm2`, then `scm3`, bootstrap (the leader issues each one's SCM certificate) and start for the first time on empty DBs; `client`: two valid requests |
+//!
+//! Every plan spawns two actors beside the main thread, inside loom's limit of four. Left
+//! out by that bound: a second client racing the first (`getEncodedCertToString` is
+//! `synchronized`, so two clients only serialise), a second restart racing the first, a
+//! separate actor per Ratis follower (followers apply synchronously inside the submitter's
+//! step), and a transfer that races the allocations served by the same leader (the
+//! leadership lock orders them, see [`crate::models::scm_cert::cluster`]).
+//!
+//! In `restart` there is no fault at all: the window is the primary's stop landing between
+//! a request's two transactions, after its allocation was applied on `scm1` and before its
+//! store was. The plan starts with that request in flight, so the race is whether the stop
+//! comes before the store reaches `scm1`. The forced write then sees no certificate with
+//! that serial (its store transaction is only replayed after the write) and lowers the row;
+//! once `scm1` leads, it hands the serial out again and its own `checkValidCertID` refuses
+//! it. The store is a CLIENT replicate: when the leadership moved before it was sent, it
+//! goes through the new leader and succeeds.
+//!
+//! In every plan `buggy` can also escape: a primary that restarts only after a later
+//! certificate was stored finds largest = row and lowers nothing.
+//!
+//! # Invariants and probes
+//!
+//! - `UniqueSerials`, checked when a leader's generator hands out a serial: no serial is
+//!   handed out twice (serials 1 and 2 count as handed out at initialisation).
+//! - `SequenceRowsAgree`, checked at every durable write of every SCM whose DB holds a
+//!   `TransactionInfo`: its durable row equals the durable row of the first SCM seen at the
+//!   same durable index. A local write that changes the row without moving the index breaks
+//!   it at once. A new DB (no `TransactionInfo`) claims no index and is not compared.
+//! - `NoRefusedRequest`, checked when a request ends: no valid request is refused with
+//!   `"Conflicting certificate ID<n>"` (a plan's injected failure is not a refusal).
+//! - `RowCoversStoredSerials`, checked once every actor has stopped: on every running SCM
+//!   the `CertificateId` row, its staged row if it has one (what its next flush commits), is
+//!   at least every serial in its certificate tables. A durable row alone would lag the
+//!   directly written certificates and make a false alarm.
+//! - `RowsAgreeAtRest`, checked once every actor has stopped: running SCMs at the same
+//!   applied index hold the same row, staged rows counted. It tells harm from a transient
+//!   durable disagreement.
+//! - Probes: `StartupWindowReached` (required) fires when the plan's startup window is
+//!   reached, which is one of `RowAboveLargestAtStartup` (the primary's forced call finds the
+//!   row above every stored serial: the lowering window of the restart plans),
+//!   `LargestAboveRowAtStartup` (a stored serial above the durable row: the raising window,
+//!   reachable only through a kill) or `RowAbsentAtStartup` (a start on a DB without the row,
+//!   which the non-forced upgrade seeds: the only window a first start has). Each of the three
+//!   is also counted on its own.
+//!
+//! # Variants ([`crate::models::scm_cert::scm::Upgrade`])
+//!
+//! - `buggy`: the forced local write, as today.
+//! - `raise-only`: the seed's patch (write only if no row or the largest serial is above it).
+//! - `no-forced-call`: `persistPrimarySCMCerts` does not call the upgrade.
+//! - `through-ratis`: the starting primary submits `row = max(row, largest)` through Ratis
+//!   once its replay is done; every SCM applies it.
+//!
+//! # What the model says
+//!
+//! After a clean stop (`restart`, `store-fails`, `expired`, `rejoin`) `raise-only`,
+//! `no-forced-call` and `through-ratis` hold every invariant with the lowering window reached.
+//! The stop snapshot flushes the staged row, and every serial in the certificate tables was
+//! allocated by a replicated `allocateBatch` that the same SCM applied earlier in log order
+//! (or is 1 or 2, at or below every row), so no stored serial is above the durable row and
+//! the patch's comparison never passes.
+//!
+//! `kill` is where a stored serial is above the durable row: the certificates were written
+//! directly at apply, the allocations were staged and lost. `buggy` and `raise-only` then
+//! write the same local raise (largest 4 over the durable row 2), and the durable DB claims
+//! TX 0 with a row of 4, which no replica held at index 0: `SequenceRowsAgree` breaks. This
+//! is the "primary ahead of its peers" state the seed's patch was suspected of. It is
+//! transient and harmless: Ratis replays every entry after TX 0, the replayed allocations
+//! fail on the primary until the log reaches 4, and from then on the rows move together.
+//! `UniqueSerials`, `NoRefusedRequest`, `RowCoversStoredSerials` and `RowsAgreeAtRest` hold
+//! (the staged test `raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it`
+//! walks it). The break counts: `SequenceRowsAgree` is a statement about durable state, and
+//! this durable state is one no replica of the log holds. It is listed in `expected` so that
+//! the matrix shows the patch's local write; `RowsAgreeAtRest` holding shows it heals.
+//! `no-forced-call` and `through-ratis` hold.
+//!
+//! `first-start`: the question the previous note left open was whether a primary whose row
+//! is absent at its first start, seeded locally, can end ahead of its peers. In the Java the
+//! row is never absent at the forced call: every start of every SCM runs
+//! `upgradeToSequenceId` first, and its non-forced call seeds max(2, stored serials) = 2
+//! (the DB holds no certificate yet). `persistPrimarySCMCerts` then stores 2 and 1, and the
+//! forced call finds row = largest = 2: `buggy` writes 2 over 2, the others write nothing.
+//! Each joining SCM seeds 2 in its own empty DB before Ratis replays the log into it, which
+//! is what makes the replayed stale `allocateBatch(0, 1)` fail there too. Every variant holds
+//! every invariant. `StartupWindowReached` fires through `RowAbsentAtStartup`: the premise
+//! (a start on an absent row) is reached, and the two windows of the forced call are not
+//! (both counters stay 0 on this plan, see `each_plan_reaches_its_own_startup_window`).
+//! Without `upgradeToSequenceId`'s seeding a joiner with no row would apply the stale
+//! `allocateBatch(0, 1)` successfully and diverge: `no-forced-call` must not be read as
+//! removing that call.
+//!
+//! The staged test `staged_raise_only_puts_the_primary_ahead_when_a_local_serial_is_above_the_row`
+//! (`crates/core/tests/shuttle/hdds_16900.rs`) shows the same local raise from a certificate only the
+//! primary's DB holds (serial 5 over a replicated row of 2, as a certificate issued before
+//! the sequence existed would be): there the peers never allocate through 5, so the rows stay
+//! apart until an allocation reaches 5.
+//!
+//! # Abstractions
+//!
+//! | abstraction | why no verdict depends on it |
+//! |---|---|
+//! | one client, `getEncodedCertToString`'s monitor left out | two clients only serialise; a request overlapping a leader change is the in-flight case of `restart` |
+//! | followers apply synchronously inside the submitter's step | a lagging follower is covered by the stop-before-apply interleavings; a leader serves only once ready, with everything applied |
+//! | the leadership lock makes one allocation atomic with respect to transfers | a DIRECT allocation on a deposed leader fails (`SCM_NOT_LEADER`); had it committed, the id would stay allocated without a certificate, which is the `store-fails` state |
+//! | no Ratis retry cache, no duplicate CLIENT submissions | a resent store with the same call id is applied once; the invariants do not read it |
+//! | expiry: a certificate is marked expired at issue, the mark is the same on every SCM | each SCM reads its own clock when it applies the sweep; a per-SCM clock could make the tables differ, which only lowers `largest`, and only `buggy` writes a lower row |
+//! | `persistSCMCertificates` (a bootstrapped SCM stores the CA certificates locally after Ratis starts) | serials 1 and 2, at or below every row; the forced call runs on the primary only |
+//! | the monitor task's flushes (`flushIfNeeded(60 s)` on a ready leader) | it adds flushes of a consistent state; the plans flush where the Java must (stop snapshot, leader change, download, snapshot before a purge) |
+//! | the cluster's initial DBs hold only the primary's certificates | a real cluster also holds the bootstrapped SCMs' certificates and a row at least as large; `first-start` models that bootstrap, the other plans only shift the numbers |
+//! | `upgradeToSequenceId`'s other sequences and the `rootCertificateId` delete | no effect on the `CertificateId` row |
+//! | a new SCM in `rejoin` starts without its first-start steps | it installs the leader's checkpoint before it applies anything, which replaces its DB |
+//! | Kerberos, certificate contents | no effect on the `CertificateId` row |
+
+use crate::choices;
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::Tables;
+use crate::models::scm_cert::cluster::{
+    CertRequest, Checks, Cluster, Handout, InFlight, Outcome, RequestEnd, RowAt, ScmSpec,
+};
+use crate::models::scm_cert::scm::{
+    Upgrade, LARGEST_ABOVE_ROW_AT_STARTUP, ROW_ABOVE_LARGEST_AT_STARTUP, ROW_ABSENT_AT_STARTUP,
+    STARTUP_WINDOW_REACHED,
+};
+use crate::models::scm_cert::{initial_tables, largest_serial, last_id};
+use crate::properties::{Invariant, Property};
+use crate::recorder::{Actor, Recorder};
+use crate::scenario::{Case, Expected, Scenario};
+use crate::sync::{thread, Arc};
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds16900;
+
+choices! {
+    /// What the primary's startup does to the `CertificateId` row.
+    pub enum Variant {
+        /// the Java today: upgradeToCertificateSequenceId(store, true) puts max(2, stored serials) locally
+        Buggy = "buggy",
+        /// the seed's patch: the local put only when there is no row or the largest serial is above it
+        RaiseOnly = "raise-only",
+        /// persistPrimarySCMCerts no longer calls upgradeToCertificateSequenceId
+        NoForcedCall = "no-forced-call",
+        /// the raise goes through the replicated log: every SCM applies row = max(row, largest)
+        ThroughRatis = "through-ratis",
+    }
+}
+
+choices! {
+    /// Which fault the setup injects and which actors race.
+    pub enum Plan {
+        /// two valid requests on scm2 race the primary's restart and its return to leadership
+        Restart = "restart",
+        /// as restart, after a request whose signing or store failed once its id was allocated
+        StoreFails = "store-fails",
+        /// as restart, after the largest certificate expired and was removed
+        Expired = "expired",
+        /// scm3 was down; the primary restarts and leads while scm3 installs the leader's checkpoint after a log purge, leads and serves a request
+        Rejoin = "rejoin",
+        /// the primary is killed (no final flush: certificates durable, the row not), restarts and leads again while two valid requests run
+        Kill = "kill",
+        /// a fresh cluster: the primary's first start, then scm2 and scm3 bootstrap and start for the first time while two valid requests run
+        FirstStart = "first-start",
+    }
+}
+
+impl Variant {
+    fn upgrade(self) -> Upgrade {
+        match self {
+            Variant::Buggy => Upgrade::Forced,
+            Variant::RaiseOnly => Upgrade::RaiseOnly,
+            Variant::NoForcedCall => Upgrade::NoForcedCall,
+            Variant::ThroughRatis => Upgrade::ThroughRatis,
+        }
+    }
+}
+
+fn show(row: Option<u64>) -> String {
+    row.map_or_else(|| "absent".into(), |r| r.to_string())
+}
+
+/// No serial is handed out twice.
+pub const UNIQUE_SERIALS: Invariant<Handout> = Invariant::always(
+    "UniqueSerials",
+    "no serial is handed out twice",
+    |h| match &h.before {
+        None => Ok(()),
+        Some(before) => Err(format!(
+            "serial {} handed out to {} was already handed out to {before}",
+            h.serial, h.to
+        )),
+    },
+);
+
+/// SCMs at one durable index hold one row.
+pub const SEQUENCE_ROWS_AGREE: Invariant<RowAt> = Invariant::always(
+    "SequenceRowsAgree",
+    "SCMs whose DBs claim the same TransactionInfo index hold the same durable CertificateId row",
+    |r| match &r.first {
+        Some((scm, row)) if *row != r.row => Err(format!(
+            "at durable index {} {} holds CertificateId {} but {scm} held {}",
+            r.index,
+            r.scm,
+            show(r.row),
+            show(*row)
+        )),
+        _ => Ok(()),
+    },
+);
+
+/// No valid request is refused.
+pub const NO_REFUSED_REQUEST: Invariant<RequestEnd> = Invariant::always(
+    "NoRefusedRequest",
+    "a valid certificate request is never refused (\"Conflicting certificate ID<n>\")",
+    |e| match &e.outcome {
+        Outcome::Refused(msg) => Err(format!("valid request {} refused: {msg}", e.subject)),
+        _ => Ok(()),
+    },
+);
+
+/// One running SCM once every actor has stopped, with its buffer counted (what a flush would
+/// commit now).
+pub struct AtRest {
+    /// The SCM.
+    pub scm: String,
+    /// Its applied index.
+    pub applied: u64,
+    /// Its `CertificateId` row, the staged one if any.
+    pub row: Option<u64>,
+    /// Its largest stored serial (at least 2).
+    pub largest: u64,
+}
+
+/// The running SCMs once every actor has stopped.
+pub struct RowsAtRest(pub Vec<AtRest>);
+
+impl RowsAtRest {
+    /// Every running SCM of `cluster`, read after every thread stopped.
+    pub fn of(cluster: &Cluster) -> Self {
+        Self(
+            (0..3)
+                .map(|i| cluster.scm(i))
+                .filter(|scm| scm.is_up())
+                .map(|scm| {
+                    let t: Tables<_> = scm.buffered();
+                    AtRest {
+                        scm: scm.name().to_string(),
+                        applied: scm.applied(),
+                        row: last_id(&t),
+                        largest: largest_serial(&t),
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Every running SCM's row covers its stored serials.
+pub const ROW_COVERS_STORED_SERIALS: Invariant<RowsAtRest> = Invariant::eventually(
+    "RowCoversStoredSerials",
+    "once every actor has stopped, each running SCM's CertificateId row (its staged row if any) is at least every serial it stores",
+    |r| {
+        for s in &r.0 {
+            if s.row.unwrap_or(0) < s.largest {
+                return Err(format!(
+                    "{} holds CertificateId {} below its stored serial {}",
+                    s.scm,
+                    show(s.row),
+                    s.largest
+                ));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// Running SCMs at the same applied index hold the same row once every actor has stopped.
+pub const ROWS_AGREE_AT_REST: Invariant<RowsAtRest> = Invariant::eventually(
+    "RowsAgreeAtRest",
+    "once every actor has stopped, running SCMs at the same applied index hold the same CertificateId row (staged rows counted)",
+    |r| {
+        for a in &r.0 {
+            for b in &r.0 {
+                if a.applied == b.applied && a.row != b.row {
+                    return Err(format!(
+                        "at applied index {} {} holds CertificateId {} but {} holds {}",
+                        a.applied,
+                        a.scm,
+                        show(a.row),
+                        b.scm,
+                        show(b.row)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    },
+);
+
+/// The invariants, plugged into the cluster.
+pub const CHECKS: Checks = Checks {
+    handout: |h, r| {
+        UNIQUE_SERIALS.check_into(h, r);
+    },
+    row: |s, r| {
+        SEQUENCE_ROWS_AGREE.check_into(s, r);
+    },
+    request: |e, r| {
+        NO_REFUSED_REQUEST.check_into(e, r);
+    },
+};
+
+/// `scm1`, `scm2`, `scm3` at index 0 with the initial tables, `scm1` leading term 1 (its
+/// configuration entry at index 1); the SCMs named in `down` are stopped.
+pub fn three_scms(
+    recorder: &Arc<Recorder>,
+    upgrade: Upgrade,
+    checks: Checks,
+    down: &[&str],
+) -> Cluster {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    let scms = ["scm1", "scm2", "scm3"]
+        .into_iter()
+        .map(|name| ScmSpec {
+            name,
+            tables: initial_tables(),
+            up: !down.contains(&name),
+        })
+        .collect();
+    Cluster::new(recorder, upgrade, checks, scms, log, 0, 1, 2)
+}
+
+/// A fresh cluster: `scm1`, `scm2`, `scm3` down with empty DBs; `scm1` will lead term 1 (its
+/// configuration entry at index 1) once it starts. Serials 1 and 2 (the root CA and the
+/// primary's sub-CA certificate, issued at `scm --init`) count as handed out.
+pub fn fresh_scms(recorder: &Arc<Recorder>, upgrade: Upgrade, checks: Checks) -> Cluster {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    let scms = ["scm1", "scm2", "scm3"]
+        .into_iter()
+        .map(|name| ScmSpec {
+            name,
+            tables: Tables::default(),
+            up: false,
+        })
+        .collect();
+    Cluster::new(recorder, upgrade, checks, scms, log, 0, 1, 2)
+}
+
+/// The plan's sequential setup. `first-start`: the primary's first start. Otherwise `scm1`
+/// issues 3, then per plan a request for 4 fails, or 4 is issued expired and the expiry sweep
+/// removes it, or (`kill`) 4 is issued; then leadership moves to `scm2`.
+pub fn setup(cluster: &Cluster, me: &Actor, plan: Plan) {
+    if plan == Plan::FirstStart {
+        cluster.boot(me, 0);
+        return;
+    }
+    cluster.request(me, &CertRequest::valid("dn1"));
+    match plan {
+        Plan::Restart | Plan::FirstStart => {}
+        Plan::StoreFails | Plan::Rejoin => {
+            cluster.request(me, &CertRequest::failing("dn2"));
+        }
+        Plan::Expired => {
+            cluster.request(me, &CertRequest::expiring("dn2"));
+            cluster.remove_expired(me);
+        }
+        Plan::Kill => {
+            cluster.request(me, &CertRequest::valid("dn2"));
+        }
+    }
+    cluster.transfer_leadership(me, 1);
+}
+
+/// The request `scm2` has in flight when the `restart` plan's actors start: its serial is
+/// allocated, signing is under way.
+pub fn in_flight(cluster: &Cluster, me: &Actor) -> InFlight {
+    cluster.allocate(me, &CertRequest::valid("dn3"))
+}
+
+impl Scenario for Hdds16900 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-16900";
+    const JIRA: &'static str = "HDDS-16900";
+    const TITLE: &'static str =
+        "primary SCM restart lowers the replicated CertificateId row; serials handed out twice";
+    const PROPERTIES: &'static [Property] = &[
+        UNIQUE_SERIALS.property(),
+        SEQUENCE_ROWS_AGREE.property(),
+        NO_REFUSED_REQUEST.property(),
+        ROW_COVERS_STORED_SERIALS.property(),
+        ROWS_AGREE_AT_REST.property(),
+        STARTUP_WINDOW_REACHED.required(),
+        ROW_ABOVE_LARGEST_AT_STARTUP.property(),
+        LARGEST_ABOVE_ROW_AT_STARTUP.property(),
+        ROW_ABSENT_AT_STARTUP.property(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            UNIQUE_SERIALS.property(),
+            SEQUENCE_ROWS_AGREE.property(),
+            NO_REFUSED_REQUEST.property(),
+        ];
+        const TWO: &[Property] = &[UNIQUE_SERIALS.property(), SEQUENCE_ROWS_AGREE.property()];
+        const TRANSIENT: &[Property] = &[SEQUENCE_ROWS_AGREE.property()];
+        use Plan::{Expired, FirstStart, Kill, Rejoin, Restart, StoreFails};
+        use Variant::{Buggy, NoForcedCall, RaiseOnly, ThroughRatis};
+        match (variant, plan) {
+            (Buggy, Restart) => Expected::Violates(ALL),
+            (Buggy, StoreFails | Expired | Rejoin) => Expected::Violates(TWO),
+            // After a clean stop no stored serial is above the row: see the module docs.
+            (RaiseOnly | NoForcedCall | ThroughRatis, Restart | StoreFails | Expired | Rejoin) => {
+                Expected::Holds
+            }
+            // The local raise after a kill: a durable row no replica held at that index,
+            // healed by the replay (see the module docs).
+            (Buggy | RaiseOnly, Kill) => Expected::Violates(TRANSIENT),
+            (NoForcedCall | ThroughRatis, Kill) => Expected::Holds,
+            // The row is seeded before any forced call: every variant writes 2 or nothing.
+            (Buggy | RaiseOnly | NoForcedCall | ThroughRatis, FirstStart) => Expected::Holds,
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            upgrade: variant.upgrade(),
+            plan,
+        })
+    }
+}
+
+struct Prepared {
+    upgrade: Upgrade,
+    plan: Plan,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let cluster = Arc::new(match self.plan {
+            Plan::FirstStart => fresh_scms(recorder, self.upgrade, CHECKS),
+            Plan::Rejoin => three_scms(recorder, self.upgrade, CHECKS, &["scm3"]),
+            _ => three_scms(recorder, self.upgrade, CHECKS, &[]),
+        });
+        let setup_actor = Actor::new("setup", recorder);
+        setup(&cluster, &setup_actor, self.plan);
+        let pending = (self.plan == Plan::Restart).then(|| in_flight(&cluster, &setup_actor));
+
+        let plan = self.plan;
+        let first = {
+            let cluster = Arc::clone(&cluster);
+            let name = if plan == Plan::FirstStart {
+                "joiners"
+            } else {
+                "primary"
+            };
+            let me = Actor::new(name, recorder);
+            thread::spawn(name, move || match plan {
+                Plan::FirstStart => {
+                    cluster.join(&me, 1);
+                    cluster.join(&me, 2);
+                }
+                Plan::Kill => {
+                    cluster.kill_and_restart(&me, 0);
+                    cluster.transfer_leadership(&me, 0);
+                }
+                _ => {
+                    cluster.restart(&me, 0);
+                    cluster.transfer_leadership(&me, 0);
+                }
+            })
+        };
+        let second = {
+            let cluster = Arc::clone(&cluster);
+            let name = if plan == Plan::Rejoin {
+                "scm3"
+            } else {
+                "client"
+            };
+            let me = Actor::new(name, recorder);
+            thread::spawn(name, move || match plan {
+                Plan::Restart => {
+                    if let Some(pending) = pending {
+                        cluster.sign_and_store(&me, pending);
+                    }
+                    cluster.request(&me, &CertRequest::valid("dn4"));
+                }
+                Plan::StoreFails | Plan::Expired | Plan::Kill => {
+                    cluster.request(&me, &CertRequest::valid("dn3"));
+                    cluster.request(&me, &CertRequest::valid("dn4"));
+                }
+                Plan::FirstStart => {
+                    cluster.request(&me, &CertRequest::valid("dn1"));
+                    cluster.request(&me, &CertRequest::valid("dn2"));
+                }
+                Plan::Rejoin => {
+                    cluster.rejoin(&me, 2);
+                    cluster.transfer_leadership(&me, 2);
+                    cluster.request(&me, &CertRequest::valid("dn3"));
+                }
+            })
+        };
+        first.join();
+        second.join();
+        recorder.quiesce();
+        let at_rest = RowsAtRest::of(&cluster);
+        ROW_COVERS_STORED_SERIALS.check_into(&at_rest, recorder);
+        ROWS_AGREE_AT_REST.check_into(&at_rest, recorder);
+    }
+}

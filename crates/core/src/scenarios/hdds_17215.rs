@@ -1,0 +1,797 @@
+//! HDDS-17215: OMs call a shared external S3 secret store while applying, so a late OM
+//! diverges from the leader and a store failure terminates the OM.
+//!
+//! Seed: `seeds/001_faf9eec80e528ec4.txt`; grounding §4 (whose summary of the S3 paths the
+//! Java at 78d5650c313 corrects; the model follows the Java). Java: the secret manager stack
+//! ([`crate::models::s3_secret`]: `S3SecretLockedManager` over `S3SecretManagerImpl`,
+//! `S3InMemoryCache`, `VaultS3SecretStore` as [`crate::kit::external_store`]), the five
+//! requests ([`crate::models::s3_secret::requests`]), `OzoneManagerDoubleBuffer`,
+//! `OzoneManagerStateMachine.runCommand` / `processResponse`
+//! ([`crate::models::s3_secret::node`]).
+//!
+//! # Plans
+//!
+//! Every log begins with the term's configuration entry at index 1, so that the data entries
+//! have the seed's indices 2..; it carries no S3 state and the OMs skip it.
+//!
+//! | plan | log | threads | then `main` |
+//! |---|---|---|---|
+//! | `lagging-follower` | 2 `TenantAssign u1` (S2), 3 `TenantRevoke u1`, 4 `TenantAssign u1` (S4); store empty | `om1` (leader: applies and flushes each entry on one thread, and replicates it to om2), `om2-apply`, `om2-flush` | stops om2 in order, flushes what it did not swap, restarts every terminated OM, which replays after its stored index |
+//! | `crash-replay` | 2 `RevokeSecret u1`, 3 `SetSecret u1` (set-by-another-caller), 4 `GetSecret u1` (S4); store holds u1 = S0 | `apply`, `flush` of one OM; after the last apply the OM crashes (responses not swapped are lost) | restarts the OM, which replays after its stored index |
+//! | `apply-vs-flush` | 2 `GetSecret u1` (S2), 3 `RevokeSecret u1`, 4 `GetSecret u1` (S4); store empty | `apply`, `flush` of one OM | an orderly stop, then `main` flushes what is left |
+//! | `store-failure` | 2 `TenantAssign u1` (S2), 3 `GetSecret u2` (S3); store empty; one store call fails | `om1` (as above), `om2-apply`, `om2-flush` | as `lagging-follower` |
+//! | `leader-change` | store holds u1 = S0, clients told S0; A = `SetSecret u1` (X) and B = `RevokeSecret u1` arrive at the leader om1 | `h1`, `h2` (om1's RPC handlers: `preExecute`, then append to om1's log, not ordered with each other), `om2` (applies committed entries, then takes over) | joins h1 and h2; the first appended entry (index 2) commits: om2 and om1 apply and flush it, om1 tells its client; the second (index 3) never commits (om1 crashes; its client gets an error); om2 appends and applies its term-2 configuration entry (ready) and, in `leader-side-reconciled`, reconciles; om1 restarts as a follower of om2's log |
+//!
+//! In `store-failure` the failing call is the first one om2 makes (its apply-time read for
+//! the assign). In the leader-side variants om2 makes no store calls at all, so the plan fails
+//! the leader's store write for the same assign instead (om1's second call, in `preExecute`).
+//!
+//! In `leader-change` the Java `preExecute` of the set reads the store through the locked
+//! manager on the RPC thread ([`OMSetSecretRequest.preExecute`](crate::citation::java::OMSetSecretRequest::preExecute),
+//! filling om1's cache at index 0); the revoke's checks permissions only. The log index is
+//! assigned when the request is submitted to Ratis, after `preExecute`
+//! ([`OMExecutionFlow.submitExecutionToRatis`](crate::citation::java::OMExecutionFlow::submitExecutionToRatis)),
+//! so two handlers may pre-execute in one order and append in the other. A leader is ready
+//! once the configuration entry of its term is applied, with every earlier committed entry
+//! ([`LeaderStateImpl.isReady`](crate::citation::java::LeaderStateImpl::isReady)); the OM's Ranger
+//! reconciliation likewise runs only on a ready leader
+//! ([`OMRangerBGSyncService.shouldRun`](crate::citation::java::OMRangerBGSyncService::shouldRun)).
+//!
+//! At most three threads and `main` per plan (loom's limit is four). Left out for that: a
+//! third OM, a separate flush thread for `om1`, a crash inside a flush between the store calls
+//! and the batch commit (the path the seed gives for a single OM without HDDS-17214's patch).
+//!
+//! # Variants
+//!
+//! - `buggy`: the Java today (apply-time store calls of `S3GetSecretRequest` and of every
+//!   cache miss, flush-time `storeSecret` / `revokeSecret` of the others; without the patch
+//!   of HDDS-17214).
+//! - `index-per-secret`: the store keeps the log index with each secret and refuses a write
+//!   or a delete from a lower index. Its reads return the value as Vault does (index 0), so the
+//!   OM code is the Java's.
+//! - `leader-side`: the leader calls the store once in `preExecute` and puts its decision in
+//!   the entry; applying updates the caches and the OM's DB (a replicated `s3SecretTable` row
+//!   per access id) and the leader tells the client when it applies the committed entry; a
+//!   store failure is a clean error and the entry is not replicated.
+//! - `leader-side-reconciled`: `leader-side`, and a new leader, once ready, makes the store
+//!   equal its replicated rows (put the secret, delete a revoked one) under the id's lock.
+//!
+//! # What the model shows
+//!
+//! `buggy` breaks all three invariants on `lagging-follower`, `ReplicasAgree` and
+//! `NoOmTermination` on `store-failure` (om2 fails before it writes anything), and
+//! `StoreHoldsIssuedSecret` on `crash-replay` and `apply-vs-flush`, as before.
+//!
+//! - `lagging-follower`: om2 applies index 2 after om1 flushed it (the store holds S2), rejects
+//!   the assign with `TENANT_USER_ACCESS_ID_ALREADY_EXISTS`, and the NPE of index 3 terminates
+//!   it once the flush of 2 has evicted the assign's tenant-table cache entry; the restart
+//!   replays index 3 and terminates again (the seed). The Java adds that entry before the
+//!   store check and does not roll it back
+//!   ([`OMTenantAssignUserAccessIdRequest.validateAndUpdateCache`](crate::citation::java::OMTenantAssignUserAccessIdRequest::validateAndUpdateCache)),
+//!   and the eviction runs on the table cache's executor
+//!   ([`PartialTableCache.cleanup`](crate::citation::java::PartialTableCache::cleanup)): a revoke
+//!   applied before the eviction finds the leaked entry and is accepted instead of throwing
+//!   (probe `LeakedTenantEntryRead`). `StoreHoldsIssuedSecret` also breaks: in the committed
+//!   fixture `hdds-17215__buggy__lagging-follower__StoreHoldsIssuedSecret__pct.json` om2
+//!   accepted the assign before om1 flushed anything, and its flush-time `storeSecret` of
+//!   index 2 lands after om1 stored S4; om2's flush of the revoke then deletes it.
+//! - `crash-replay`: the revoke's `hasS3Secret` reads S0 from the store and caches it at index
+//!   0 ([`S3SecretManagerImpl.getSecret`](crate::citation::java::S3SecretManagerImpl::getSecret)),
+//!   then tombstones it; the tombstone keeps index 0 and no flush evicts it, so the set is
+//!   always rejected; the getsecret creates and stores S4. After the crash the replayed set
+//!   reads S4 from the store, is accepted, and its flush overwrites the issued secret (the
+//!   seed's path).
+//! - `apply-vs-flush`: revoke(3) tombstones the cached S2@2; getsecret(4) hits the tombstone,
+//!   stores S4 at once and answers S4; the flush of 3 calls `revokeSecret` and deletes S4
+//!   (probes `TombstoneThenStoreWrite`, `FlushRevokesNewerSecret`). The suite used to report a
+//!   second path in which getsecret(4) answered S2; the Java has none: when the flush of 2 has
+//!   evicted the tombstone (it carries index 2), getsecret(4) reads S2 from the store and is
+//!   refused with `S3_SECRET_ALREADY_EXISTS`
+//!   ([`S3GetSecretRequest.validateAndUpdateCache`](crate::citation::java::S3GetSecretRequest::validateAndUpdateCache):
+//!   an existing secret of an id assigned to no tenant), and nothing is told.
+//! - `store-failure`: om2's read inside `doUnderLock` throws, INTERNAL_ERROR; when its error
+//!   response is flushed before the termination, the restart resumes after index 2 and om2 has
+//!   skipped the assign om1 applied (symptom 2); otherwise the restart replays index 2 against
+//!   the store om1 has written since and rejects it.
+//!
+//! **`index-per-secret` now holds on `crash-replay` and `apply-vs-flush`** (it violated
+//! `StoreHoldsIssuedSecret` on both). Its two remaining paths came from semantics the Java
+//! does not have. On `crash-replay` the old model accepted the set while the revoke was
+//! neither cached nor flushed; in the Java the revoke's own `hasS3Secret` caches S0 and
+//! tombstones it at index 0, so the set is always rejected, and the replayed set is refused by
+//! the index (S4@4 over 3): staged tests `a_store_hit_is_cached_at_index_0_and_survives_the_flush`
+//! and `index_per_secret_refuses_the_replayed_overwrite`. On `apply-vs-flush` the old path had
+//! getsecret(4) answer S2; in the Java it is refused (above), and the late revoke at 3 cannot
+//! delete S4@4: staged test `getsecret_on_an_existing_non_tenant_id_is_refused`. It still
+//! breaks all three invariants on `lagging-follower` (the seed's prediction: it covers the
+//! overwrite, not the diverging decisions) and `ReplicasAgree` and `NoOmTermination` on
+//! `store-failure`.
+//!
+//! `leader-change`: `buggy` and `index-per-secret` hold: in the Java the store changes only
+//! when a committed entry is applied or flushed, so the entry that never commits leaves no
+//! trace. **`leader-side` breaks `StoreHoldsIssuedSecret`**: h1 pre-executes A (store X), h2
+//! pre-executes B (the store holds X: delete it), h1 appends A at 2, h2 appends B at 3; A
+//! commits and the client is told X while the store holds nothing, and nothing repairs it
+//! (probe `UncommittedStoreWrite`; committed fixture
+//! `hdds-17215__leader-side__leader-change__StoreHoldsIssuedSecret__pct.json`, staged test
+//! `leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute`). A leader-side
+//! design needs its reconciliation. **`leader-side-reconciled` holds**: the new leader, once
+//! ready, restores X from its replicated row of index 2. Caveats: the store is wrong from the
+//! uncommitted `preExecute` until the reconciliation (a window the invariant, checked at the
+//! end, does not see), and a reconciliation must exclude concurrent `preExecute`s of the same
+//! id on the new leader, which this plan does not exercise (the handlers end before it).
+//!
+//! `leader-side` and `leader-side-reconciled` hold every invariant on the other four plans,
+//! with `LateApply` fired: an OM applied or flushed an entry after the store had served a call
+//! for a later one.
+//!
+//! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
+//! has stopped, restarted and replayed.
+//!
+//! # Abstractions
+//!
+//! | merged or left out | why no verdict depends on it |
+//! |---|---|
+//! | Ranger calls, tenant-state and principal tables, the volume lock, `multiTenantManager.getCacheOp()` | Ranger is mocked in the seed's test too; the principal table's entries are added and evicted with the access-id entry (same index), so its NPE (`requireNonNull(principalInfo)`) fires exactly when the access-id one does; one apply thread orders the requests the volume lock orders |
+//! | one S3_SECRET_LOCK per OM for all ids; `clearS3Cache`'s lock on the resource id "cache" | every plan locks one id (u1) at a time per OM, plus u2 in `store-failure` where om2 terminates on its first call; merging only removes interleavings between different ids. No request takes "cache" |
+//! | permission checks, secret generation (a constant in the entry), Vault authentication and re-authentication, response content | they touch neither the store nor the caches |
+//! | `getSecretString` (S3 request authentication) also caches a store hit at index 0 | **could change verdicts** on multi-OM plans with S3 traffic: a never-evicted index-0 entry makes an OM decide from its own stale cache instead of the store; no plan has S3 traffic |
+//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in `leader-change` | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
+//! | an orderly stop followed by `main` flushing the unswapped responses (`apply-vs-flush`, `store-failure`, `lagging-follower`) | equals the Java interleaving in which the daemon flushes them before `stop` (same calls, same order); the Java `stop` itself would leave them to a replay |
+//! | `S3InMemoryCache.clearCache`'s index-to-key map keeps the last key per index in key order (a `HashMap`'s order in the Java) | no two ids share a flushed index in the plans (index 0 is never flushed) |
+//! | the table cache's asynchronous eviction is a later step of the flush thread; om1's (apply and flush on one thread) comes before its next apply | the flush thread is separate from the apply thread on every OM whose late decisions the plans test (om2, the single OM), so both orders against the next apply are explored; om1's leaked entry could only matter when om1 lags, where `buggy` and `index-per-secret` already break every invariant and the leader-side variants leak nothing |
+//! | the leader's apply tells the client; followers never do | Raft: only the leader answers |
+//! | Vault's own replication and consistency | one address, one path: a single linearizable map (seed) |
+//! | the restart replay applies and flushes entry by entry | a replayed entry meets the same store and the same empty caches; concurrency within a replay is not what the seed reports |
+//! | `leader-change` runs om1's `preExecute`s against om1's tenant table as it was before any apply (empty) | om1 applies nothing until both handlers finished |
+//! | a leader-side `preExecute` store call has no log index yet; the high-water mark counts it for the index its entry later gets | the probe asks whether the store served a later entry, and a store call for entry 3 made before entry 2 is applied is one |
+
+use crate::choices;
+use crate::citation::{java, Label};
+use crate::kit::external_store::Fault;
+use crate::kit::raft_log::{Payload, RaftLog};
+use crate::kit::store::Tables;
+use crate::kit::tx_info::TxRow;
+use crate::models::s3_secret::node::{
+    fresh_db, restart_and_replay, Om, Shared, ERROR_FLUSHED, FLUSH_REVOKES_NEWER_SECRET,
+    LATE_APPLY, LEAKED_TENANT_ENTRY, STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
+    UNCOMMITTED_STORE_WRITE,
+};
+use crate::models::s3_secret::requests::{PreExecuted, S3Request};
+use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, StoredSecret};
+use crate::properties::{check_all, Invariant, Property};
+use crate::recorder::{Actor, Recorder};
+use crate::scenario::{Budget, Case, Expected, Scenario};
+use crate::sync::{channel, thread, Arc, Mutex};
+use std::collections::BTreeMap;
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds17215;
+
+/// The secret the seed's set writes.
+pub const SET_BY_ANOTHER_CALLER: Secret = Secret("set-by-another-caller-0123456789");
+
+choices! {
+    /// Where the OMs call the shared store.
+    pub enum Variant {
+        /// the Java today: every OM calls the shared store while applying and at flush time
+        Buggy = "buggy",
+        /// the store keeps the log index with each secret and refuses older writes and deletes
+        IndexPerSecret = "index-per-secret",
+        /// the leader calls the store once in preExecute; applying updates caches and the DB only
+        LeaderSide = "leader-side",
+        /// leader-side, and a new leader, once ready, makes the store equal the replicated rows
+        LeaderSideReconciled = "leader-side-reconciled",
+    }
+}
+
+choices! {
+    /// The log, the OMs and the fault.
+    pub enum Plan {
+        /// assign, tenant revoke, assign again; a follower applies behind the leader
+        LaggingFollower = "lagging-follower",
+        /// revoke, set, getsecret on one OM that crashes before flushing and replays
+        CrashReplay = "crash-replay",
+        /// getsecret, revoke, getsecret on one OM whose flush trails its apply
+        ApplyVsFlush = "apply-vs-flush",
+        /// assign and getsecret on two OMs; one store call fails
+        StoreFailure = "store-failure",
+        /// set and revoke pass the leader's preExecute concurrently; one entry never commits; a new leader takes over
+        LeaderChange = "leader-change",
+    }
+}
+
+impl Variant {
+    /// The design the variant stands for.
+    pub fn design(self) -> Design {
+        match self {
+            Variant::Buggy => Design::PerOm,
+            Variant::IndexPerSecret => Design::IndexPerSecret,
+            Variant::LeaderSide => Design::LeaderSide,
+            Variant::LeaderSideReconciled => Design::LeaderSideReconciled,
+        }
+    }
+}
+
+/// The state at the end of a plan.
+pub struct Final {
+    /// Every OM's DB.
+    pub replicas: Vec<(&'static str, Tables<Row>)>,
+    /// The external store.
+    pub store: BTreeMap<String, StoredSecret>,
+    /// What the clients were last told per id.
+    pub issued: BTreeMap<AccessId, Option<Secret>>,
+    /// Every termination.
+    pub terminations: Vec<String>,
+}
+
+/// All OMs end with the same tables.
+pub const REPLICAS_AGREE: Invariant<Final> = Invariant::eventually(
+    "ReplicasAgree",
+    "all OMs end with the same tables (TransactionInfo aside)",
+    |f| {
+        let Some((first, tables)) = f.replicas.first() else {
+            return Ok(());
+        };
+        for (name, other) in &f.replicas[1..] {
+            if let Some(d) = other
+                .without(Row::TABLE)
+                .diff(&tables.without(Row::TABLE))
+                .first()
+            {
+                return Err(format!("{name} vs {first}: {d}"));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// The store holds what the clients were told.
+pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
+    "StoreHoldsIssuedSecret",
+    "the store holds the secret the leader returned (nothing after a revoke)",
+    |f| {
+        for (id, told) in &f.issued {
+            let held = f.store.get(*id).map(|s| s.secret);
+            if held != *told {
+                let show = |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
+                return Err(format!(
+                    "clients were told {id} = {}, the store holds {}",
+                    show(*told),
+                    show(held)
+                ));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// No OM terminates.
+pub const NO_OM_TERMINATION: Invariant<Final> =
+    Invariant::eventually("NoOmTermination", "no OM terminates", |f| {
+        match f.terminations.first() {
+            None => Ok(()),
+            Some(t) => Err(format!(
+                "{} termination(s), first {t}",
+                f.terminations.len()
+            )),
+        }
+    });
+
+const FINAL: &[Invariant<Final>] = &[REPLICAS_AGREE, STORE_HOLDS_ISSUED_SECRET, NO_OM_TERMINATION];
+
+fn data(log: &mut RaftLog<S3Request>, requests: &[S3Request]) {
+    log.start_term(1);
+    for r in requests {
+        log.append(*r);
+    }
+}
+
+/// `leader-change`'s two requests on u1: A, the set, and B, the revoke.
+pub fn leader_change_requests() -> [S3Request; 2] {
+    [
+        S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("X"),
+        },
+        S3Request::RevokeSecret { id: "u1" },
+    ]
+}
+
+impl Plan {
+    /// The plan's log (for `leader-change`, only the first term's configuration entry: the
+    /// leader appends the rest as the plan runs).
+    pub fn log(self) -> RaftLog<S3Request> {
+        let mut log = RaftLog::new();
+        let u1 = "u1";
+        match self {
+            Plan::LaggingFollower => data(
+                &mut log,
+                &[
+                    S3Request::TenantAssign {
+                        id: u1,
+                        tenant: "t1",
+                        secret: Secret("S2"),
+                    },
+                    S3Request::TenantRevoke { id: u1 },
+                    S3Request::TenantAssign {
+                        id: u1,
+                        tenant: "t1",
+                        secret: Secret("S4"),
+                    },
+                ],
+            ),
+            Plan::CrashReplay => data(
+                &mut log,
+                &[
+                    S3Request::RevokeSecret { id: u1 },
+                    S3Request::SetSecret {
+                        id: u1,
+                        secret: SET_BY_ANOTHER_CALLER,
+                    },
+                    S3Request::GetSecret {
+                        id: u1,
+                        secret: Secret("S4"),
+                    },
+                ],
+            ),
+            Plan::ApplyVsFlush => data(
+                &mut log,
+                &[
+                    S3Request::GetSecret {
+                        id: u1,
+                        secret: Secret("S2"),
+                    },
+                    S3Request::RevokeSecret { id: u1 },
+                    S3Request::GetSecret {
+                        id: u1,
+                        secret: Secret("S4"),
+                    },
+                ],
+            ),
+            Plan::StoreFailure => data(
+                &mut log,
+                &[
+                    S3Request::TenantAssign {
+                        id: u1,
+                        tenant: "t1",
+                        secret: Secret("S2"),
+                    },
+                    S3Request::GetSecret {
+                        id: "u2",
+                        secret: Secret("S3"),
+                    },
+                ],
+            ),
+            Plan::LeaderChange => data(&mut log, &[]),
+        }
+        log
+    }
+
+    /// The OMs' shared state at the start: the store's rows, the fault, what clients hold.
+    pub fn shared(self, design: Design) -> Shared {
+        let s0 = || {
+            (
+                [(
+                    "u1",
+                    StoredSecret {
+                        secret: Secret("S0"),
+                        index: 0,
+                    },
+                )],
+                [("u1", Some(Secret("S0")))],
+            )
+        };
+        match self {
+            Plan::CrashReplay | Plan::LeaderChange => {
+                let (rows, issued) = s0();
+                Shared::new(design, &rows, None, &issued)
+            }
+            Plan::StoreFailure => {
+                let fault = if design.leader_side() {
+                    Fault {
+                        caller: "om1",
+                        nth: 2,
+                    }
+                } else {
+                    Fault {
+                        caller: "om2",
+                        nth: 1,
+                    }
+                };
+                Shared::new(design, &[], Some(fault), &[])
+            }
+            Plan::LaggingFollower | Plan::ApplyVsFlush => Shared::new(design, &[], None, &[]),
+        }
+    }
+}
+
+impl Scenario for Hdds17215 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-17215";
+    const JIRA: &'static str = "HDDS-17215";
+    const TITLE: &'static str = "OMs apply against one shared external S3 secret store";
+    // `StoreHoldsIssuedSecret` watched alone on `index-per-secret`/`lagging-follower`: a
+    // random walk needed up to 1,103 executions over seeds 0..20 (`bench --budgets`).
+    const EXECUTIONS: Budget = Budget {
+        random: 3_000,
+        pct: Budget::CHECK.pct,
+    };
+    const PROPERTIES: &'static [Property] = &[
+        REPLICAS_AGREE.property(),
+        STORE_HOLDS_ISSUED_SECRET.property(),
+        NO_OM_TERMINATION.property(),
+        LATE_APPLY.required(),
+        TOMBSTONE_THEN_STORE_WRITE.property(),
+        FLUSH_REVOKES_NEWER_SECRET.property(),
+        STALE_WRITE_REFUSED.property(),
+        ERROR_FLUSHED.property(),
+        LEAKED_TENANT_ENTRY.property(),
+        UNCOMMITTED_STORE_WRITE.property(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const ALL: &[Property] = &[
+            REPLICAS_AGREE.property(),
+            STORE_HOLDS_ISSUED_SECRET.property(),
+            NO_OM_TERMINATION.property(),
+        ];
+        const DIVERGE_AND_TERMINATE: &[Property] =
+            &[REPLICAS_AGREE.property(), NO_OM_TERMINATION.property()];
+        const SECRET_LOST: &[Property] = &[STORE_HOLDS_ISSUED_SECRET.property()];
+        use Plan::{ApplyVsFlush, CrashReplay, LaggingFollower, LeaderChange, StoreFailure};
+        use Variant::{Buggy, IndexPerSecret, LeaderSide, LeaderSideReconciled};
+        match (variant, plan) {
+            (
+                LeaderSide | LeaderSideReconciled,
+                LaggingFollower | CrashReplay | ApplyVsFlush | StoreFailure,
+            )
+            | (LeaderSideReconciled, LeaderChange) => Expected::Holds,
+            // Only the committed entry changes the store when it is applied.
+            (Buggy | IndexPerSecret, LeaderChange) => Expected::Holds,
+            // The preExecute of the entry that never commits changed the store.
+            (LeaderSide, LeaderChange) => Expected::Violates(SECRET_LOST),
+            (Buggy | IndexPerSecret, LaggingFollower) => Expected::Violates(ALL),
+            // om2 fails before it writes anything: the store is om1's alone.
+            (Buggy | IndexPerSecret, StoreFailure) => Expected::Violates(DIVERGE_AND_TERMINATE),
+            (Buggy, CrashReplay | ApplyVsFlush) => Expected::Violates(SECRET_LOST),
+            // The store refuses the replayed set and the late revoke; the Java's getsecret
+            // refuses an existing secret instead of answering it (module docs).
+            (IndexPerSecret, CrashReplay | ApplyVsFlush) => Expected::Holds,
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            design: variant.design(),
+            plan,
+            log: Arc::new(plan.log()),
+        })
+    }
+}
+
+struct Prepared {
+    design: Design,
+    plan: Plan,
+    log: Arc<RaftLog<S3Request>>,
+}
+
+type Entry = (u64, S3Request);
+
+fn entries(log: &RaftLog<S3Request>) -> Vec<Entry> {
+    log.after(0)
+        .filter_map(|e| match &e.payload {
+            Payload::Data(r) => Some((e.index, *r)),
+            Payload::Configuration => None,
+        })
+        .collect()
+}
+
+/// The leader: `preExecute` (`leader-side` only: the Java's preExecute reads nothing the
+/// static plans depend on), replicate to `follower`, apply and flush.
+fn leader_thread(
+    om: &Om,
+    shared: &Shared,
+    me: &Actor,
+    log: &[Entry],
+    follower: &channel::Sender<Entry>,
+) {
+    let mut view = initial_tables();
+    let mut alive = true;
+    for (index, request) in log {
+        if shared.design().leader_side() {
+            decide(om, shared, me, &view, *index, request);
+        }
+        follower.send((*index, *request));
+        if alive {
+            alive = om.apply_and_flush(me, &mut view, *index, request);
+        }
+    }
+}
+
+/// `leader-side` on a fixed log: the leader decides entry `index` in `preExecute`.
+fn decide(
+    om: &Om,
+    shared: &Shared,
+    me: &Actor,
+    view: &Tables<Row>,
+    index: u64,
+    request: &S3Request,
+) {
+    let pre = om.pre_execute(me, view, request);
+    if let Some(decision) = pre.decision {
+        shared.record_decision(index, decision);
+    }
+    if pre.called_store {
+        shared.store().note_index(index);
+    }
+}
+
+/// A message to `leader-change`'s follower.
+#[derive(Clone, Copy, Debug)]
+enum ToFollower {
+    /// A committed entry.
+    Entry(u64, S3Request),
+    /// The leader is gone; the follower's election won: it appends and applies its term's
+    /// configuration entry at this index.
+    LeaderChange(u64),
+}
+
+impl Prepared {
+    /// `lagging-follower` and `store-failure`: om1 leads (apply and flush on one thread), om2
+    /// follows with an apply and a flush thread.
+    fn two_oms(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        let log = Arc::new(entries(&self.log));
+        let main = Actor::new("main", recorder);
+        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
+        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), fresh_db()));
+        let (to_om2, from_om1) = channel::unbounded::<Entry>();
+        let leader = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om1),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("om1", recorder),
+            );
+            thread::spawn("om1", move || {
+                leader_thread(&om, &shared, &me, &log, &to_om2);
+            })
+        };
+        let flush = {
+            let (om, me) = (Arc::clone(&om2), Actor::new("om2-flush", recorder));
+            thread::spawn("om2-flush", move || om.flush_thread(&me))
+        };
+        let follower = {
+            let (om, me) = (Arc::clone(&om2), Actor::new("om2-apply", recorder));
+            thread::spawn("om2-apply", move || {
+                let mut view = initial_tables();
+                let mut alive = true;
+                while let Some((index, request)) = from_om1.recv() {
+                    if alive {
+                        alive = om.apply_and_queue(&me, &mut view, index, &request);
+                    }
+                }
+                if alive {
+                    om.stop(&me, "orderly stop");
+                }
+            })
+        };
+        leader.join();
+        follower.join();
+        flush.join();
+        if !om2.terminated() {
+            let rest = om2.take_unflushed();
+            if let Err(why) = om2.flush(&main, rest) {
+                om2.terminate(&main, &why);
+            }
+        }
+        vec![om1, om2]
+    }
+
+    /// `crash-replay` and `apply-vs-flush`: one OM with an apply and a flush thread.
+    fn one_om(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        let log = Arc::new(entries(&self.log));
+        let main = Actor::new("main", recorder);
+        let om = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
+        let crash = self.plan == Plan::CrashReplay;
+        let flush = {
+            let (om, me) = (Arc::clone(&om), Actor::new("flush", recorder));
+            thread::spawn("flush", move || om.flush_thread(&me))
+        };
+        let apply = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("apply", recorder),
+            );
+            thread::spawn("apply", move || {
+                let mut view = initial_tables();
+                for (index, request) in log.iter() {
+                    if shared.design().leader_side() {
+                        decide(&om, &shared, &me, &view, *index, request);
+                    }
+                    if !om.apply_and_queue(&me, &mut view, *index, request) {
+                        return;
+                    }
+                }
+                if crash {
+                    om.crash(&me, "crash");
+                } else {
+                    om.stop(&me, "orderly stop");
+                }
+            })
+        };
+        apply.join();
+        flush.join();
+        if !crash && !om.terminated() {
+            let rest = om.take_unflushed();
+            if let Err(why) = om.flush(&main, rest) {
+                om.terminate(&main, &why);
+            }
+        }
+        if crash {
+            let db = Arc::clone(om.db());
+            let me = Actor::new("restart", recorder);
+            vec![Arc::new(restart_and_replay(
+                "om1", shared, &db, &self.log, &me,
+            ))]
+        } else {
+            vec![om]
+        }
+    }
+
+    /// `leader-change`: two RPC handlers of the leader om1 pre-execute and append A and B; the
+    /// first appended entry (index 2) commits, the second (index 3) never does; om1 applies
+    /// index 2 and crashes, om2 applies it and takes over with its configuration entry.
+    fn leader_change(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        let main = Actor::new("om1", recorder);
+        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
+        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), fresh_db()));
+        let appended: Arc<Mutex<Vec<(S3Request, PreExecuted)>>> = Arc::new(Mutex::new(Vec::new()));
+        let handler = |name: &'static str, request: S3Request| {
+            let (om, shared, appended, me) = (
+                Arc::clone(&om1),
+                Arc::clone(shared),
+                Arc::clone(&appended),
+                Actor::new(name, recorder),
+            );
+            thread::spawn(name, move || {
+                // om1 has applied nothing yet: its tenant table is empty.
+                let pre = om.pre_execute(&me, &initial_tables(), &request);
+                if pre.refused.is_some() {
+                    return;
+                }
+                let index = {
+                    let mut log = appended.lock();
+                    log.push((request, pre));
+                    1 + log.len() as u64
+                };
+                me.step(
+                    Label::model("append to the leader's log"),
+                    format!("{request} appended at index {index}"),
+                );
+                if let Some(decision) = pre.decision {
+                    shared.record_decision(index, decision);
+                }
+                if pre.called_store {
+                    shared.store().note_index(index);
+                }
+            })
+        };
+        let [a, b] = leader_change_requests();
+        let h1 = handler("h1", a);
+        let h2 = handler("h2", b);
+        let (to_om2, from_om1) = channel::unbounded::<ToFollower>();
+        let follower = {
+            let (om, reconcile, me) = (
+                Arc::clone(&om2),
+                self.design == Design::LeaderSideReconciled,
+                Actor::new("om2", recorder),
+            );
+            thread::spawn("om2", move || {
+                let mut view = initial_tables();
+                let mut alive = true;
+                while let Some(message) = from_om1.recv() {
+                    match message {
+                        ToFollower::Entry(index, request) if alive => {
+                            alive = om.apply_and_flush(&me, &mut view, index, &request);
+                        }
+                        ToFollower::Entry(..) => {}
+                        ToFollower::LeaderChange(conf) => {
+                            me.step(
+                                &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
+                                format!(
+                                    "om2 leads term 2: its configuration entry {conf} is \
+                                     applied, every earlier entry too: ready"
+                                ),
+                            );
+                            if reconcile && alive {
+                                om.reconcile(&me);
+                            }
+                        }
+                    }
+                }
+            })
+        };
+        h1.join();
+        h2.join();
+        let appended = appended.lock().clone();
+        let mut committed = None;
+        let mut view = initial_tables();
+        if let Some((request, _)) = appended.first() {
+            to_om2.send(ToFollower::Entry(2, *request));
+            om1.apply_and_flush(&main, &mut view, 2, request);
+            committed = Some(*request);
+        }
+        if let Some((request, pre)) = appended.get(1) {
+            main.step(
+                Label::model("entry never commits"),
+                format!("index 3 {request}: never committed; its client gets an error"),
+            );
+            if pre.wrote_store {
+                main.probe(&UNCOMMITTED_STORE_WRITE);
+            }
+        }
+        om1.crash(&main, "om1 crashes");
+        let conf = if committed.is_some() { 3 } else { 2 };
+        to_om2.send(ToFollower::LeaderChange(conf));
+        drop(to_om2);
+        follower.join();
+        // om1 restarts as a follower: its log is the new leader's.
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        if let Some(request) = committed {
+            log.append(request);
+        }
+        log.start_term(2);
+        let me = Actor::new("restart", recorder);
+        let om1 = Arc::new(restart_and_replay("om1", shared, om1.db(), &log, &me));
+        vec![om1, om2]
+    }
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let shared = Arc::new(self.plan.shared(self.design));
+        let mut oms = match self.plan {
+            Plan::LaggingFollower | Plan::StoreFailure => self.two_oms(recorder, &shared),
+            Plan::CrashReplay | Plan::ApplyVsFlush => self.one_om(recorder, &shared),
+            Plan::LeaderChange => self.leader_change(recorder, &shared),
+        };
+        recorder.quiesce();
+        // Every terminated OM restarts once and replays after its stored index.
+        let me = Actor::new("restart", recorder);
+        for om in &mut oms {
+            if om.terminated() {
+                let db = Arc::clone(om.db());
+                *om = Arc::new(restart_and_replay(om.name(), &shared, &db, &self.log, &me));
+            }
+        }
+        let state = Final {
+            replicas: oms
+                .iter()
+                .map(|om| (om.name(), om.db().durable()))
+                .collect(),
+            store: shared.store().rows(),
+            issued: shared.issued(),
+            terminations: shared.terminations(),
+        };
+        let main = Actor::new("main", recorder);
+        main.step(
+            Label::model("final state"),
+            format!(
+                "store {:?}; clients told {:?}",
+                state
+                    .store
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>(),
+                state.issued
+            ),
+        );
+        check_all(FINAL, &state, recorder);
+    }
+}

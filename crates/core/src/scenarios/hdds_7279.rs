@@ -1,0 +1,313 @@
+//! HDDS-7279: the double buffer flushed its whole ready buffer as one batch, and a snapshot
+//! create inside that batch checkpoints the DB before the batch's earlier entries commit, so
+//! the snapshot's content depends on where the flush thread's swap cut the buffer.
+//!
+//! Buggy: the Java at 6fe2ab80115^ (67e67250bd0); fixed: at the fix 6fe2ab80115 (PR #3958);
+//! `split-at-create`: the split's test as HDDS-7906 (4d09962a659) corrected it. Models:
+//! [`crate::models::om::snapshot`]. Historical citations: `@hdds-7279-parent`, `@hdds-7279`,
+//! `@hdds-7906` in `citations.toml`.
+//!
+//! # The race
+//!
+//! After the leader's configuration entry (1), the log holds 2 `CreateKey k1` and 3
+//! `CreateSnapshot s1`. The snapshot is taken on the flush thread, inside the create's
+//! [`addToDBBatch`](crate::citation::java::hdds_7279_parent::OMSnapshotCreateResponse::addToDBBatch):
+//! [`createOmSnapshotCheckpoint`](crate::citation::java::hdds_7279_parent::OmSnapshotManager::createOmSnapshotCheckpoint)
+//! is a RocksDB checkpoint of what the DB has **committed**. At the parent,
+//! [`flushTransactions`](crate::citation::java::hdds_7279_parent::OzoneManagerDoubleBuffer::flushTransactions)
+//! stages every response of the ready buffer into one batch and commits once. When one swap
+//! takes 2 and 3 together, 2's open key is only staged when 3 checkpoints: the snapshot
+//! misses k1 and says `TransactionInfo` 0. When the swap took 2 alone, 2 committed first and
+//! the snapshot holds k1 with `TransactionInfo` 2. Each OM's flush thread cuts its buffer
+//! where its own timing puts the swap, so the same log gives different snapshots on different
+//! OMs.
+//!
+//! **Java wins over the one-line summary:** the snapshot does not see "part of a batch": it
+//! sees exactly the batches committed before the create's, never the earlier entries of its
+//! own batch.
+//!
+//! The fix splits the ready buffer so that a create is alone in its batch
+//! ([`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_7279::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot),
+//! [`flushBatch`](crate::citation::java::hdds_7279::OzoneManagerDoubleBuffer::flushBatch)).
+//! **As committed, every response is alone in its batch:** the split's test is
+//! `omResponse.getCreateSnapshotResponse() != null`, and `OMResponse` is a proto2 message
+//! (`OmClientProtocol.proto`: `syntax = "proto2"`), whose getter returns the default instance,
+//! never null, for an unset field. The fix's unit test mocked the getter to return null
+//! (`TestOzoneManagerDoubleBuffer`, `thenReturn(null)`), which hid it. HDDS-7906 changed the
+//! test to `hasCreateSnapshotResponse()`
+//! ([`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_7906::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot)),
+//! which splits only around creates: `split-at-create`. Both hold.
+//!
+//! # Plans
+//!
+//! - `one-om`: one OM; its snapshot must hold exactly what the log before the create wrote.
+//! - `two-oms`: two OMs apply the same log (one apply thread feeding both, a flush thread
+//!   each); their snapshots must also agree.
+//!
+//! # Properties
+//!
+//! `SnapshotCoversPrefix`: each OM's snapshot s1 equals `apply(log[1..2])` with
+//! `TransactionInfo` 2. `ReplicaSnapshotsAgree` (`two-oms`): the two OMs' s1 are equal.
+//! `SnapshotCreated`: each OM ends with s1's row committed and its directory present (a
+//! variant that never snapshots cannot pass). All at quiescence. Probe
+//! `CreateSwappedWithEarlier` (required): a swap took the create together with 2.
+//!
+//! # Abstractions
+//!
+//! | merged or left out | why no verdict depends on it |
+//! |---|---|
+//! | the checkpoint is a copy of the committed tables; SST files, hard links and the compaction-DAG bookkeeping (`appendSequenceNumberToCompactionLog`) are left out | the committed content is what the snapshot serves; the file layout does not change it |
+//! | the snapshot's id, `dbTxSequenceNumber` and creation time, generated per OM | the invariants compare table content only; per-OM metadata differences are another bug |
+//! | `CreateKey` reduced to its open-key row (10 bytes, update id = index) | the snapshot's content is compared row by row: one staged row before the create shows the missing prefix |
+//! | the snapshot create's locks (bucket read, snapshot write) at apply | one apply thread orders the requests; nothing locks the flush |
+//! | Ratis, the leader; the `two-oms` apply thread applies each entry to both OMs in turn | each OM's batching depends only on its own apply/flush race |
+//! | table-cache cleanup, permits, metrics, the flush's `isRunning` loop | the flush thread runs until the log is flushed |
+
+use crate::choices;
+use crate::citation::java::{hdds_7279 as fix, hdds_7279_parent as parent, hdds_7906};
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::{Store, Tables};
+use crate::kit::tx_info::put_tx_info;
+use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
+use crate::models::om::snapshot::requests::SnapshotRequest;
+use crate::models::om::snapshot::{
+    Cites, CreateCites, CreateCleanup, Dirs, Java, Snapshots, Split,
+};
+use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::properties::{Invariant, Property};
+use crate::recorder::Recorder;
+use crate::scenario::{Case, Expected, Scenario};
+use crate::sync::Arc;
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds7279;
+
+choices! {
+    /// How the double buffer cuts its ready buffer into batches.
+    pub enum Variant {
+        /// 6fe2ab80115^: the whole ready buffer is one batch
+        Buggy = "buggy",
+        /// 6fe2ab80115 as committed: every response alone in its batch (the null test never holds)
+        Fixed = "fixed",
+        /// 4d09962a659 (HDDS-7906): a snapshot create alone in its batch
+        SplitAtCreate = "split-at-create",
+    }
+}
+
+choices! {
+    /// How many OMs apply the log.
+    pub enum Plan {
+        /// one OM
+        OneOm = "one-om",
+        /// two OMs, the same log, a flush thread each
+        TwoOms = "two-oms",
+    }
+}
+
+/// The snapshot the plans create.
+const SNAPSHOT: &str = "s1";
+
+/// What the OMs left behind.
+pub struct End {
+    /// Per OM: its snapshot's content (`None` without a directory) and its committed DB.
+    pub oms: Vec<(Option<OmTables>, OmTables)>,
+    /// What the snapshot must hold: `apply(log[1..2])` with `TransactionInfo` 2.
+    pub reference: OmTables,
+}
+
+/// The snapshot holds exactly the log before the create.
+pub const SNAPSHOT_COVERS_PREFIX: Invariant<End> = Invariant::eventually(
+    "SnapshotCoversPrefix",
+    "each OM's snapshot holds exactly what the log before the create wrote, with that TransactionInfo",
+    |e| {
+        for (i, (snapshot, _)) in e.oms.iter().enumerate() {
+            if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(&e.reference).first().cloned()) {
+                return Err(format!("om{}'s {SNAPSHOT} vs the log before it: {first}", i + 1));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// The OMs' snapshots agree.
+pub const REPLICA_SNAPSHOTS_AGREE: Invariant<End> = Invariant::eventually(
+    "ReplicaSnapshotsAgree",
+    "every OM's snapshot of the same log entry holds the same rows",
+    |e| {
+        let snapshots: Vec<&OmTables> = e.oms.iter().filter_map(|(s, _)| s.as_ref()).collect();
+        for (i, other) in snapshots.iter().enumerate().skip(1) {
+            if let Some(first) = snapshots[0].diff(other).first() {
+                return Err(format!("om1's {SNAPSHOT} vs om{}'s: {first}", i + 1));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// Every OM created the snapshot.
+pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
+    "SnapshotCreated",
+    "once the log is flushed, every OM has the snapshot's row committed and its directory",
+    |e| {
+        for (i, (snapshot, durable)) in e.oms.iter().enumerate() {
+            if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_none() {
+                return Err(format!("om{} has no {SNAPSHOT}", i + 1));
+            }
+        }
+        Ok(())
+    },
+);
+
+const CREATES_PARENT: CreateCites = CreateCites {
+    key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
+    create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
+    create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
+    checkpoint: &parent::OmSnapshotManager::createOmSnapshotCheckpoint,
+};
+
+impl Variant {
+    /// The knobs: only the split differs.
+    pub fn java(self) -> Java {
+        let split = match self {
+            Variant::Buggy => Split::OneBatch,
+            Variant::Fixed => Split::Every,
+            Variant::SplitAtCreate => Split::AtCreate,
+        };
+        Java::without_purges(split, CreateCleanup::Keep)
+    }
+
+    /// The commits its steps cite: the parent's requests and responses (the fixes change only
+    /// the double buffer), the variant's own flush.
+    pub fn cites(self) -> &'static Cites {
+        const BUGGY: Cites = Cites {
+            add_to_batch: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+            flush_batch: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+            split: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+            purge: None,
+            create: Some(&CREATES_PARENT),
+        };
+        const FIXED: Cites = Cites {
+            add_to_batch: &fix::OzoneManagerDoubleBuffer::flushBatch,
+            flush_batch: &fix::OzoneManagerDoubleBuffer::flushBatch,
+            split: &fix::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            ..BUGGY
+        };
+        const SPLIT_AT_CREATE: Cites = Cites {
+            split: &hdds_7906::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            ..FIXED
+        };
+        match self {
+            Variant::Buggy => &BUGGY,
+            Variant::Fixed => &FIXED,
+            Variant::SplitAtCreate => &SPLIT_AT_CREATE,
+        }
+    }
+}
+
+impl Scenario for Hdds7279 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-7279";
+    const JIRA: &'static str = "HDDS-7279";
+    const TITLE: &'static str =
+        "a snapshot create batched with earlier entries checkpoints the DB without them";
+    const PROPERTIES: &'static [Property] = &[
+        SNAPSHOT_COVERS_PREFIX.property(),
+        REPLICA_SNAPSHOTS_AGREE.property(),
+        SNAPSHOT_CREATED.property(),
+        CREATE_SWAPPED_WITH_EARLIER.required(),
+    ];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const PREFIX: &[Property] = &[SNAPSHOT_COVERS_PREFIX.property()];
+        const PREFIX_AND_AGREE: &[Property] = &[
+            SNAPSHOT_COVERS_PREFIX.property(),
+            REPLICA_SNAPSHOTS_AGREE.property(),
+        ];
+        match (variant, plan) {
+            (Variant::Buggy, Plan::OneOm) => Expected::Violates(PREFIX),
+            // One OM's swap takes both entries, the other's takes the key write alone.
+            (Variant::Buggy, Plan::TwoOms) => Expected::Violates(PREFIX_AND_AGREE),
+            (Variant::Fixed | Variant::SplitAtCreate, Plan::OneOm | Plan::TwoOms) => {
+                Expected::Holds
+            }
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            variant,
+            oms: if plan == Plan::TwoOms { 2 } else { 1 },
+            log: Arc::new(create_log()),
+        })
+    }
+}
+
+/// 1 the leader's configuration entry, 2 `CreateKey k1`, 3 `CreateSnapshot s1`.
+pub fn create_log() -> RaftLog<SnapshotRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    log.append(SnapshotRequest::CreateKey { key: "k1".into() });
+    log.append(SnapshotRequest::CreateSnapshot {
+        snapshot: SNAPSHOT.into(),
+    });
+    log
+}
+
+/// A fresh OM's DB: `TransactionInfo` 0 and nothing else.
+fn fresh() -> OmTables {
+    let mut t = Tables::default();
+    put_tx_info(&mut t, 0, 0);
+    t
+}
+
+/// `apply(log[1..2])`: k1's open key and `TransactionInfo` 2.
+fn reference() -> OmTables {
+    let mut t = Tables::default();
+    t.put(
+        OPEN_KEY_TABLE,
+        "k1",
+        OmRow::Key {
+            size: 10,
+            update_id: 2,
+        },
+    );
+    put_tx_info(&mut t, 1, 2);
+    t
+}
+
+struct Prepared {
+    variant: Variant,
+    oms: usize,
+    log: Arc<RaftLog<SnapshotRequest>>,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let (java, cites) = (self.variant.java(), self.variant.cites());
+        let oms: Vec<(Arc<SnapshotOm>, Arc<Dirs>)> = (0..self.oms)
+            .map(|_| {
+                let dirs = Arc::new(Dirs::new([]));
+                let store = Arc::new(Store::with_state(fresh(), None));
+                let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
+                (Arc::new(SnapshotOm::new(store, snaps, false)), dirs)
+            })
+            .collect();
+        let running: Vec<Arc<SnapshotOm>> = oms.iter().map(|(om, _)| Arc::clone(om)).collect();
+        SnapshotOm::run_threads(&running, &self.log, recorder);
+        recorder.quiesce();
+        let end = End {
+            oms: oms
+                .iter()
+                .map(|(om, dirs)| (dirs.content(SNAPSHOT), om.store().durable()))
+                .collect(),
+            reference: reference(),
+        };
+        SNAPSHOT_COVERS_PREFIX.check_into(&end, recorder);
+        if self.oms > 1 {
+            REPLICA_SNAPSHOTS_AGREE.check_into(&end, recorder);
+        }
+        SNAPSHOT_CREATED.check_into(&end, recorder);
+    }
+}

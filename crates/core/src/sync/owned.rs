@@ -1,0 +1,351 @@
+//! The facade's own scheduling state, kept for the stateful engine (`--engine stateful`).
+//!
+//! Under that engine the facade's locks, condition variables and joins do not block inside
+//! shuttle: each operation first yields to the engine ([`point`]), then takes effect at once
+//! and is recorded here ([`record`]); a task whose operation cannot proceed is marked blocked
+//! on the object ([`block`]) and is not offered to the engine until the object changes. So at
+//! every scheduling decision each task stands just before its next operation, and the state of
+//! the whole execution is a function of one thing: the order in which the tasks operated on
+//! each object. [`signature`] names that state; the engine remembers the signatures it has
+//! explored and does not explore a state twice.
+//!
+//! # What the engine assumes of a model, and how a breach is caught
+//!
+//! A signature names a state only if the model keeps these rules. Each is listed with what
+//! catches a model that breaks it.
+//!
+//! 1. **Determinism.** A task's local state after its k-th operation is a function of the
+//!    values its operations returned (no wall clock, no hash-map iteration order, no OS
+//!    randomness). *Caught:* the engine re-executes every path from the root, and at each
+//!    replayed decision it checks that the same tasks are offered and the signature is the
+//!    one it saw the first time; a difference is a model failure ("the model is not
+//!    deterministic").
+//! 2. **Every piece of state two tasks share goes through the facade**: locks (acquiring is
+//!    recorded; releasing happens in the holder's own code, before it next yields),
+//!    read/write locks, condition variables (registering as a waiter, a notification, a
+//!    waiter consuming a `notify_one`), spawns, joins, and the models' ghost cells.
+//!    [`Volatile`](super::Volatile) and channels are built on these. *Caught:* models, the kit
+//!    and the scenarios may not name `std::sync` (but `Arc`), atomics, `static mut`,
+//!    `thread_local!` or `unsafe`; a test reads their sources and fails on any of them
+//!    (`crates/core/tests/shuttle/stateful.rs`).
+//! 3. **Ghost cells are recorded; the recorder's cell is not.** A model's
+//!    [`Ghost`](super::ghost::Ghost) may feed anything (an invariant, an end-of-run check,
+//!    a branch): its accesses are recorded objects, never yield points, so two executions
+//!    that wrote it in different orders are different states. The recorder's own cell
+//!    ([`Ghost::bookkeeping`](super::ghost::Ghost::bookkeeping): the trace, probe counts,
+//!    the violations found) is not recorded, so it must feed no model decision. *Caught:* the
+//!    recorder gives models no way to read it back (its reading methods are for the explorer
+//!    after an execution, or return only whether this execution already broke an invariant,
+//!    after which the execution is abandoned, not continued).
+//! 4. **Objects are created inside an execution.** A lock or ghost made before the engine
+//!    starts would carry state from one execution to the next. *Caught:* such an object has
+//!    no name, and recording an operation on it is a model failure.
+//! 5. **Executions are finite.** A task that spins (re-reads a volatile until it changes)
+//!    records a new operation on every turn, so its states never repeat and the search never
+//!    ends. *Caught:* not by the engine; the execution limit and `--time-budget` stop it, and
+//!    the report says the search did not exhaust. Models wait on condition variables instead.
+//!
+//! Given these, the engine makes every choice shuttle's own schedulers make: which runnable
+//! task goes next (which includes who takes a free lock first, a reader or a writer, as
+//! shuttle's unfair locks let any waiter win), and which waiter a `notify_one` wakes: as in
+//! shuttle, a `notify_one` makes every waiter that was registered at that moment runnable,
+//! and whichever of them the engine runs first consumes it (the others block again). Spawns
+//! and joins are decisions too. No operation wakes spuriously, under shuttle or here.
+//!
+//! # Names and signatures
+//!
+//! Tasks and objects are named by who created them and in which order (not by address or by
+//! shuttle's task numbers), so that equivalent executions name them alike; the names are
+//! interned once per search, so two names never collide. Each object's history is a chain of
+//! 128-bit hashes (xxh3-128 of the previous link, the object, the task and the operation);
+//! the signature is the sum modulo 2^128 of every object's latest link. Two distinct states
+//! share a signature only if the hash collides: for a search of N states, with the hash taken
+//! as a random function, the chance of any collision is at most about N² / 2^128 (chains and
+//! signatures together): below 10^-26 for the largest searches measured (a few million
+//! states).
+//!
+//! A task may also stop at a point inside shuttle that is not an operation (inside the
+//! engine's lock, which only the facade lock's holder ever takes, or at its own exit). Two
+//! states that differ only there reach the same operations in the same orders, so the engine
+//! looks a state up only at the first decision after an operation.
+//!
+//! Everything here is engine-invisible bookkeeping in a thread-local cell: under shuttle every
+//! task runs on the OS thread that drives the exploration. When the engine is not running, the
+//! registry is inactive and every function is a no-op.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
+/// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
+pub type ObjectId = u32;
+
+/// The name of an object created while no execution of the stateful engine was running.
+pub const UNNAMED: ObjectId = 0;
+
+/// What an operation did, folded into its object's history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Op {
+    /// A mutex acquired.
+    Lock = 1,
+    /// A read lock acquired.
+    Read,
+    /// A write lock acquired.
+    Write,
+    /// A waiter registered on a condition variable (and released its mutex).
+    Wait,
+    /// A `notify_all` with at least one waiter.
+    Notify,
+    /// A `notify_one` with at least one waiter.
+    NotifyOne,
+    /// A waiter consumed a `notify_one` (which waiter did is the engine's choice).
+    Woken,
+    /// A thread spawned (on the spawner's own object).
+    Spawn,
+    /// A thread finished (on its exit object).
+    Exit,
+    /// A thread joined (on the exit object of the thread joined).
+    Join,
+    /// A ghost cell read or written.
+    Ghost,
+}
+
+/// Names that hold for a whole search: the same (creator, order) gets the same name in every
+/// execution.
+#[derive(Default)]
+struct Names {
+    /// (parent task, spawn order) -> task name; the main task is 1.
+    tasks: BTreeMap<(u32, u32), u32>,
+    /// (creating task, creation order) -> object name.
+    objects: BTreeMap<(u32, u32), ObjectId>,
+}
+
+impl Names {
+    fn intern(map: &mut BTreeMap<(u32, u32), u32>, key: (u32, u32), first: u32) -> u32 {
+        let next = first + u32::try_from(map.len()).expect("fewer than 2^32 names");
+        *map.entry(key).or_insert(next)
+    }
+
+    fn task(&mut self, parent: u32, order: u32) -> u32 {
+        Self::intern(&mut self.tasks, (parent, order), 2)
+    }
+
+    fn object(&mut self, creator: u32, order: u32) -> ObjectId {
+        Self::intern(&mut self.objects, (creator, order), 1)
+    }
+}
+
+/// One execution's bookkeeping.
+#[derive(Default)]
+struct Execution {
+    /// Shuttle's task id -> the task's stable name (absent: the main task, 1).
+    names: BTreeMap<usize, u32>,
+    /// Per stable task name: objects created and threads spawned so far.
+    created: BTreeMap<u32, u32>,
+    spawned: BTreeMap<u32, u32>,
+    /// Per object: the latest link of its history's hash chain.
+    chains: BTreeMap<ObjectId, u128>,
+    signature: u128,
+    operations: u64,
+    /// Tasks (by shuttle id) whose next operation waits for a change of this object.
+    blocked: BTreeMap<usize, ObjectId>,
+    /// Threads that have finished, by stable name.
+    finished: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Registry {
+    names: Names,
+    execution: Execution,
+}
+
+thread_local! {
+    static REGISTRY: RefCell<Option<Registry>> = const { RefCell::new(None) };
+}
+
+fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> Option<R> {
+    REGISTRY.with(|r| r.borrow_mut().as_mut().map(f))
+}
+
+/// `f` with the registry and the running task, inside an execution of the stateful engine.
+fn within<R>(f: impl FnOnce(&mut Registry, usize) -> R) -> Option<R> {
+    let task = task_id()?;
+    with(|r| f(r, task))
+}
+
+/// Start a search: names are kept from here until [`deactivate`].
+pub fn activate() {
+    REGISTRY.with(|r| *r.borrow_mut() = Some(Registry::default()));
+}
+
+/// Start a fresh execution of the search (the engine calls it before every execution).
+pub fn reset() {
+    with(|r| r.execution = Execution::default());
+}
+
+/// Switch the registry off (the search is done).
+pub fn deactivate() {
+    REGISTRY.with(|r| *r.borrow_mut() = None);
+}
+
+/// Whether the stateful engine is running in this thread.
+pub fn active() -> bool {
+    REGISTRY.with(|r| r.borrow().is_some())
+}
+
+fn link(previous: u128, object: ObjectId, task: u32, op: Op) -> u128 {
+    let mut bytes = [0u8; 25];
+    bytes[..16].copy_from_slice(&previous.to_le_bytes());
+    bytes[16..20].copy_from_slice(&object.to_le_bytes());
+    bytes[20..24].copy_from_slice(&task.to_le_bytes());
+    bytes[24] = op as u8;
+    xxhash_rust::xxh3::xxh3_128(&bytes)
+}
+
+/// The running task, `None` outside an execution (an exploration's bookkeeping between two
+/// executions reads ghost cells too).
+#[cfg(not(loom))]
+fn task_id() -> Option<usize> {
+    shuttle::current::try_get_current_task().map(usize::from)
+}
+
+#[cfg(loom)]
+fn task_id() -> Option<usize> {
+    None
+}
+
+impl Execution {
+    fn name_of(&self, task: usize) -> u32 {
+        self.names.get(&task).copied().unwrap_or(1)
+    }
+}
+
+/// The current task's id in the engine (0 outside an execution).
+pub fn current_task() -> usize {
+    task_id().unwrap_or(0)
+}
+
+/// The stable name of the task with this shuttle id (the same task in every execution that
+/// reaches it), for the engine's bookkeeping.
+pub fn task_name(task: usize) -> u32 {
+    with(|r| r.execution.name_of(task)).unwrap_or(0)
+}
+
+/// A fresh object id, named by its creator and the order it created it in; [`UNNAMED`]
+/// outside an execution.
+pub fn new_object() -> ObjectId {
+    within(|r, task| {
+        let creator = r.execution.name_of(task);
+        let n = r.execution.created.entry(creator).or_default();
+        *n += 1;
+        let order = *n;
+        r.names.object(creator, order)
+    })
+    .unwrap_or(UNNAMED)
+}
+
+/// Yield to the engine before an operation.
+pub fn point() {
+    if active() && !std::thread::panicking() {
+        super::thread::yield_now();
+    }
+}
+
+/// Record that the current task did `op` on `object`.
+pub fn record(object: ObjectId, op: Op) {
+    within(|r, task| {
+        assert!(
+            object != UNNAMED,
+            "an object made outside the execution is used in it: the stateful engine cannot \
+             tell its states apart (make every lock and ghost inside the case's run)"
+        );
+        let e = &mut r.execution;
+        let task = e.name_of(task);
+        let old = e.chains.get(&object).copied().unwrap_or(0);
+        let new = link(old, object, task, op);
+        e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
+        e.chains.insert(object, new);
+        e.operations += 1;
+    });
+}
+
+/// The current task's next operation waits until `object` changes.
+pub fn block(object: ObjectId) {
+    within(|r, task| r.execution.blocked.insert(task, object));
+}
+
+/// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
+/// eligible for was consumed by another waiter).
+pub fn block_task(task: usize, object: ObjectId) {
+    with(|r| r.execution.blocked.insert(task, object));
+}
+
+/// `object` changed: every task blocked on it may try again.
+pub fn unblock(object: ObjectId) {
+    with(|r| r.execution.blocked.retain(|_, o| *o != object));
+}
+
+/// Whether the engine may run this task (by shuttle id): false while it is blocked.
+pub fn enabled(task: usize) -> bool {
+    with(|r| !r.execution.blocked.contains_key(&task)).unwrap_or(true)
+}
+
+/// The signature of the state (the per-object orders so far) and how many operations it holds.
+pub fn signature() -> (u128, u64) {
+    with(|r| (r.execution.signature, r.execution.operations)).unwrap_or((0, 0))
+}
+
+/// The exit object of the thread named `name`: the object its own spawn created for it.
+fn exit_object(r: &mut Registry, name: u32) -> ObjectId {
+    r.names.object(name, 0)
+}
+
+/// The spawner's object, on which its spawns are recorded.
+fn spawner_object(r: &mut Registry, name: u32) -> ObjectId {
+    r.names.object(name, u32::MAX)
+}
+
+/// A spawn by the current task: records it and returns the child's stable name.
+pub fn spawning() -> Option<u32> {
+    let (object, child) = within(|r, task| {
+        let parent = r.execution.name_of(task);
+        let n = r.execution.spawned.entry(parent).or_default();
+        *n += 1;
+        let order = *n;
+        (spawner_object(r, parent), r.names.task(parent, order))
+    })?;
+    record(object, Op::Spawn);
+    Some(child)
+}
+
+/// The first thing a spawned task does: take its stable name.
+pub fn started(name: u32) {
+    within(|r, task| r.execution.names.insert(task, name));
+}
+
+/// The current task, named `name`, has finished its work.
+pub fn finished(name: u32) {
+    point();
+    let Some(exit) = with(|r| exit_object(r, name)) else {
+        return;
+    };
+    record(exit, Op::Exit);
+    with(|r| r.execution.finished.push(name));
+    unblock(exit);
+}
+
+/// Wait (without blocking inside shuttle) until the thread named `name` has finished.
+pub fn await_exit(name: u32) {
+    let Some(exit) = with(|r| exit_object(r, name)) else {
+        return;
+    };
+    loop {
+        point();
+        if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
+            record(exit, Op::Join);
+            return;
+        }
+        block(exit);
+    }
+}

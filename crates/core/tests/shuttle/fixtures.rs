@@ -1,0 +1,145 @@
+//! Committed counterexamples (`crates/core/tests/shuttle/fixtures/*.json`, written by `check --save`)
+//! still replay to the same invariant and the same domain trace; and for every scenario, a
+//! found counterexample replays twice to identical traces.
+
+use crate::support::{pct, replay, run};
+use ozone_ha_check::counterexample::{diff_traces, Counterexample};
+use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::minimize::minimize;
+use ozone_ha_check::scenario::Expected;
+use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
+use std::path::Path;
+
+fn committed_counterexamples_replay_to_the_same_trace() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shuttle/fixtures");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &files {
+        let saved = Counterexample::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let schedule = saved
+            .schedule
+            .as_deref()
+            .expect("fixtures carry a schedule");
+        let r = replay(
+            &saved.scenario,
+            &saved.variant,
+            &saved.plan,
+            schedule,
+            Some(&saved.invariant),
+        );
+        let name = path.file_name().unwrap().to_string_lossy();
+        if r.invariant.as_deref() != Some(saved.invariant.as_str()) {
+            failures.push(format!(
+                "{name}: {} no longer breaks (got {:?})",
+                saved.invariant, r.invariant
+            ));
+        } else if let Some(diff) = diff_traces(&saved.trace, &r.trace) {
+            failures.push(format!("{name}: {diff}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn every_scenario_replays_a_counterexample_identically_twice() {
+    for scenario in all() {
+        let name = scenario.name();
+        let case = violating(*scenario)
+            .into_iter()
+            .next()
+            .expect("every scenario has a violating case");
+        let (variant, plan) = (case.variant, case.plan);
+        let found = run(name, variant, plan, pct(0, 10_000), None);
+        assert_eq!(found.verdict, Verdict::Violated, "{name}");
+        let schedule = found.schedule.clone().unwrap();
+        let a = replay(name, variant, plan, &schedule, None);
+        let b = replay(name, variant, plan, &schedule, None);
+        assert_eq!(a.trace, b.trace, "{name}");
+        assert_eq!(
+            a.trace, found.trace,
+            "{name}: replay differs from the exploration"
+        );
+        assert_eq!(a.invariant, found.invariant);
+    }
+}
+
+fn minimization_keeps_the_invariant_and_never_lengthens() {
+    for scenario in all() {
+        let name = scenario.name();
+        for case in violating(*scenario) {
+            let (variant, plan) = (case.variant, case.plan);
+            let found = run(name, variant, plan, pct(3, 10_000), None);
+            let small = minimize(*scenario, &found).unwrap();
+            let m = small
+                .minimized
+                .clone()
+                .expect("a shuttle counterexample is minimized");
+            assert_eq!(small.invariant, found.invariant);
+            // Preemptions first, then context switches, then steps: never longer by that
+            // measure, and never more preemptions.
+            assert!(
+                (m.preemptions, m.context_switches, m.steps)
+                    <= (m.found_preemptions, m.found_context_switches, m.found_steps),
+                "{variant}/{plan}: {m:?}"
+            );
+            assert!(
+                m.replays
+                    <= ozone_ha_check::minimize::MINIMIZE_BUDGET + m.found_context_switches + 1
+            );
+            assert_eq!(m.steps, small.trace.len());
+            // The minimized schedule replays to the minimized trace.
+            let again = replay(
+                name,
+                variant,
+                plan,
+                small.schedule.as_deref().unwrap(),
+                found.invariant.as_deref(),
+            );
+            assert_eq!(again.trace, small.trace, "{variant}/{plan}");
+        }
+    }
+}
+
+fn minimization_leaves_the_local_minimum_of_one_at_a_time_drops() {
+    // Random schedules preempt at almost every decision; the snapshot's unbatched put needs
+    // one preemption (loom's smallest failing bound is 1), and the minimized
+    // counterexample has exactly one.
+    let scenario = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+    let found = run(
+        "hdds-16092",
+        "buggy",
+        "steady",
+        ozone_ha_check::engine::Strategy::Random {
+            seed: 0,
+            executions: 100,
+        },
+        None,
+    );
+    let small = minimize(scenario, &found).unwrap();
+    let m = small.minimized.unwrap();
+    assert!(m.found_preemptions > 10, "{m:?}");
+    assert_eq!(m.preemptions, 1, "{m:?}");
+}
+
+/// The cases of `s` expected to break an invariant.
+fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
+    s.cases()
+        .into_iter()
+        .filter(|c| s.expected(c.variant, c.plan) != Ok(Expected::Holds))
+        .collect()
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        committed_counterexamples_replay_to_the_same_trace,
+        every_scenario_replays_a_counterexample_identically_twice,
+        minimization_keeps_the_invariant_and_never_lengthens,
+        minimization_leaves_the_local_minimum_of_one_at_a_time_drops
+    ]
+}

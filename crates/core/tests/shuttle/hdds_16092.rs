@@ -1,0 +1,477 @@
+//! HDDS-16092 under shuttle, and deterministic staged tests of each Java semantic the model
+//! follows.
+// Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt, apache/ozone PR #10953.
+
+use crate::support::{pct, replay, run};
+use ozone_ha_check::engine::{run_once, Strategy};
+use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::kit::store::{Store, Tables};
+use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
+use ozone_ha_check::models::om::double_buffer::{DoubleBuffer, Life, Response};
+use ozone_ha_check::models::om::node::OmNode;
+use ozone_ha_check::models::om::persist::{IndexWrite, TxInfoWriter};
+use ozone_ha_check::models::om::requests::OmRequest;
+use ozone_ha_check::models::om::startup::{restart_and_replay, Replayed};
+use ozone_ha_check::models::om::state_machine::StateMachine;
+use ozone_ha_check::models::om::{
+    initial_tables, OmRow, TermIndex, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE,
+};
+use ozone_ha_check::recorder::{Actor, Recorder};
+use ozone_ha_check::scenarios::hdds_16092::{reference_states, second_term_log, sized_log};
+use ozone_ha_check::sync::{thread, Arc};
+
+const S: &str = "hdds-16092";
+
+fn fixed_and_1d260d5_hold_over_many_seeds_with_their_window_reached() {
+    for variant in ["fixed", "cached-read-1d260d5"] {
+        for seed in 0..3 {
+            for plan in ["steady", "restart", "second-term"] {
+                let r = run(S, variant, plan, pct(seed, 2_000), None);
+                assert_eq!(r.verdict, Verdict::Held, "{variant} seed {seed} {plan}");
+                assert!(r.probes["SnapshotInFlushWindow"] > 0, "{variant} {plan}");
+                assert!(r.probes["StaleCandidateRefused"] > 0, "{variant} {plan}");
+            }
+        }
+    }
+}
+
+fn pct_finds_the_buggy_violation_quickly() {
+    let r = run(S, "buggy", "steady", pct(0, 50), None);
+    assert_eq!(r.verdict, Verdict::Violated);
+    assert!(r.first_violation.unwrap() <= 50);
+}
+
+const TERMINATION_FIXTURE: &str =
+    include_str!("fixtures/hdds-16092__buggy__restart__NoOmTermination__pct.json");
+
+fn termination_schedule() -> String {
+    ozone_ha_check::counterexample::Counterexample::parse(TERMINATION_FIXTURE)
+        .unwrap()
+        .schedule
+        .unwrap()
+}
+
+/// The committed counterexample: the stop snapshot puts TX 1 over the batch {2, 3}; the
+/// restart replays `CreateKey k1` (index 2) against the committed k1 (updateID 3) and
+/// terminates, and so does the next restart.
+fn committed_termination_counterexample_replays() {
+    let r = replay(
+        S,
+        "buggy",
+        "restart",
+        &termination_schedule(),
+        Some("NoOmTermination"),
+    );
+    assert_eq!(r.verdict, Verdict::Violated);
+    assert_eq!(r.invariant.as_deref(), Some("NoOmTermination"));
+    let detail = r.detail.unwrap();
+    assert!(
+        detail.contains("2 termination(s)") && detail.contains("IllegalArgumentException"),
+        "{detail}"
+    );
+}
+
+fn replaying_twice_gives_identical_traces() {
+    let a = replay(S, "buggy", "restart", &termination_schedule(), None);
+    let b = replay(S, "buggy", "restart", &termination_schedule(), None);
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.invariant.as_deref(), Some("TxIndexMonotone"));
+}
+
+/// Ratis waits for every submitted apply before each snapshot (`StateMachineUpdater.takeSnapshot`
+/// calls `applyLogFutures.get()` first): in the committed second-term counterexample every
+/// snapshot comes after the queueing of every entry submitted before it.
+// Reference: StateMachineUpdater.java:286-291 at 37932bf6 (ratis).
+fn every_snapshot_follows_the_applies_submitted_before_it() {
+    let fixture =
+        include_str!("fixtures/hdds-16092__buggy__second-term__NoOmTermination__pct.json");
+    let saved = ozone_ha_check::counterexample::Counterexample::parse(fixture).unwrap();
+    let r = replay(
+        S,
+        "buggy",
+        "second-term",
+        saved.schedule.as_deref().unwrap(),
+        Some("NoOmTermination"),
+    );
+    let mut submitted = Vec::new();
+    let mut queued = Vec::new();
+    let mut snapshots = 0;
+    for e in &r.trace {
+        if e.java == "OzoneManagerStateMachine.applyTransaction" {
+            submitted.push(e.action.clone());
+        } else if e.java == "OzoneManagerDoubleBuffer.add" {
+            queued.push(e.action.clone());
+        } else if e.java == "OzoneManagerStateMachine.takeSnapshotImpl"
+            && e.action.contains("index")
+            && !e.action.contains("put")
+        {
+            snapshots += 1;
+            assert_eq!(queued.len(), submitted.len(), "at step {}", e.step);
+        }
+    }
+    assert_eq!(snapshots, 2, "a periodic and a stop snapshot");
+}
+
+fn a_schedule_from_another_model_is_refused_clearly() {
+    let s = find_error("v1:0x3,9,9,9");
+    assert!(s.contains("does not fit the model"), "{s}");
+}
+
+fn find_error(schedule: &str) -> String {
+    let scenario = ozone_ha_check::scenarios::find(S).unwrap();
+    let err = ozone_ha_check::explore::explore(
+        scenario,
+        &ozone_ha_check::explore::Request::new(
+            "buggy",
+            "steady",
+            Strategy::Replay {
+                schedule: schedule.parse().unwrap(),
+            },
+        ),
+    )
+    .unwrap_err();
+    err.to_string()
+}
+
+/// A node whose DB holds `stored` and whose applied index is `applied`, as the PR's staged
+/// test sets it up.
+fn staged(
+    write: IndexWrite,
+    stored: u64,
+    applied: u64,
+) -> (Arc<Recorder>, Arc<Store<OmRow>>, OmNode) {
+    let rec = Arc::new(Recorder::new(None));
+    let mut tables = initial_tables();
+    put_tx_info(&mut tables, 1, stored);
+    let store = Arc::new(Store::with_state(tables, None));
+    let node = OmNode::new(Arc::clone(&store), write, applied, 1);
+    (rec, store, node)
+}
+
+fn staged_values_of_the_pr_buggy_lowers_105_to_100() {
+    run_once(|| {
+        let (rec, store, node) = staged(IndexWrite::Unguarded, 105, 100);
+        let me = Actor::new("ratis", &rec);
+        let taken = node.take_snapshot(&me, "snapshot").unwrap();
+        assert_eq!((taken.chosen, taken.reported), (100, 100));
+        assert_eq!(stored_index(&store.durable()), 100);
+    });
+}
+
+/// The PR's staged values, for its last commit (skip-cache read) and its first (`Table.get`
+/// on the PARTIAL_CACHE table, whose put fills no cache entry): the same outcome.
+fn staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it() {
+    for write in [IndexWrite::PersistIfNewer, IndexWrite::CachedGet] {
+        run_once(move || {
+            let (rec, store, node) = staged(write, 105, 100);
+            let me = Actor::new("ratis", &rec);
+            assert_eq!(node.take_snapshot(&me, "snapshot").unwrap().reported, 105);
+            assert_eq!(stored_index(&store.durable()), 105);
+            // From stored 50 the candidate 100 is written, and a second snapshot reads it back
+            // (1d260d5's Table.get misses the cache and reads RocksDB).
+            let (rec, store, node) = staged(write, 50, 100);
+            let me = Actor::new("ratis", &rec);
+            assert_eq!(node.take_snapshot(&me, "snapshot").unwrap().reported, 100);
+            assert_eq!(stored_index(&store.durable()), 100);
+            assert_eq!(node.take_snapshot(&me, "again").unwrap().reported, 100);
+            let trace = rec.take().trace;
+            assert!(
+                trace.iter().all(|e| !e.action.contains("(from cache)")),
+                "{write:?}"
+            );
+        });
+    }
+}
+
+/// The stop snapshot left TX = 1 over the data of 2 and 3 (the seed's M < N). The restart
+/// replays `CreateKey k1` at index 2 against the committed k1, whose updateID is 3:
+/// `prepareFileInfo` builds the open key from it with `setUpdateID(2)`, `WithObjectID`'s
+/// builder throws IllegalArgumentException, `validateAndUpdateCache` does not catch it and
+/// `runCommand` terminates the OM, before any row changed. The next restart does the same.
+// Reference: OMKeyCreateRequest.java:242-245,355 at 78d5650c313
+// Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
+// Reference: WithObjectID.java:127-132 at 78d5650c313
+// Reference: OzoneManagerStateMachine.java:684-687 at 78d5650c313
+fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
+    run_once(|| {
+        let log = sized_log(1);
+        let reference = reference_states(&log);
+        let mut lowered: Tables<OmRow> = reference[3].clone();
+        put_tx_info(&mut lowered, 1, 1);
+        let store = Store::with_state(lowered.clone(), None);
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("restart", &rec);
+        for _ in 0..2 {
+            match restart_and_replay(&store, &log, &me) {
+                Replayed::Terminated { index, why } => {
+                    assert_eq!(index, 2);
+                    assert!(why.contains("IllegalArgumentException"), "{why}");
+                }
+                Replayed::Completed => panic!("the replay of index 2 must terminate"),
+            }
+            assert_eq!(store.durable(), lowered, "no row changed");
+        }
+        let after = store.durable();
+        assert_eq!(stored_index(&after), 1);
+        assert_eq!(
+            after.get(BUCKET_TABLE, BUCKET),
+            Some(&OmRow::Bucket {
+                used_bytes: 10,
+                used_namespace: 1
+            })
+        );
+        assert_eq!(
+            after.get(KEY_TABLE, "k1"),
+            Some(&OmRow::Key {
+                size: 10,
+                update_id: 3
+            })
+        );
+        assert_eq!(after.get(OPEN_KEY_TABLE, "k1"), None);
+        // The peer, which applied each entry once, holds the same rows: no drift.
+        assert!(after
+            .without("transactionInfoTable")
+            .diff(&reference[3].without("transactionInfoTable"))
+            .is_empty());
+    });
+}
+
+/// Lowered to 2, the replayed `CommitKey` reads the committed key, finds no open key and fails
+/// with KEY_NOT_FOUND (an OMException: an error response, no rows); the flush writes TX 3.
+// Reference: OMKeyCommitRequest.java:225-226,254-261,414-418 at 78d5650c313
+fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
+    run_once(|| {
+        let log = sized_log(1);
+        let reference = reference_states(&log);
+        let mut lowered = reference[3].clone();
+        put_tx_info(&mut lowered, 1, 2);
+        let store = Store::with_state(lowered, None);
+        let rec = Arc::new(Recorder::new(None));
+        let replayed = restart_and_replay(&store, &log, &Actor::new("restart", &rec));
+        assert_eq!(replayed, Replayed::Completed);
+        assert_eq!(store.durable(), reference[3]);
+    });
+}
+
+/// A `CreateKey` over a committed key at a later index (an overwrite) builds the open key from
+/// it; the `CommitKey` then subtracts the old key's bytes and leaves the namespace count alone.
+// Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
+// Reference: OMKeyCommitRequest.java:225-226,328-369,375,407 at 78d5650c313
+fn an_overwrite_discounts_the_old_key() {
+    let mut view = initial_tables();
+    let create = |size| OmRequest::CreateKey {
+        key: "k1".into(),
+        size,
+    };
+    let commit = OmRequest::CommitKey { key: "k1".into() };
+    create(10).apply(2, &mut view).unwrap();
+    commit.apply(3, &mut view).unwrap();
+    let applied = create(30).apply(4, &mut view).unwrap();
+    assert!(applied.summary.contains("from the committed key"));
+    commit.apply(5, &mut view).unwrap();
+    assert_eq!(
+        view.get(BUCKET_TABLE, BUCKET),
+        Some(&OmRow::Bucket {
+            used_bytes: 30,
+            used_namespace: 1
+        })
+    );
+    assert_eq!(
+        view.get(KEY_TABLE, "k1"),
+        Some(&OmRow::Key {
+            size: 30,
+            update_id: 5
+        })
+    );
+    // Neither request writes the bucket's updateID (the row has none).
+    assert!(create(10).apply(3, &mut view).is_err(), "3 < updateID 5");
+}
+
+/// `notifyTermIndexUpdated` of a configuration entry that skips a data entry sets
+/// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
+/// configuration entry (the jump), comparing `(term, index)`.
+// Reference: OzoneManagerStateMachine.java:241-273 at 78d5650c313
+fn a_flush_inside_the_notification_gap_jumps_to_the_notified_entry() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("ratis", &rec);
+        let sm = StateMachine::new(TermIndex::default());
+        sm.notify_term_index_updated(&me, 1, 1).unwrap();
+        assert_eq!(sm.applied(), TermIndex::new(1, 1));
+        sm.notify_term_index_updated(&me, 2, 3).unwrap();
+        assert_eq!(sm.applied(), TermIndex::new(1, 1), "entry 2 is not flushed");
+        sm.update_last_applied(&me, TermIndex::new(1, 2)).unwrap();
+        assert_eq!(sm.applied(), TermIndex::new(2, 3));
+        // Flushed before the notification instead: applied 2, then the notification (3 - 2 = 1)
+        // moves it.
+        let sm = StateMachine::new(TermIndex::default());
+        sm.notify_term_index_updated(&me, 1, 1).unwrap();
+        sm.update_last_applied(&me, TermIndex::new(1, 2)).unwrap();
+        sm.notify_term_index_updated(&me, 2, 3).unwrap();
+        assert_eq!(sm.applied(), TermIndex::new(2, 3));
+    });
+}
+
+/// `assertUpdateIncreasingly`: a flush that reports an index below applied throws
+/// IllegalArgumentException; `flushCurrentBuffer` catches it and terminates the OM.
+// Reference: OzoneManagerStateMachine.java:262-265,276-280 at 78d5650c313
+// Reference: OzoneManagerDoubleBuffer.java:347-351 at 78d5650c313
+fn a_decreasing_applied_index_terminates_the_om_on_the_flush_thread() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("flush", &rec);
+        let store = Arc::new(Store::with_state(initial_tables(), None));
+        let node = OmNode::new(Arc::clone(&store), IndexWrite::PersistIfNewer, 5, 1);
+        node.buffer().add(
+            &me,
+            Response {
+                index: 3,
+                term: 1,
+                rows: Default::default(),
+            },
+        );
+        // The flush thread commits {3}, then reports (t1, 3) below applied (t1, 5).
+        node.flush_thread(&me);
+        assert_eq!(node.buffer().life(), Life::Terminated);
+        let exits = node.exits();
+        assert_eq!(exits.len(), 1);
+        assert!(exits[0].contains("IllegalArgumentException"), "{exits:?}");
+        // The notification assertion on the Ratis thread.
+        let sm = StateMachine::new(TermIndex::default());
+        sm.notify_term_index_updated(&me, 2, 4).unwrap();
+        assert!(sm.notify_term_index_updated(&me, 1, 3).is_err());
+    });
+}
+
+/// `takeSnapshot` waits while `applied < lastSkippedIndex` and only then takes the snapshot;
+/// without the wait, `takeSnapshotImpl` picks the notified configuration entry over an
+/// unflushed data entry.
+// Reference: OzoneManagerStateMachine.java:579-610 at 78d5650c313
+fn take_snapshot_waits_for_the_flush_of_the_skipped_entry() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("ratis", &rec);
+        let store = Arc::new(Store::with_state(initial_tables(), None));
+        let node = Arc::new(OmNode::new(
+            Arc::clone(&store),
+            IndexWrite::PersistIfNewer,
+            0,
+            0,
+        ));
+        let sm = node.state_machine();
+        sm.notify_term_index_updated(&me, 1, 1).unwrap();
+        sm.notify_term_index_updated(&me, 2, 3).unwrap();
+        let snapshot = {
+            let (node, me) = (Arc::clone(&node), me.clone());
+            thread::spawn("ratis", move || {
+                node.take_snapshot(&me, "snapshot").unwrap()
+            })
+        };
+        // The flush of entry 2: commit, then report it.
+        let flush = Actor::new("flush", &rec);
+        let mut batch = ozone_ha_check::kit::store::WriteBatch::new();
+        ozone_ha_check::kit::tx_info::stage_tx_info(&mut batch, 1, 2);
+        store.commit(
+            &flush,
+            ozone_ha_check::citation::Label::model("flush 2"),
+            batch,
+        );
+        node.state_machine()
+            .update_last_applied(&flush, TermIndex::new(1, 2))
+            .unwrap();
+        let taken = snapshot.join();
+        assert_eq!(taken.chosen, 3);
+        assert_eq!(stored_index(&store.durable()), 3);
+
+        // takeSnapshotImpl alone, before the flush: it picks 3 with entry 2 unflushed.
+        let store = Arc::new(Store::with_state(initial_tables(), None));
+        let writer = TxInfoWriter::new(Arc::clone(&store), IndexWrite::PersistIfNewer);
+        let sm = StateMachine::new(TermIndex::default());
+        sm.notify_term_index_updated(&me, 1, 1).unwrap();
+        sm.notify_term_index_updated(&me, 2, 3).unwrap();
+        assert_eq!(sm.take_snapshot_impl(&writer, &me, "no wait").chosen, 3);
+        assert_eq!(stored_index(&store.durable()), 3);
+        // A stopped OM makes the wait loop throw instead.
+        let writer = TxInfoWriter::new(
+            Arc::new(Store::with_state(initial_tables(), None)),
+            IndexWrite::PersistIfNewer,
+        );
+        sm.stop();
+        assert!(sm.take_snapshot(&writer, &me, "stopped").is_err());
+    });
+}
+
+/// The flush loop reads `isRunning` before `canFlush`, and `canFlush` returns as soon as the
+/// current buffer is non-empty: a daemon past the `isRunning` read swaps and flushes after
+/// `stop()`. A daemon back at the top of its loop exits; one waiting on an empty buffer is
+/// interrupted and exits.
+// Reference: OzoneManagerDoubleBuffer.java:295-311,520-539,569-601 at 78d5650c313
+fn a_flush_past_its_running_check_still_swaps_after_stop() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("flush", &rec);
+        let queued = |buffer: &DoubleBuffer<Response>| {
+            buffer.add(
+                &me,
+                Response {
+                    index: 2,
+                    term: 1,
+                    rows: Default::default(),
+                },
+            );
+        };
+        let buffer = DoubleBuffer::new();
+        queued(&buffer);
+        assert!(buffer.is_running());
+        buffer.stop(&me, "stop");
+        assert!(buffer.can_flush(), "a non-empty buffer ignores isRunning");
+        assert_eq!(buffer.swap(&me).map(|b| b.len()), Some(1));
+
+        let buffer = DoubleBuffer::new();
+        queued(&buffer);
+        buffer.stop(&me, "stop");
+        assert!(buffer.next_batch(&me).is_none(), "at the loop top: exits");
+
+        let buffer: DoubleBuffer<Response> = DoubleBuffer::new();
+        buffer.stop(&me, "stop");
+        assert!(!buffer.can_flush(), "empty: interrupted");
+    });
+}
+
+/// On second-term the configuration entry 3 arrives while entry 2 is queued: `fixed` keeps
+/// every durable state consistent because the snapshot waits for the flush of 2.
+fn second_term_log_has_a_data_entry_inside_the_notification_gap() {
+    let log = second_term_log(1);
+    assert_eq!(log.last_index(), 5);
+    assert_eq!(log.entry(3).unwrap().term, 2);
+    let reference = reference_states(&log);
+    assert_eq!(
+        reference[3].get(OPEN_KEY_TABLE, "k1"),
+        Some(&OmRow::Key {
+            size: 10,
+            update_id: 2
+        })
+    );
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        fixed_and_1d260d5_hold_over_many_seeds_with_their_window_reached,
+        pct_finds_the_buggy_violation_quickly,
+        committed_termination_counterexample_replays,
+        replaying_twice_gives_identical_traces,
+        every_snapshot_follows_the_applies_submitted_before_it,
+        a_schedule_from_another_model_is_refused_clearly,
+        staged_values_of_the_pr_buggy_lowers_105_to_100,
+        staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it,
+        replaying_a_committed_keys_create_terminates_the_om_on_every_restart,
+        a_regression_to_2_replays_a_commit_that_finds_no_open_key,
+        an_overwrite_discounts_the_old_key,
+        a_flush_inside_the_notification_gap_jumps_to_the_notified_entry,
+        a_decreasing_applied_index_terminates_the_om_on_the_flush_thread,
+        take_snapshot_waits_for_the_flush_of_the_skipped_entry,
+        a_flush_past_its_running_check_still_swaps_after_stop,
+        second_term_log_has_a_data_entry_inside_the_notification_gap
+    ]
+}
