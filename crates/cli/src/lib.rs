@@ -6,4 +6,5 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod engines;
 pub mod present;

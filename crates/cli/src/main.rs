@@ -8,11 +8,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ozone_ha_check::citation::{CiteError, Links};
 use ozone_ha_check::counterexample::Counterexample;
-use ozone_ha_check::engine::{Engine, Schedule, Strategy};
+use ozone_ha_check::engine::{Ask, Engine, PreemptionBound, Schedule, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request};
-use ozone_ha_check::jobs::{self, PlanError, PreemptionBound, Selection, Shard};
+use ozone_ha_check::jobs::{self, PlanError, Selection, Shard};
 use ozone_ha_check::scenarios;
 use ozone_ha_check_cite as cite;
+use ozone_ha_check_cli::engines::EngineArg;
 use ozone_ha_check_cli::present;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -37,6 +38,10 @@ enum Command {
         /// Print only the scenario names, one per line.
         #[arg(long, conflicts_with = "json")]
         names: bool,
+        /// Print the engine table instead: what each engine is and can do, and which this
+        /// build has.
+        #[arg(long, conflicts_with = "names")]
+        engines: bool,
     },
     /// Explore scenarios and compare every verdict with its expectation.
     Check(CheckArgs),
@@ -116,11 +121,10 @@ struct ExploreArgs {
     /// Only this plan.
     #[arg(long)]
     plan: Option<String>,
-    /// Engine: random, pct, dfs or stateful (default build), loom (--cfg loom), threads (--cfg
-    /// ohc_threads). Default: random and pct, loom, or threads, by build. `stateful` searches
-    /// every schedule without a bound, each state once.
-    #[arg(long)]
-    engine: Option<String>,
+    /// Engine (`list --engines` prints what each can do). Default: the engines of this build
+    /// that `check` runs: random and pct, loom, or threads.
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
     /// Executions per case for random, pct, dfs and stateful (a limit for the last two); runs
     /// for threads.
     #[arg(long)]
@@ -129,7 +133,7 @@ struct ExploreArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// PCT bug depth.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = Ask::DEFAULT_DEPTH)]
     depth: usize,
     /// loom's preemption bound: a number (0: no preemptions at all), or `none` for no bound.
     /// Default: LOOM_MAX_PREEMPTIONS if set, else 2.
@@ -303,8 +307,16 @@ fn emit(text: &str) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::List { json, names } => {
-            if json {
+        Command::List {
+            json,
+            names,
+            engines,
+        } => {
+            if engines && json {
+                emit(&format!("{:#}\n", ozone_ha_check_cli::engines::json()));
+            } else if engines {
+                emit(&ozone_ha_check_cli::engines::text());
+            } else if json {
                 emit(&format!("{:#}\n", present::listing_json(scenarios::all())));
             } else if names {
                 for s in scenarios::all() {
@@ -333,17 +345,11 @@ fn main() -> ExitCode {
     })
 }
 
-/// loom's bound: the flag, else `LOOM_MAX_PREEMPTIONS` as loom itself reads it, else 2.
+/// loom's bound: the flag, else `LOOM_MAX_PREEMPTIONS` (read under a loom build only), else 2.
 fn preemption_bound(flag: Option<PreemptionBound>) -> Result<PreemptionBound, Failure> {
-    if let Some(bound) = flag {
-        return Ok(bound);
-    }
-    match std::env::var("LOOM_MAX_PREEMPTIONS") {
-        Ok(text) => text
-            .parse()
-            .map(PreemptionBound::At)
-            .map_err(|_| Failure::Usage(format!("LOOM_MAX_PREEMPTIONS=`{text}` is not a number"))),
-        Err(_) => Ok(PreemptionBound::default()),
+    match flag {
+        Some(bound) => Ok(bound),
+        None => PreemptionBound::from_env().map_err(Failure::Usage),
     }
 }
 
@@ -353,7 +359,7 @@ fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
         variant: args.variant.clone(),
         plan: args.plan.clone(),
         invariant: args.invariant.clone(),
-        engine: args.engine.clone(),
+        engine: args.engine.map(|e| e.0),
         executions: args.executions,
         seed: args.seed,
         seeds: args.seeds,
@@ -696,7 +702,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     let settings = ozone_ha_check_cli::bench::Settings {
         seeds: args.seeds.unwrap_or(100).max(1),
         max_executions: args.max_executions.max(1),
-        ci_budget: jobs::DEFAULT_EXECUTIONS,
+        ci_budget: ozone_ha_check::engine::Budget::CHECK.random,
         rate_executions: args.rate_executions.max(1),
         time_box: seconds(args.time_box, "--time-box")?,
         thread_runs: args.thread_runs.max(1),

@@ -108,7 +108,11 @@ fn bad_input_is_a_usage_error() {
     assert_usage_error(&["check", "hdds-99999"], "unknown scenario");
     assert_usage_error(&["check", "--variant", "nope"], "unknown variant");
     assert_usage_error(&["check", "--plan", "nope"], "unknown plan");
-    assert_usage_error(&["check", "--engine", "warp"], "unknown engine");
+    assert_usage_error(
+        &["check", "--engine", "warp"],
+        "possible values: random, pct",
+    );
+    assert_usage_error(&["check", "--engine", "replay"], "invalid value");
     assert_usage_error(&["check", "--engine", "loom"], "--cfg loom");
     assert_usage_error(&["check", "--invariant", "Nope"], "unknown invariant");
     assert_usage_error(&["check", "--executions", "many"], "invalid value");
@@ -897,4 +901,32 @@ mod fuzz {
             run(args)?;
         }
     }
+}
+
+#[test]
+fn the_engine_table_is_listed_and_loom_s_variable_never_fails_another_build() {
+    let out = cli(&["list", "--engines", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["engine"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["random", "pct", "dfs", "stateful", "replay", "loom", "threads"]
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ozone-ha-check"))
+        .args(["check", "hdds-7279", "--engine", "pct", "--quiet"])
+        .env("LOOM_MAX_PREEMPTIONS", "none")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -13,27 +13,15 @@
 //! assert_eq!(first.len() + second.len(), whole.len());
 //! ```
 
-use crate::engine::{available_engines, Engine, Strategy};
+use crate::engine::{available_engines, Ask, Engine, PreemptionBound, Strategy};
 use crate::explore::{explore, ExploreError, Report, Request};
 use crate::minimize::minimize;
 use crate::scenarios::{self, AnyScenario, UnknownName};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// Executions per case of random and PCT when none are given and the scenario sets no
-/// budget of its own ([`Budget::CHECK`](crate::scenario::Budget::CHECK)).
-pub const DEFAULT_EXECUTIONS: usize = crate::scenario::Budget::CHECK.random;
-/// Executions of DFS when none are given.
-pub const DEFAULT_DFS_EXECUTIONS: usize = 20_000;
-/// The stateful engine's execution limit when `--executions` gives none: far above what any
-/// scenario needs, so that it stops only by exhausting its states (or by `--time-budget`).
-pub const DEFAULT_STATEFUL_EXECUTIONS: usize = 100_000_000;
-/// Runs of real threads when none are given.
-pub const DEFAULT_THREAD_RUNS: usize = 10_000;
 /// The most items one run may plan; a larger run is split with `--shard`.
 pub const MAX_ITEMS: u64 = 1_000_000;
-/// loom's preemption bound when neither the flag nor `LOOM_MAX_PREEMPTIONS` gives one.
-pub const DEFAULT_PREEMPTION_BOUND: usize = 2;
 
 /// Part `index` (from 1) of `count` of a run's items, as `cargo nextest --partition
 /// count:I/N` counts.
@@ -80,48 +68,6 @@ impl Shard {
     }
 }
 
-/// loom's preemption bound: a number, or none at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PreemptionBound {
-    /// At most this many preemptions per execution (0: none).
-    At(usize),
-    /// No bound: every schedule.
-    Unbounded,
-}
-
-impl PreemptionBound {
-    /// Parse a number, or `none`.
-    ///
-    /// ```
-    /// use ozone_ha_check::jobs::PreemptionBound;
-    /// assert_eq!(PreemptionBound::parse("0"), Ok(PreemptionBound::At(0)));
-    /// assert_eq!(PreemptionBound::parse("none"), Ok(PreemptionBound::Unbounded));
-    /// assert!(PreemptionBound::parse("-1").is_err());
-    /// ```
-    pub fn parse(text: &str) -> Result<Self, String> {
-        match text.trim() {
-            "none" => Ok(PreemptionBound::Unbounded),
-            n => n.parse().map(PreemptionBound::At).map_err(|_| {
-                format!("`{text}` is not a preemption bound: give a number, or `none`")
-            }),
-        }
-    }
-
-    /// The bound as loom's `Builder::preemption_bound` takes it.
-    pub fn as_option(self) -> Option<usize> {
-        match self {
-            PreemptionBound::At(n) => Some(n),
-            PreemptionBound::Unbounded => None,
-        }
-    }
-}
-
-impl Default for PreemptionBound {
-    fn default() -> Self {
-        PreemptionBound::At(DEFAULT_PREEMPTION_BOUND)
-    }
-}
-
 /// What to run, as the command line says it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection {
@@ -133,8 +79,9 @@ pub struct Selection {
     pub plan: Option<String>,
     /// Watch only this invariant; cases of scenarios without it are left out.
     pub invariant: Option<String>,
-    /// The engine (default: every engine of the build but DFS and replay).
-    pub engine: Option<String>,
+    /// The engine (default: every engine of the build that `check` runs, as the engine
+    /// table says).
+    pub engine: Option<Engine>,
     /// Executions per case (random, PCT, DFS) or runs (threads).
     pub executions: Option<usize>,
     /// The first seed.
@@ -166,8 +113,8 @@ impl Default for Selection {
             executions: None,
             seed: 0,
             seeds: 1,
-            depth: 3,
-            preemption_bound: PreemptionBound::default(),
+            depth: Ask::DEFAULT_DEPTH,
+            preemption_bound: PreemptionBound::DEFAULT,
             size: None,
             shard: None,
             time_budget: None,
@@ -235,32 +182,16 @@ impl fmt::Display for PlanError {
 impl std::error::Error for PlanError {}
 
 fn engines(selection: &Selection) -> Result<Vec<Engine>, PlanError> {
-    match &selection.engine {
+    match selection.engine {
         None => Ok(available_engines()
-            .iter()
-            .copied()
-            .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs | Engine::Stateful))
+            .into_iter()
+            .filter(|e| e.capabilities().in_check)
             .collect()),
-        Some(name) => {
-            let engine = Engine::parse(name)
-                .filter(|e| *e != Engine::Replay)
-                .ok_or_else(|| {
-                    PlanError::Unknown(UnknownName {
-                        kind: "engine",
-                        name: name.clone(),
-                        scenario: None,
-                        known: Engine::ALL
-                            .iter()
-                            .filter(|e| **e != Engine::Replay)
-                            .map(|e| e.name())
-                            .collect(),
-                    })
-                })?;
-            if !engine.available() {
-                return Err(PlanError::EngineMissing(engine));
-            }
-            Ok(vec![engine])
-        }
+        Some(engine) if !engine.capabilities().selectable => Err(PlanError::Invalid(format!(
+            "engine `{engine}` runs a recorded schedule (`replay`), not a case"
+        ))),
+        Some(engine) if !engine.available() => Err(PlanError::EngineMissing(engine)),
+        Some(engine) => Ok(vec![engine]),
     }
 }
 
@@ -270,33 +201,13 @@ fn strategy(
     engine: Engine,
     seed: u64,
 ) -> Strategy {
-    let executions = selection.executions;
-    let walk = executions
-        .or(scenario.executions().of(engine))
-        .unwrap_or(DEFAULT_EXECUTIONS);
-    match engine {
-        Engine::Random => Strategy::Random {
-            seed,
-            executions: walk,
-        },
-        Engine::Pct => Strategy::Pct {
-            seed,
-            depth: selection.depth,
-            executions: walk,
-        },
-        Engine::Dfs | Engine::Replay => Strategy::Dfs {
-            executions: executions.unwrap_or(DEFAULT_DFS_EXECUTIONS),
-        },
-        Engine::Stateful => Strategy::Stateful {
-            executions: executions.unwrap_or(DEFAULT_STATEFUL_EXECUTIONS),
-        },
-        Engine::Loom => Strategy::Loom {
-            preemption_bound: selection.preemption_bound.as_option(),
-        },
-        Engine::Threads => Strategy::Threads {
-            runs: executions.unwrap_or(DEFAULT_THREAD_RUNS),
-        },
-    }
+    engine.strategy(&Ask {
+        seed,
+        depth: selection.depth,
+        executions: selection.executions,
+        budget: scenario.executions(),
+        preemption_bound: selection.preemption_bound,
+    })
 }
 
 /// The strategy `check` uses for `scenario` under `engine` with `seed` when no flag says
@@ -419,7 +330,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
             }
             for engine in &engines {
                 // Seeds mean nothing to loom, DFS and real threads: one item each.
-                let seeds = if matches!(engine, Engine::Random | Engine::Pct) {
+                let seeds = if engine.capabilities().seeded {
                     selection.seeds.max(1)
                 } else {
                     1
@@ -560,13 +471,13 @@ mod tests {
         })
         .unwrap()
         .len();
-        let randomized = available_engines().iter().all(|e| {
-            matches!(
-                e,
-                Engine::Random | Engine::Pct | Engine::Dfs | Engine::Stateful | Engine::Replay
-            )
-        });
-        if randomized {
+        // Under the default build every engine `check` runs is seeded; under loom and
+        // threads none is.
+        let seeded = available_engines()
+            .into_iter()
+            .filter(|e| e.capabilities().in_check)
+            .all(|e| e.capabilities().seeded);
+        if seeded {
             assert_eq!(three, 3 * one);
         } else {
             assert_eq!(three, one);
@@ -592,10 +503,10 @@ mod tests {
         ));
         assert!(matches!(
             bad(Selection {
-                engine: Some("replay".into()),
+                engine: Some(Engine::Replay),
                 ..Selection::default()
             }),
-            PlanError::Unknown(_)
+            PlanError::Invalid(_)
         ));
         for size in [0, scenarios::MAX_SIZE + 1] {
             assert!(matches!(

@@ -29,9 +29,6 @@
 //! assert!((NEVER_NEGATIVE.check)(&-1).is_err());
 //! ```
 
-use crate::kit::store::{Observer, Tables};
-use crate::recorder::Recorder;
-use crate::sync::Arc;
 use serde::Serialize;
 
 /// When a property is checked, and what it asks for.
@@ -131,7 +128,7 @@ impl<S: ?Sized> Invariant<S> {
     /// Check `state`, reporting a break to `recorder`. Returns whether it held. An
     /// eventually-property checked before the execution quiesced is a bug in the scenario,
     /// reported as a model failure.
-    pub fn check_into(&self, state: &S, recorder: &Recorder) -> bool {
+    pub fn check_into(&self, state: &S, recorder: &(impl Breaks + ?Sized)) -> bool {
         if self.kind == Kind::Eventually {
             assert!(
                 recorder.quiesced(),
@@ -149,8 +146,29 @@ impl<S: ?Sized> Invariant<S> {
     }
 }
 
+/// Where an invariant reports a break: the execution's recorder
+/// ([`Recorder`](crate::recorder::Recorder)), which implements it. A trait, so that the
+/// properties sit below the recorder that counts them.
+pub trait Breaks {
+    /// Whether the execution has quiesced (its actors joined), so an eventually-property
+    /// may be checked.
+    fn quiesced(&self) -> bool;
+    /// Report that `invariant` broke, with what was seen.
+    fn violate(&self, invariant: &'static str, detail: String);
+}
+
+impl<T: Breaks + ?Sized> Breaks for std::sync::Arc<T> {
+    fn quiesced(&self) -> bool {
+        (**self).quiesced()
+    }
+
+    fn violate(&self, invariant: &'static str, detail: String) {
+        (**self).violate(invariant, detail)
+    }
+}
+
 /// Check every invariant of `set` against `state`; each break is reported to `recorder`.
-pub fn check_all<S: ?Sized>(set: &[Invariant<S>], state: &S, recorder: &Recorder) {
+pub fn check_all<S: ?Sized>(set: &[Invariant<S>], state: &S, recorder: &(impl Breaks + ?Sized)) {
     for invariant in set {
         invariant.check_into(state, recorder);
     }
@@ -188,18 +206,4 @@ impl Probe {
             ..self.property()
         }
     }
-}
-
-/// A store observer that checks `set` at every durable write, on the state that `view`
-/// builds from the durable tables before and after the write.
-pub fn durable_observer<V, S>(
-    recorder: &Arc<Recorder>,
-    set: &'static [Invariant<S>],
-    view: impl Fn(&Tables<V>, &Tables<V>) -> S + Send + Sync + 'static,
-) -> Observer<V>
-where
-    S: 'static,
-{
-    let recorder = Arc::clone(recorder);
-    Box::new(move |before, after| check_all(set, &view(before, after), &recorder))
 }

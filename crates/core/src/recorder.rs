@@ -4,7 +4,7 @@
 //! cannot change the interleavings an engine explores.
 
 use crate::citation::Label;
-use crate::properties::Probe;
+use crate::properties::{Breaks, Probe};
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use crate::trace::Event;
@@ -201,5 +201,15 @@ impl Actor {
     /// The recorder this actor writes to.
     pub fn recorder(&self) -> &Arc<Recorder> {
         &self.recorder
+    }
+}
+
+impl Breaks for Recorder {
+    fn quiesced(&self) -> bool {
+        Recorder::quiesced(self)
+    }
+
+    fn violate(&self, invariant: &'static str, detail: String) {
+        Recorder::violate(self, invariant, detail)
     }
 }

@@ -26,7 +26,7 @@
 //! assert_eq!(Variant::names(), vec!["buggy", "fixed"]);
 //! ```
 
-use crate::engine::Engine;
+pub use crate::engine::Budget;
 use crate::properties::Property;
 use crate::recorder::Recorder;
 use crate::sync::Arc;
@@ -119,42 +119,6 @@ pub struct SizeKnob {
     pub counts: &'static str,
     /// The size the expectations and tests are written for.
     pub default: usize,
-}
-
-/// Executions per run of the randomized engines when none are asked for.
-///
-/// ```
-/// use ozone_ha_check::engine::Engine;
-/// use ozone_ha_check::scenario::Budget;
-///
-/// let b = Budget { random: 60_000, ..Budget::CHECK };
-/// assert_eq!(b.of(Engine::Random), Some(60_000));
-/// assert_eq!(b.of(Engine::Pct), Some(2_000));
-/// assert_eq!(b.of(Engine::Loom), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    /// Under the uniformly random scheduler.
-    pub random: usize,
-    /// Under PCT.
-    pub pct: usize,
-}
-
-impl Budget {
-    /// `check`'s default: 2,000 executions under each.
-    pub const CHECK: Budget = Budget {
-        random: 2_000,
-        pct: 2_000,
-    };
-
-    /// The budget under `engine`, for the randomized engines.
-    pub fn of(&self, engine: Engine) -> Option<usize> {
-        match engine {
-            Engine::Random => Some(self.random),
-            Engine::Pct => Some(self.pct),
-            _ => None,
-        }
-    }
 }
 
 /// One (variant, plan), prepared to run many times.

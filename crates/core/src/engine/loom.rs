@@ -10,8 +10,6 @@ use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strate
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[Engine] = &[Engine::Loom];
-
 pub(super) fn drive(
     strategy: &Strategy,
     exploration: Arc<dyn Exploration>,

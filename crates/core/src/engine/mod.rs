@@ -6,7 +6,9 @@
 
 mod quiet_panics;
 mod schedule;
+mod table;
 pub use schedule::{Schedule, ScheduleError};
+pub use table::{Ask, Budget, Build, Capabilities, DefaultRun, PreemptionBound, TABLE};
 
 #[cfg(not(any(loom, ohc_threads)))]
 mod shuttle;
@@ -27,7 +29,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
-/// An exploration engine, as the CLI and the reports spell it.
+/// An exploration engine, as the CLI and the reports spell it; what each can do is its row
+/// of the engine table ([`TABLE`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
@@ -48,76 +51,15 @@ pub enum Engine {
     Threads,
 }
 
-impl Engine {
-    /// Every engine, in the order the CLI lists them.
-    pub const ALL: &'static [Engine] = &[
-        Engine::Random,
-        Engine::Pct,
-        Engine::Dfs,
-        Engine::Stateful,
-        Engine::Replay,
-        Engine::Loom,
-        Engine::Threads,
-    ];
-
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Random => "random",
-            Engine::Pct => "pct",
-            Engine::Dfs => "dfs",
-            Engine::Stateful => "stateful",
-            Engine::Replay => "replay",
-            Engine::Loom => "loom",
-            Engine::Threads => "threads",
-        }
-    }
-
-    /// The engine called `name`.
-    pub fn parse(name: &str) -> Option<Engine> {
-        Engine::ALL.iter().copied().find(|e| e.name() == name)
-    }
-
-    /// Whether this build has the engine.
-    pub fn available(self) -> bool {
-        backend::ENGINES.contains(&self)
-    }
-
-    /// Whether the engine enumerates every schedule (within its bound) and can therefore
-    /// run out of them.
-    pub fn exhaustive(self) -> bool {
-        matches!(self, Engine::Dfs | Engine::Stateful | Engine::Loom)
-    }
-
-    /// Whether the engine can only witness a violation, never rule one out nor steer into a
-    /// race window (real threads).
-    pub fn witness_only(self) -> bool {
-        self == Engine::Threads
-    }
-
-    /// The command that builds a binary with this engine, for an error message.
-    pub fn build_hint(self) -> &'static str {
-        match self {
-            Engine::Loom => {
-                "RUSTFLAGS=\"--cfg loom\" CARGO_TARGET_DIR=target/loom cargo run --release --"
-            }
-            Engine::Threads => {
-                "RUSTFLAGS=\"--cfg ohc_threads\" CARGO_TARGET_DIR=target/threads cargo run --release --"
-            }
-            _ => "cargo run --release --",
-        }
-    }
-}
-
 impl fmt::Display for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-/// The engines this build can run.
-pub fn available_engines() -> &'static [Engine] {
-    backend::ENGINES
+/// The engines this build can run, in the table's order.
+pub fn available_engines() -> Vec<Engine> {
+    Engine::all().filter(|e| e.available()).collect()
 }
 
 /// How to choose interleavings.
@@ -195,10 +137,7 @@ impl Strategy {
 
     /// Whether a violation found by this strategy can be replayed from its schedule.
     pub fn replayable(&self) -> bool {
-        matches!(
-            self,
-            Strategy::Random { .. } | Strategy::Pct { .. } | Strategy::Dfs { .. }
-        )
+        self.engine().capabilities().replayable
     }
 
     /// The seed of a randomized strategy.

@@ -5,7 +5,7 @@
 //! once per process, and a violation here is not a panic at all).
 
 use super::schedule::{Schedule, Step};
-use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
+use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
 use ::shuttle::scheduler::{
     DfsScheduler, PctScheduler, Schedule as ShuttleSchedule, Scheduler, Task, TaskId,
 };
@@ -57,14 +57,6 @@ use ::shuttle::{Config, FailurePersistence, Runner};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-
-pub(super) const ENGINES: &[Engine] = &[
-    Engine::Random,
-    Engine::Pct,
-    Engine::Dfs,
-    Engine::Stateful,
-    Engine::Replay,
-];
 
 /// State shared between the driver and the scheduler it hands to shuttle's `Runner`.
 #[derive(Default)]

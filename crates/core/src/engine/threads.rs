@@ -3,8 +3,6 @@
 use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
 use std::sync::Arc;
 
-pub(super) const ENGINES: &[Engine] = &[Engine::Threads];
-
 pub(super) fn drive(
     strategy: &Strategy,
     exploration: Arc<dyn Exploration>,

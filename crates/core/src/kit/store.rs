@@ -38,8 +38,9 @@
 //! ```
 
 use crate::citation::Label;
-use crate::recorder::Actor;
-use crate::sync::Mutex;
+use crate::properties::{check_all, Invariant};
+use crate::recorder::{Actor, Recorder};
+use crate::sync::{Arc, Mutex};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -225,6 +226,20 @@ impl<V: fmt::Display> fmt::Display for WriteBatch<V> {
 
 /// Sees the durable state before and after each write, inside the write's atomic step.
 pub type Observer<V> = Box<dyn Fn(&Tables<V>, &Tables<V>) + Send + Sync>;
+
+/// A store observer that checks `set` at every durable write, on the state that `view`
+/// builds from the durable tables before and after the write.
+pub fn durable_observer<V, S>(
+    recorder: &Arc<Recorder>,
+    set: &'static [Invariant<S>],
+    view: impl Fn(&Tables<V>, &Tables<V>) -> S + Send + Sync + 'static,
+) -> Observer<V>
+where
+    S: 'static,
+{
+    let recorder = Arc::clone(recorder);
+    Box::new(move |before, after| check_all(set, &view(before, after), &recorder))
+}
 
 /// A real database that follows a store write for write, inside the store's atomic step,
 /// and checks the model's reads and states against its own (a difference panics, naming

@@ -140,6 +140,7 @@
 use crate::choices;
 use crate::citation::{java, Citation, Label};
 use crate::kit::raft_log::{Payload, RaftLog};
+use crate::kit::store::durable_observer;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{self, stored_index, TxRow};
 use crate::models::om::double_buffer::{Life, Response};
@@ -149,7 +150,7 @@ use crate::models::om::requests::OmRequest;
 use crate::models::om::startup::{restart_and_replay, Replayed};
 use crate::models::om::state_machine::Exit;
 use crate::models::om::{initial_tables, OmRow};
-use crate::properties::{durable_observer, Invariant, Property};
+use crate::properties::{Invariant, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;

@@ -148,6 +148,7 @@
 
 use crate::choices;
 use crate::kit::raft_log::{LogEntry, RaftLog};
+use crate::kit::store::durable_observer;
 use crate::kit::store::{Checkpoint, Store, Tables};
 use crate::kit::tx_info::{stored_index, TxRow};
 use crate::models::scm::deleted_blocks::DeletedBlockStatus;
@@ -159,7 +160,7 @@ use crate::models::scm::state_machine::{
 };
 use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, FLUSH_DURING_APPLY};
 use crate::models::scm::{initial_tables, stored_summary, table_summary, ScmRow, Summary};
-use crate::properties::{durable_observer, Invariant, Probe, Property};
+use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;

@@ -10,18 +10,10 @@
 // Reference: DESIGN.md, "Conventions" 8 (tokio's loom groups, LOOM_MAX_PREEMPTIONS=2).
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use ozone_ha_check::engine::{Engine, Strategy};
-use ozone_ha_check::jobs::{PreemptionBound, DEFAULT_PREEMPTION_BOUND};
+use ozone_ha_check::engine::{Engine, PreemptionBound, Strategy};
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::verify::verify_case;
 use std::process::ExitCode;
-
-fn bound() -> Result<Option<usize>, String> {
-    match std::env::var("LOOM_MAX_PREEMPTIONS") {
-        Ok(text) => PreemptionBound::parse(&text).map(PreemptionBound::as_option),
-        Err(_) => Ok(Some(DEFAULT_PREEMPTION_BOUND)),
-    }
-}
 
 fn trials(bound: Option<usize>) -> Vec<Trial> {
     let mut trials = Vec::new();
@@ -44,14 +36,14 @@ fn main() -> ExitCode {
     let args = Arguments::from_args();
     if !Engine::Loom.available() {
         eprintln!(
-            "the loom tests need the loom build: RUSTFLAGS=\"--cfg loom\" CARGO_TARGET_DIR=target/loom cargo test --release --test loom"
+            "the loom tests need the loom build: RUSTFLAGS=\"--cfg loom\" CARGO_TARGET_DIR=target/loom cargo test --release -p ozone-ha-check-core --test loom"
         );
         return ExitCode::SUCCESS;
     }
-    let bound = match bound() {
-        Ok(b) => b,
+    let bound = match PreemptionBound::from_env() {
+        Ok(b) => b.as_option(),
         Err(e) => {
-            eprintln!("error: LOOM_MAX_PREEMPTIONS: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
