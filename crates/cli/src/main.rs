@@ -625,8 +625,9 @@ fn read_schedule(arg: &str) -> Result<Schedule, Failure> {
         if contents.trim_start().starts_with('{') {
             let c = Counterexample::parse(&contents)
                 .map_err(|e| Failure::Usage(format!("`{arg}`: {e}")))?;
-            c.schedule
-                .ok_or_else(|| Failure::Usage(format!("`{arg}` holds no replayable schedule")))?
+            return c
+                .schedule
+                .ok_or_else(|| Failure::Usage(format!("`{arg}` holds no replayable schedule")));
         } else {
             contents
         }

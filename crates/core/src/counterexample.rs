@@ -25,6 +25,7 @@
 //! parse, and traces compare by their four other keys.
 
 use crate::citation::Links;
+use crate::engine::Schedule;
 use crate::explore::Report;
 use crate::trace::{Event, Linked};
 use serde::{Deserialize, Serialize};
@@ -76,7 +77,7 @@ pub struct Counterexample {
     /// The step at which it broke.
     pub violation_step: usize,
     /// The replayable schedule.
-    pub schedule: Option<String>,
+    pub schedule: Option<Schedule>,
     /// Task switches in the schedule.
     pub context_switches: Option<usize>,
     /// The domain trace.
@@ -146,7 +147,7 @@ impl Counterexample {
             invariant: &self.invariant,
             detail: &self.detail,
             violation_step: self.violation_step,
-            schedule: self.schedule.as_deref(),
+            schedule: self.schedule.as_ref(),
             context_switches: self.context_switches,
             trace: self.trace.iter().map(|e| e.linked(links)).collect(),
         };
@@ -165,7 +166,7 @@ struct View<'a> {
     invariant: &'a str,
     detail: &'a str,
     violation_step: usize,
-    schedule: Option<&'a str>,
+    schedule: Option<&'a Schedule>,
     context_switches: Option<usize>,
     trace: Vec<Linked<'a>>,
 }

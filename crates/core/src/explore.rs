@@ -103,7 +103,7 @@ pub struct Report {
     /// The engine's settings in words (depth, bound, runs).
     pub settings: String,
     /// The failing execution's schedule, for `replay` (shuttle engines only).
-    pub schedule: Option<String>,
+    pub schedule: Option<Schedule>,
     /// The failing execution's context switches.
     pub context_switches: Option<usize>,
     /// The failing execution's domain trace.
@@ -492,7 +492,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
             .as_ref()
             .filter(|_| keeps_schedule)
             .map(Schedule::context_switches),
-        schedule: schedule.filter(|_| keeps_schedule).map(|s| s.to_string()),
+        schedule: schedule.filter(|_| keeps_schedule),
         trace: outcome.trace,
         probes: scenario
             .probes()

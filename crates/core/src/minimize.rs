@@ -56,10 +56,10 @@ pub fn minimize_within(
     report: &Report,
     budget: usize,
 ) -> Result<Report, ExploreError> {
-    let (Some(text), Some(invariant)) = (&report.schedule, &report.invariant) else {
+    let (Some(schedule), Some(invariant)) = (&report.schedule, &report.invariant) else {
         return Ok(report.clone());
     };
-    let Some(tasks) = tasks_of(text) else {
+    let Some(tasks) = schedule.tasks_only() else {
         return Ok(report.clone());
     };
     let mut search = Search {
@@ -102,39 +102,6 @@ pub fn minimize_within(
     out.context_switches = best.report.context_switches;
     out.trace = best.report.trace;
     Ok(out)
-}
-
-/// The task of every decision of a schedule's text, or `None` when it holds random values
-/// (no model draws any) or does not parse.
-fn tasks_of(text: &str) -> Option<Vec<usize>> {
-    let body = text.trim().strip_prefix("v1:")?;
-    let mut tasks = Vec::new();
-    for token in body.split(',').filter(|t| !t.is_empty()) {
-        let (task, count) = token.split_once('x').unwrap_or((token, "1"));
-        let task: usize = task.parse().ok()?;
-        let count: usize = count.parse().ok()?;
-        tasks.extend(std::iter::repeat_n(task, count));
-    }
-    Some(tasks)
-}
-
-/// The schedule that runs `tasks` in order (then the engine's non-preemptive default).
-fn schedule_of(tasks: &[usize]) -> Schedule {
-    let mut text = String::from("v1:");
-    let mut i = 0;
-    while i < tasks.len() {
-        let run = tasks[i..].iter().take_while(|t| **t == tasks[i]).count();
-        if i > 0 {
-            text.push(',');
-        }
-        if run == 1 {
-            text.push_str(&tasks[i].to_string());
-        } else {
-            text.push_str(&format!("{}x{run}", tasks[i]));
-        }
-        i += run;
-    }
-    Schedule::parse(&text).unwrap_or_default()
 }
 
 /// Where each block of consecutive decisions of one task starts, after the first.
@@ -205,7 +172,7 @@ impl Search<'_> {
         }
         let fits = self
             .run(Strategy::Replay {
-                schedule: schedule_of(&probe),
+                schedule: Schedule::of_tasks(&probe),
             })?
             .is_some();
         self.fits.insert(probe, fits);
@@ -219,7 +186,7 @@ impl Search<'_> {
         if r.invariant.as_deref() != Some(self.invariant) {
             return Ok(None);
         }
-        let Some(tasks) = r.schedule.as_deref().and_then(tasks_of) else {
+        let Some(tasks) = r.schedule.as_ref().and_then(Schedule::tasks_only) else {
             return Ok(None);
         };
         let mut preempted = Vec::new();
@@ -249,7 +216,7 @@ impl Search<'_> {
             return Ok(None);
         }
         match self.run(Strategy::Replay {
-            schedule: schedule_of(tasks),
+            schedule: Schedule::of_tasks(tasks),
         })? {
             Some(r) => self.found(r, always),
             None => Ok(None),
@@ -499,10 +466,12 @@ mod tests {
     #[test]
     fn schedules_round_trip_through_their_tasks() {
         let tasks = vec![0, 0, 0, 1, 2, 2, 0];
-        let s = schedule_of(&tasks);
+        let s = Schedule::of_tasks(&tasks);
         assert_eq!(s.to_string(), "v1:0x3,1,2x2,0");
-        assert_eq!(tasks_of(&s.to_string()), Some(tasks));
-        assert_eq!(tasks_of("v1:0,r5"), None);
+        assert_eq!(
+            s.to_string().parse::<Schedule>().unwrap().tasks_only(),
+            Some(tasks)
+        );
     }
 
     #[test]

@@ -365,7 +365,7 @@ fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> String {
             escape(&r.scenario),
             escape(&r.variant),
             escape(&r.plan),
-            escape(schedule)
+            escape(&schedule.to_string())
         );
     }
     out.push_str("</figcaption>\n");

@@ -6,7 +6,7 @@
 //! is the counterexample.
 
 use super::quiet_panics::{Quiet, StopSignal};
-use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
+use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 

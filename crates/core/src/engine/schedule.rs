@@ -4,7 +4,11 @@
 //! Format `v1:` followed by comma-separated steps: `T` is "run task T", `TxN` is "run task T
 //! N times in a row", `rV` is "random value V". Task 0 is the main thread, spawned threads
 //! count up from 1 in spawn order.
+//!
+//! Reports and saved counterexamples carry a [`Schedule`], serialised as that text; the
+//! minimizer works on its steps ([`Schedule::tasks_only`], [`Schedule::of_tasks`]).
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// One engine decision.
@@ -61,6 +65,33 @@ impl Schedule {
             .unwrap_or(0)
     }
 
+    /// The task of every decision, or `None` when the schedule holds random values (no
+    /// model draws any).
+    ///
+    /// ```
+    /// use ozone_ha_check::engine::Schedule;
+    /// let s = Schedule::of_tasks(&[0, 0, 1, 2, 2]);
+    /// assert_eq!(s.to_string(), "v1:0x2,1,2x2");
+    /// assert_eq!(s.tasks_only(), Some(vec![0, 0, 1, 2, 2]));
+    /// assert_eq!("v1:0,r5".parse::<Schedule>().unwrap().tasks_only(), None);
+    /// ```
+    pub fn tasks_only(&self) -> Option<Vec<usize>> {
+        self.steps
+            .iter()
+            .map(|s| match s {
+                Step::Task(t) => Some(*t),
+                Step::Random(_) => None,
+            })
+            .collect()
+    }
+
+    /// The schedule that runs `tasks` in order.
+    pub fn of_tasks(tasks: &[usize]) -> Schedule {
+        Schedule {
+            steps: tasks.iter().map(|t| Step::Task(*t)).collect(),
+        }
+    }
+
     /// Parse the text form.
     ///
     /// ```
@@ -104,6 +135,19 @@ impl std::str::FromStr for Schedule {
     type Err = ScheduleError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::parse(s)
+    }
+}
+
+impl Serialize for Schedule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Schedule {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

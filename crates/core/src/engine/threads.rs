@@ -1,6 +1,6 @@
 //! Driving real OS threads: run the exploration's body a number of times.
 
-use super::{panic_message, DriveError, Driven, Engine, Exploration, Flow, Strategy};
+use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
 use std::sync::Arc;
 
 pub(super) fn drive(

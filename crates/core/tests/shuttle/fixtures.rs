@@ -22,10 +22,7 @@ fn committed_counterexamples_replay_to_the_same_trace() {
     let mut failures = Vec::new();
     for path in &files {
         let saved = Counterexample::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let schedule = saved
-            .schedule
-            .as_deref()
-            .expect("fixtures carry a schedule");
+        let schedule = saved.schedule.as_ref().expect("fixtures carry a schedule");
         let r = replay(
             &saved.scenario,
             &saved.variant,
@@ -97,7 +94,7 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
                 name,
                 variant,
                 plan,
-                small.schedule.as_deref().unwrap(),
+                small.schedule.as_ref().unwrap(),
                 found.invariant.as_deref(),
             );
             assert_eq!(again.trace, small.trace, "{variant}/{plan}");

@@ -49,6 +49,7 @@ fn termination_schedule() -> String {
         .unwrap()
         .schedule
         .unwrap()
+        .to_string()
 }
 
 /// The committed counterexample: the stop snapshot puts TX 1 over the batch {2, 3}; the
@@ -59,7 +60,7 @@ fn committed_termination_counterexample_replays() {
         S,
         "buggy",
         "restart",
-        &termination_schedule(),
+        termination_schedule(),
         Some("NoOmTermination"),
     );
     assert_eq!(r.verdict, Verdict::Violated);
@@ -72,8 +73,8 @@ fn committed_termination_counterexample_replays() {
 }
 
 fn replaying_twice_gives_identical_traces() {
-    let a = replay(S, "buggy", "restart", &termination_schedule(), None);
-    let b = replay(S, "buggy", "restart", &termination_schedule(), None);
+    let a = replay(S, "buggy", "restart", termination_schedule(), None);
+    let b = replay(S, "buggy", "restart", termination_schedule(), None);
     assert_eq!(a.trace, b.trace);
     assert_eq!(a.invariant.as_deref(), Some("TxIndexMonotone"));
 }
@@ -90,7 +91,7 @@ fn every_snapshot_follows_the_applies_submitted_before_it() {
         S,
         "buggy",
         "second-term",
-        saved.schedule.as_deref().unwrap(),
+        saved.schedule.as_ref().unwrap(),
         Some("NoOmTermination"),
     );
     let mut submitted = Vec::new();

@@ -31,10 +31,10 @@ pub fn replay(
     scenario: &str,
     variant: &str,
     plan: &str,
-    schedule: &str,
+    schedule: impl std::fmt::Display,
     watch: Option<&str>,
 ) -> Report {
-    let schedule = Schedule::parse(schedule).expect("committed schedule parses");
+    let schedule = Schedule::parse(&schedule.to_string()).expect("committed schedule parses");
     run(
         scenario,
         variant,
