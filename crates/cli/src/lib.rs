@@ -6,4 +6,5 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod markup;
 pub mod present;
