@@ -77,11 +77,7 @@ impl El {
 
     /// With the attribute `name="value"`, the value escaped.
     pub fn attr(mut self, name: &str, value: impl Display) -> El {
-        let _ = write!(
-            self.attrs,
-            " {name}=\"{}\"",
-            escape(&value.to_string())
-        );
+        let _ = write!(self.attrs, " {name}=\"{}\"", escape(&value.to_string()));
         self
     }
 
@@ -132,7 +128,10 @@ mod tests {
     fn attributes_and_text_are_escaped() {
         let el = El::new("a").attr("href", "x?a=1&b=\"2\"");
         assert_eq!(el.open(), "<a href=\"x?a=1&amp;b=&quot;2&quot;\">");
-        assert_eq!(el.text("<&>"), "<a href=\"x?a=1&amp;b=&quot;2&quot;\">&lt;&amp;&gt;</a>");
+        assert_eq!(
+            el.text("<&>"),
+            "<a href=\"x?a=1&amp;b=&quot;2&quot;\">&lt;&amp;&gt;</a>"
+        );
         assert_eq!(
             El::new("g").attr_if("class", None::<&str>).wrap("<x/>"),
             "<g><x/></g>"

@@ -343,8 +343,15 @@ fn or_dash<T: std::fmt::Display>(v: Option<T>) -> String {
 /// first violation, executions, time and probe hits.
 fn runs_table(cell: &[(usize, &Report)], diagrams: &BTreeMap<usize, String>) -> Markup {
     const HEAD: [&str; 9] = [
-        "engine", "seed", "expected", "verdict", "invariant", "first violation",
-        "executions", "time", "probe hits",
+        "engine",
+        "seed",
+        "expected",
+        "verdict",
+        "invariant",
+        "first violation",
+        "executions",
+        "time",
+        "probe hits",
     ];
     html! {
         table class="runs" {
@@ -450,8 +457,14 @@ fn plots(rows: &[Row]) -> Markup {
 /// failing bound; a row where the two differ is marked.
 fn minimization_table(minimized: &[bench::render::Minimization]) -> Markup {
     const HEAD: [&str; 8] = [
-        "scenario", "variant", "plan", "engine", "found", "minimized",
-        "loom's smallest bound", "replays",
+        "scenario",
+        "variant",
+        "plan",
+        "engine",
+        "found",
+        "minimized",
+        "loom's smallest bound",
+        "replays",
     ];
     html! {
         @if !minimized.is_empty() {
@@ -483,8 +496,16 @@ fn minimization_table(minimized: &[bench::render::Minimization]) -> Markup {
 /// Every report as one table, each broken invariant linked to its diagram.
 fn all_reports(reports: &[Report], diagram: &dyn Fn(usize) -> Option<String>) -> Markup {
     const HEAD: [&str; 10] = [
-        "scenario", "variant", "plan", "engine", "expected", "verdict", "invariant",
-        "first violation", "executions", "time (ms)",
+        "scenario",
+        "variant",
+        "plan",
+        "engine",
+        "expected",
+        "verdict",
+        "invariant",
+        "first violation",
+        "executions",
+        "time (ms)",
     ];
     html! {
         h2 id="all-reports" { "All reports" }

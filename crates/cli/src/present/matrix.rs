@@ -345,7 +345,12 @@ fn column_width(matrices: &[Matrix<'_>]) -> f64 {
 /// `UNEXPECTED` bar), without the links.
 pub fn svg(matrices: &[Matrix<'_>]) -> String {
     let col_w = column_width(matrices);
-    let plans = matrices.iter().map(|m| m.plans.len()).max().unwrap_or(1).max(1);
+    let plans = matrices
+        .iter()
+        .map(|m| m.plans.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let width = 2.0 * MARGIN + HEAD_W + plans as f64 * col_w;
     let mut body = String::new();
     let mut y = MARGIN;
@@ -364,11 +369,8 @@ pub fn svg(matrices: &[Matrix<'_>]) -> String {
         .attr("font-family", MONO)
         .attr("role", "img")
         .attr("aria-label", "verdict matrix");
-    let background = El::new("rect").attrs(&[
-        ("width", "100%"),
-        ("height", "100%"),
-        ("fill", "#ffffff"),
-    ]);
+    let background =
+        El::new("rect").attrs(&[("width", "100%"), ("height", "100%"), ("fill", "#ffffff")]);
     format!(
         "{}{}{}\n{body}</svg>\n",
         svg.open(),
@@ -424,7 +426,14 @@ fn draw_matrix(body: &mut String, m: &Matrix<'_>, mut y: f64, width: f64, col_w:
     };
     for t in lines(&title, width - 2.0 * MARGIN, 14.0, 2) {
         y += 18.0;
-        text(body, MARGIN, y, 14.0, &[("font-weight", "bold"), ("fill", "#1d2430")], &t);
+        text(
+            body,
+            MARGIN,
+            y,
+            14.0,
+            &[("font-weight", "bold"), ("fill", "#1d2430")],
+            &t,
+        );
     }
     y = draw_plan_headings(body, m, y + 8.0, col_w);
     for v in &m.variants {
@@ -447,7 +456,14 @@ fn draw_plan_headings(body: &mut String, m: &Matrix<'_>, y: f64, col_w: f64) -> 
         (MARGIN.to_string(), f1(y), f1(full), f1(head_h)),
         &[("fill", "#eef2f7"), ("stroke", "#c4ccd8")],
     );
-    text(body, MARGIN + 6.0, y + 18.0, 11.0, &[("fill", "#5b6573")], "variant \\ plan");
+    text(
+        body,
+        MARGIN + 6.0,
+        y + 18.0,
+        11.0,
+        &[("fill", "#5b6573")],
+        "variant \\ plan",
+    );
     for (j, (p, doc)) in m.plans.iter().zip(&docs).enumerate() {
         let x = MARGIN + HEAD_W + j as f64 * col_w;
         let rule = El::new("line")
@@ -458,9 +474,23 @@ fn draw_plan_headings(body: &mut String, m: &Matrix<'_>, y: f64, col_w: f64) -> 
             .attr("stroke", "#c4ccd8");
         body.push_str(&rule.empty());
         body.push('\n');
-        text(body, x + 6.0, y + 18.0, 12.5, &[("font-weight", "bold"), ("fill", "#1d2430")], &p.name);
+        text(
+            body,
+            x + 6.0,
+            y + 18.0,
+            12.5,
+            &[("font-weight", "bold"), ("fill", "#1d2430")],
+            &p.name,
+        );
         for (k, d) in doc.iter().enumerate() {
-            text(body, x + 6.0, y + 32.0 + k as f64 * DOC_LINE, 10.0, &[("fill", "#5b6573")], d);
+            text(
+                body,
+                x + 6.0,
+                y + 32.0 + k as f64 * DOC_LINE,
+                10.0,
+                &[("fill", "#5b6573")],
+                d,
+            );
         }
     }
     y + head_h
@@ -469,7 +499,11 @@ fn draw_plan_headings(body: &mut String, m: &Matrix<'_>, y: f64, col_w: f64) -> 
 /// The height a cell's verdicts need: a bar when one is unexpected, a line per verdict
 /// and one per broken invariant.
 fn cell_height(vs: &[Verdict]) -> f64 {
-    let bar = if vs.iter().any(|v| !v.expected) { 22.0 } else { 0.0 };
+    let bar = if vs.iter().any(|v| !v.expected) {
+        22.0
+    } else {
+        0.0
+    };
     8.0 + bar
         + vs.iter()
             .map(|v| 22.0 + if v.invariant.is_some() { 13.0 } else { 0.0 })
@@ -479,7 +513,11 @@ fn cell_height(vs: &[Verdict]) -> f64 {
 /// A variant's row from `y`: its heading and a cell per plan. Returns its bottom.
 fn draw_variant_row(body: &mut String, m: &Matrix<'_>, v: &Heading, y: f64, col_w: f64) -> f64 {
     let vdoc = lines(&v.doc, HEAD_W - 12.0, 10.0, 4);
-    let cells: Vec<Vec<Verdict>> = m.plans.iter().map(|p| m.verdicts(&v.name, &p.name)).collect();
+    let cells: Vec<Vec<Verdict>> = m
+        .plans
+        .iter()
+        .map(|p| m.verdicts(&v.name, &p.name))
+        .collect();
     let row_h = cells
         .iter()
         .map(|vs| cell_height(vs))
@@ -490,14 +528,34 @@ fn draw_variant_row(body: &mut String, m: &Matrix<'_>, v: &Heading, y: f64, col_
         (MARGIN.to_string(), f1(y), HEAD_W.to_string(), f1(row_h)),
         &[("fill", "#f6f8fb"), ("stroke", "#c4ccd8")],
     );
-    text(body, MARGIN + 6.0, y + 17.0, 12.5, &[("font-weight", "bold"), ("fill", "#1d2430")], &v.name);
+    text(
+        body,
+        MARGIN + 6.0,
+        y + 17.0,
+        12.5,
+        &[("font-weight", "bold"), ("fill", "#1d2430")],
+        &v.name,
+    );
     for (k, d) in vdoc.iter().enumerate() {
-        text(body, MARGIN + 6.0, y + 31.0 + k as f64 * DOC_LINE, 10.0, &[("fill", "#5b6573")], d);
+        text(
+            body,
+            MARGIN + 6.0,
+            y + 31.0 + k as f64 * DOC_LINE,
+            10.0,
+            &[("fill", "#5b6573")],
+            d,
+        );
     }
     for (j, vs) in cells.iter().enumerate() {
         let x = MARGIN + HEAD_W + j as f64 * col_w;
         let reports = &m.cells.get(&(v.name.clone(), m.plans[j].name.clone()));
-        draw_cell(body, vs, reports.map_or(&[][..], |r| &r[..]), (x, y), (col_w, row_h));
+        draw_cell(
+            body,
+            vs,
+            reports.map_or(&[][..], |r| &r[..]),
+            (x, y),
+            (col_w, row_h),
+        );
     }
     y + row_h
 }
@@ -528,7 +586,14 @@ fn draw_cell(
         cy += 22.0;
     }
     if vs.is_empty() {
-        text(body, x + 8.0, y + 20.0, 11.0, &[("font-style", "italic"), ("fill", "#8a93a0")], "not run");
+        text(
+            body,
+            x + 8.0,
+            y + 20.0,
+            11.0,
+            &[("font-style", "italic"), ("fill", "#8a93a0")],
+            "not run",
+        );
     }
     for v in vs {
         cy = draw_verdict(body, v, x, cy, col_w);
@@ -548,7 +613,11 @@ fn draw_unexpected_bar(
         .attr("y", f1(y + 2.0))
         .attr("width", f1(col_w - 4.0))
         .attr("height", f1(row_h - 4.0))
-        .attrs(&[("fill", "none"), ("stroke", "#d00000"), ("stroke-width", "4")]);
+        .attrs(&[
+            ("fill", "none"),
+            ("stroke", "#d00000"),
+            ("stroke-width", "4"),
+        ]);
     let bar = El::new("rect")
         .attr("x", f1(x + 2.0))
         .attr("y", f1(y + 2.0))
@@ -563,7 +632,14 @@ fn draw_unexpected_bar(
         r.map_or("-", |r| r.expected.word())
     );
     let t = lines(&what, col_w - 16.0, 11.0, 1);
-    text(body, x + 8.0, y + 15.0, 11.0, &[("font-weight", "bold"), ("fill", "#ffffff")], &t[0]);
+    text(
+        body,
+        x + 8.0,
+        y + 15.0,
+        11.0,
+        &[("font-weight", "bold"), ("fill", "#ffffff")],
+        &t[0],
+    );
 }
 
 /// An outcome's chip at (`x`, `y`): its word in its colour on white. Returns its width.
@@ -575,7 +651,14 @@ fn draw_chip(body: &mut String, o: Outcome, x: f64, y: f64) -> f64 {
         (f1(x), f1(y), f1(w), "18".into()),
         &[("rx", "3"), ("fill", "#ffffff"), ("stroke", border)],
     );
-    text(body, x + 5.0, y + 13.5, 12.0, &[("font-weight", "bold"), ("fill", ink)], o.word());
+    text(
+        body,
+        x + 5.0,
+        y + 13.5,
+        12.0,
+        &[("font-weight", "bold"), ("fill", ink)],
+        o.word(),
+    );
     w
 }
 
@@ -608,7 +691,14 @@ fn draw_verdict(body: &mut String, v: &Verdict, x: f64, mut cy: f64, col_w: f64)
     cy += 22.0;
     if let Some(i) = &v.invariant {
         let t = lines(i, col_w - 20.0, 10.5, 1);
-        text(body, x + 10.0, cy + 6.0, 10.5, &[("fill", "#33404f")], &t[0]);
+        text(
+            body,
+            x + 10.0,
+            cy + 6.0,
+            10.5,
+            &[("fill", "#33404f")],
+            &t[0],
+        );
         cy += 13.0;
     }
     cy
@@ -626,7 +716,14 @@ fn draw_legend(body: &mut String, y: f64) {
         (f1(x), f1(y - 13.5), f1(w), "18".into()),
         &[("fill", "#d00000")],
     );
-    text(body, x + 5.0, y, 12.0, &[("font-weight", "bold"), ("fill", "#ffffff")], "⚠ UNEXPECTED");
+    text(
+        body,
+        x + 5.0,
+        y,
+        12.0,
+        &[("font-weight", "bold"), ("fill", "#ffffff")],
+        "⚠ UNEXPECTED",
+    );
 }
 
 #[cfg(test)]

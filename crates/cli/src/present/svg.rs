@@ -14,9 +14,9 @@
 //! The drawing is computed as a [`Layout`] first, so that tests can check its geometry,
 //! then rendered.
 
+pub use crate::markup::{escape, text_width};
 use ozone_ha_check::citation::{self as cite, Links};
 use ozone_ha_check::trace::{actors, Broke, Event};
-pub use crate::markup::{escape, text_width};
 
 use crate::markup::{f0, f1, El};
 
@@ -462,11 +462,8 @@ fn draw_frame(out: &mut String, l: &Layout, label: &str) {
     out.push('\n');
     out.push_str(&El::new("title").text(label));
     out.push('\n');
-    let background = El::new("rect").attrs(&[
-        ("width", "100%"),
-        ("height", "100%"),
-        ("fill", "#ffffff"),
-    ]);
+    let background =
+        El::new("rect").attrs(&[("width", "100%"), ("height", "100%"), ("fill", "#ffffff")]);
     out.push_str(&background.empty());
     out.push('\n');
     text_element(
@@ -536,7 +533,11 @@ fn draw_switch(out: &mut String, a: &Arrow) {
             ),
         )
         .attr("fill", "#7a8797");
-    out.push_str(&El::new("g").attr("class", "switch").wrap(&(line.empty() + &head.empty())));
+    out.push_str(
+        &El::new("g")
+            .attr("class", "switch")
+            .wrap(&(line.empty() + &head.empty())),
+    );
     out.push('\n');
 }
 
