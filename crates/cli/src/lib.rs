@@ -7,4 +7,5 @@
 
 pub mod bench;
 pub mod engines;
+pub mod markup;
 pub mod present;

@@ -3,10 +3,12 @@
 //!
 //! One build has one backend, so [`measure`] takes the figures its engines can give and
 //! returns them as [`Row`]s; `ci/bench.sh` runs it under the default, loom and threads
-//! builds and [`render()`] merges the parts into `bench/RESULTS.md`, `bench/results.json` and
-//! SVG plots. These are figures, not tests: nothing here asserts a speed.
+//! builds and [`write_results`] merges the parts into `bench/RESULTS.md` (with the sections of
+//! [`exhaustion`] and [`budgets`]), `bench/results.json` and SVG plots. These are figures,
+//! not tests: nothing here asserts a speed.
 
 pub mod budgets;
+pub mod exhaustion;
 mod floor;
 pub mod render;
 
@@ -226,6 +228,18 @@ fn floor_rate(tasks: usize, decisions: f64, executions: usize) -> Option<f64> {
     rate(floor).map(|(r, _)| r)
 }
 
+/// The shuttle engine's strategy for `seed`: random or PCT at depth 3.
+fn shuttle_strategy(engine: Engine, seed: u64, executions: usize) -> Strategy {
+    match engine {
+        Engine::Random => Strategy::Random { seed, executions },
+        _ => Strategy::Pct {
+            seed,
+            depth: 3,
+            executions,
+        },
+    }
+}
+
 fn measure_shuttle(
     s: &dyn AnyScenario,
     v: &str,
@@ -237,74 +251,73 @@ fn measure_shuttle(
 ) {
     let violates = s.expected(v, p).is_ok_and(|e| e != Expected::Holds);
     let max = settings.max_executions;
-    let strategy = |seed: u64| match engine {
-        Engine::Random => Strategy::Random {
-            seed,
-            executions: max,
-        },
-        _ => Strategy::Pct {
-            seed,
-            depth: 3,
-            executions: max,
-        },
-    };
+    let strategy = |seed: u64| shuttle_strategy(engine, seed, max);
     if violates {
         row.first_violation = first_violation(s, v, p, size, settings, strategy);
         if row.expected != "-" {
             minimization(s, v, p, size, strategy(0), row);
         }
     }
-    // A run that does not stop at violations, for the rate and PCT's hit rate.
-    let rate_strategy = match engine {
-        Engine::Random => Strategy::Random {
-            seed: 0,
-            executions: settings.rate_executions,
-        },
-        _ => Strategy::Pct {
-            seed: 0,
-            depth: 3,
-            executions: settings.rate_executions,
-        },
-    };
-    if let Some(r) = run(
-        s,
-        Request::new(v, p, rate_strategy)
-            .stop_at_first(false)
-            .size(Some(size)),
-    ) {
-        row.executions_per_second = Some(per_second(r.executions, r.elapsed_ms));
-        row.tasks = r.tasks;
-        row.decisions = r.decisions_per_execution;
-        if engine == Engine::Pct {
-            if let (Some(n), Some(k)) = (r.tasks, r.decisions_per_execution) {
-                row.pct_bound = Some(1.0 / (n as f64 * k * k));
-            }
-            row.pct_hit_rate = Some(r.violations as f64 / r.executions.max(1) as f64);
-        }
-        if let (Some(n), Some(k)) = (r.tasks, r.decisions_per_execution) {
-            row.floor_per_second = floor_rate(n, k, settings.rate_executions);
-        }
-    }
+    measure_rate(s, (v, p, size), settings, row, engine);
     if !violates && engine == Engine::Random {
-        // DFS where tractable.
-        let deadline = Instant::now().checked_add(settings.time_box);
-        let request = Request::new(
-            v,
-            p,
-            Strategy::Dfs {
-                executions: 1_000_000,
-            },
-        )
-        .size(Some(size))
-        .deadline(deadline);
-        if let Some(r) = run(s, request) {
-            row.exhaustion.push(Exhaustion {
-                bound: None,
-                executions: r.executions,
-                exhausted: r.exhausted,
-                ms: r.elapsed_ms,
-            });
+        measure_dfs(s, (v, p, size), settings, row);
+    }
+}
+
+/// A run that does not stop at violations: executions per second, the floor's, and PCT's
+/// guaranteed and measured hit rates.
+fn measure_rate(
+    s: &dyn AnyScenario,
+    (v, p, size): (&str, &str, usize),
+    settings: &Settings,
+    row: &mut Row,
+    engine: Engine,
+) {
+    let strategy = shuttle_strategy(engine, 0, settings.rate_executions);
+    let request = Request::new(v, p, strategy)
+        .stop_at_first(false)
+        .size(Some(size));
+    let Some(r) = run(s, request) else {
+        return;
+    };
+    row.executions_per_second = Some(per_second(r.executions, r.elapsed_ms));
+    row.tasks = r.tasks;
+    row.decisions = r.decisions_per_execution;
+    if engine == Engine::Pct {
+        if let (Some(n), Some(k)) = (r.tasks, r.decisions_per_execution) {
+            row.pct_bound = Some(1.0 / (n as f64 * k * k));
         }
+        row.pct_hit_rate = Some(r.violations as f64 / r.executions.max(1) as f64);
+    }
+    if let (Some(n), Some(k)) = (r.tasks, r.decisions_per_execution) {
+        row.floor_per_second = floor_rate(n, k, settings.rate_executions);
+    }
+}
+
+/// DFS without a bound, time-boxed: a holding case exhausted where tractable.
+fn measure_dfs(
+    s: &dyn AnyScenario,
+    (v, p, size): (&str, &str, usize),
+    settings: &Settings,
+    row: &mut Row,
+) {
+    let deadline = Instant::now().checked_add(settings.time_box);
+    let request = Request::new(
+        v,
+        p,
+        Strategy::Dfs {
+            executions: 1_000_000,
+        },
+    )
+    .size(Some(size))
+    .deadline(deadline);
+    if let Some(r) = run(s, request) {
+        row.exhaustion.push(Exhaustion {
+            bound: None,
+            executions: r.executions,
+            exhausted: r.exhausted,
+            ms: r.elapsed_ms,
+        });
     }
 }
 

@@ -9,15 +9,18 @@
 //! table.
 
 use super::markdown::probes_text;
-use super::matrix::{self, case_anchor};
+use super::matrix::{self, case_anchor, Matrix};
 use super::text::minimized_words;
 use super::{broke, counterexample_svg, verdict_words, Outcome};
 use crate::bench::{self, Row};
+use crate::markup::anchor;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 use ozone_ha_check::citation::Links;
 use ozone_ha_check::explore::Report;
 use ozone_ha_check::trace::render_timeline;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+pub use crate::markup::escape;
 
 /// What the page shows.
 #[derive(Clone, Copy, Debug)]
@@ -39,24 +42,6 @@ impl Default for Page<'_> {
             links: Links::files_ref(),
         }
     }
-}
-
-/// Escape text for HTML.
-pub fn escape(text: &str) -> String {
-    super::svg::escape(text)
-}
-
-/// `text` as an element id: letters, digits, `-` and `_` kept, anything else `-`.
-pub fn anchor(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
 }
 
 const STYLE: &str = r#"
@@ -128,66 +113,86 @@ table.all { width: 100%; font-size: .82em; }
 "#;
 
 /// The page.
+///
+/// ```
+/// use ozone_ha_check_cli::present::{html_report, Page};
+/// let page = html_report(&Page::default());
+/// assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+/// assert!(page.contains("0 reports: . Every verdict is the expected one."));
+/// ```
 pub fn html_report(page: &Page<'_>) -> String {
     let reports = page.reports;
     let diagrams = diagram_anchors(reports);
     let diagram = |i: usize| diagrams.get(&i).cloned();
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>ozone-ha-check report</title>\n<style>",
-    );
-    out.push_str(STYLE);
-    out.push_str("</style></head><body>\n<h1>ozone-ha-check report</h1>\n");
-    out.push_str(&summary(reports));
     let matrices = matrix::matrices(reports);
-    out.push_str("<nav><ul>");
-    for m in &matrices {
-        let _ = write!(
-            out,
-            "<li><a href=\"#{}\">{}</a></li>",
-            anchor(&format!("scenario-{}", m.scenario)),
-            escape(&m.scenario)
-        );
-    }
-    if page.bench.is_some() {
-        out.push_str("<li><a href=\"#bench\">benchmarks</a></li>");
-    }
-    out.push_str("<li><a href=\"#all-reports\">all reports</a></li></ul></nav>\n");
-    out.push_str(&legend());
-    for m in &matrices {
-        let _ = writeln!(
-            out,
-            "<section class=\"scenario\" id=\"{}\"><h2>{}{}</h2>",
-            anchor(&format!("scenario-{}", m.scenario)),
-            escape(&m.scenario),
-            m.about
-                .map(|(jira, title)| format!(
-                    " <span class=\"doc\">{}: {}</span>",
-                    escape(jira),
-                    escape(title)
-                ))
-                .unwrap_or_default()
-        );
-        out.push_str(&matrix::html(m, &diagram));
-        out.push_str("</section>\n");
-    }
-    if let Some(rows) = page.bench {
-        out.push_str(&bench_section(rows));
-    }
-    out.push_str("<h2 id=\"details\">Cases</h2>\n");
-    for m in &matrices {
-        for v in &m.variants {
-            for p in &m.plans {
-                if let Some(cell) = m.cells.get(&(v.name.clone(), p.name.clone())) {
-                    out.push_str(&case_section(
-                        m, &v.name, &p.name, cell, &diagrams, page.links,
-                    ));
-                }
+    let markup = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                "\n"
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                "\n"
+                title { "ozone-ha-check report" }
+                "\n"
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                "\n"
+                h1 { "ozone-ha-check report" }
+                "\n"
+                (summary(reports))
+                (navigation(&matrices, page.bench.is_some()))
+                (legend())
+                @for m in &matrices { (scenario_section(m, &diagram)) }
+                @if let Some(rows) = page.bench { (bench_section(rows)) }
+                h2 id="details" { "Cases" }
+                "\n"
+                @for m in &matrices { (case_sections(m, &diagrams, page.links)) }
+                (all_reports(reports, &diagram))
             }
         }
+        "\n"
+    };
+    markup.into_string()
+}
+
+/// The id of a scenario's section.
+fn scenario_anchor(m: &Matrix<'_>) -> String {
+    anchor(&format!("scenario-{}", m.scenario))
+}
+
+/// Links to each scenario's section, the benchmarks and the table of all reports.
+fn navigation(matrices: &[Matrix<'_>], bench: bool) -> Markup {
+    html! {
+        nav {
+            ul {
+                @for m in matrices {
+                    li { a href={ "#" (scenario_anchor(m)) } { (m.scenario) } }
+                }
+                @if bench { li { a href="#bench" { "benchmarks" } } }
+                li { a href="#all-reports" { "all reports" } }
+            }
+        }
+        "\n"
     }
-    out.push_str(&all_reports(reports, &diagram));
-    out.push_str("</body></html>\n");
-    out
+}
+
+/// A scenario's heading, with its Jira issue and title, and its verdict matrix.
+fn scenario_section(m: &Matrix<'_>, diagram: &dyn Fn(usize) -> Option<String>) -> Markup {
+    html! {
+        section class="scenario" id=(scenario_anchor(m)) {
+            h2 {
+                (m.scenario)
+                @if let Some((jira, title)) = m.about {
+                    " " span class="doc" { (jira) ": " (title) }
+                }
+            }
+            "\n"
+            (matrix::table(m, diagram))
+        }
+        "\n"
+    }
 }
 
 /// Which reports get a diagram of their own, and the anchor each violating report links
@@ -210,7 +215,9 @@ fn diagram_anchors(reports: &[Report]) -> BTreeMap<usize, String> {
     out
 }
 
-fn summary(reports: &[Report]) -> String {
+/// How many reports of each outcome, and a link to each case whose verdict was not the
+/// expected one.
+fn summary(reports: &[Report]) -> Markup {
     let unexpected: Vec<&Report> = reports.iter().filter(|r| !r.as_expected()).collect();
     let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
     for r in reports {
@@ -220,237 +227,314 @@ fn summary(reports: &[Report]) -> String {
         .iter()
         .map(|(o, n)| format!("{n} {}", o.word()))
         .collect();
-    let mut out = format!(
-        "<p class=\"summary\">{} reports: {}. ",
-        reports.len(),
-        parts.join(", ")
-    );
-    if unexpected.is_empty() {
-        out.push_str("Every verdict is the expected one.</p>\n");
-    } else {
-        let _ = write!(
-            out,
-            "<span class=\"bad\">⚠ {} UNEXPECTED:</span> ",
-            unexpected.len()
-        );
-        let links: Vec<String> = unexpected
-            .iter()
-            .map(|r| {
-                format!(
-                    "<a href=\"#{}\">{} {}/{} ({})</a>",
-                    case_anchor(&r.scenario, &r.variant, &r.plan),
-                    escape(&r.scenario),
-                    escape(&r.variant),
-                    escape(&r.plan),
-                    r.engine
-                )
-            })
-            .collect();
-        out.push_str(&links.join(", "));
-        out.push_str("</p>\n");
+    html! {
+        p class="summary" {
+            (reports.len()) " reports: " (parts.join(", ")) ". "
+            @if unexpected.is_empty() {
+                "Every verdict is the expected one."
+            } @else {
+                span class="bad" { "⚠ " (unexpected.len()) " UNEXPECTED:" }
+                " "
+                @for (k, r) in unexpected.iter().enumerate() {
+                    @if k > 0 { ", " }
+                    a href={ "#" (case_anchor(&r.scenario, &r.variant, &r.plan)) } {
+                        (r.scenario) " " (r.variant) "/" (r.plan) " (" (r.engine) ")"
+                    }
+                }
+            }
+        }
+        "\n"
     }
-    out
 }
 
-fn legend() -> String {
-    let mut out = String::from("<ul class=\"legend\">");
-    for o in Outcome::ALL {
-        let what = match o {
-            Outcome::Violated => "an invariant broke (the diagram shows how)",
-            Outcome::Held => "none broke, and the race window was reached",
-            Outcome::Vacuous => "none broke, but the window was never reached",
-            Outcome::NotWitnessed => "real threads did not happen to show the break",
-        };
-        let _ = write!(
-            out,
-            "<li><span class=\"chip {}\">{}</span> {what}</li>",
-            o.class(),
-            o.word()
-        );
+/// What each outcome's colour and word mean, and the red mark of an unexpected verdict.
+fn legend() -> Markup {
+    let meaning = |o: Outcome| match o {
+        Outcome::Violated => "an invariant broke (the diagram shows how)",
+        Outcome::Held => "none broke, and the race window was reached",
+        Outcome::Vacuous => "none broke, but the window was never reached",
+        Outcome::NotWitnessed => "real threads did not happen to show the break",
+    };
+    html! {
+        ul class="legend" {
+            @for o in Outcome::ALL {
+                li { span class={ "chip " (o.class()) } { (o.word()) } " " (meaning(o)) }
+            }
+            li {
+                strong class="mark" style="display:inline-block;margin:0" { "⚠ UNEXPECTED" }
+                " the verdict differs from the expected one"
+            }
+        }
+        "\n"
     }
-    out.push_str("<li><strong class=\"mark\" style=\"display:inline-block;margin:0\">⚠ UNEXPECTED</strong> the verdict differs from the expected one</li></ul>\n");
-    out
 }
 
+/// The details of every case of a matrix, row by row.
+fn case_sections(m: &Matrix<'_>, diagrams: &BTreeMap<usize, String>, links: &Links) -> Markup {
+    html! {
+        @for v in &m.variants {
+            @for p in &m.plans {
+                @if let Some(cell) = m.cells.get(&(v.name.clone(), p.name.clone())) {
+                    (case_section(m, &v.name, &p.name, cell, diagrams, links))
+                }
+            }
+        }
+    }
+}
+
+/// One case: what its variant and plan are, its reports, and a diagram per distinct
+/// counterexample.
 fn case_section(
-    m: &matrix::Matrix<'_>,
+    m: &Matrix<'_>,
     variant: &str,
     plan: &str,
     cell: &[(usize, &Report)],
     diagrams: &BTreeMap<usize, String>,
     links: &Links,
-) -> String {
+) -> Markup {
     let doc = |list: &[matrix::Heading], name: &str| {
         list.iter()
             .find(|h| h.name == name)
             .map(|h| h.doc.clone())
             .unwrap_or_default()
     };
-    let mut out = format!(
-        "<section class=\"case\" id=\"{}\"><h3>{} · {} · {}</h3>\n<p class=\"doc\">variant {}: {} — plan {}: {}</p>\n",
-        case_anchor(&m.scenario, variant, plan),
-        escape(&m.scenario),
-        escape(variant),
-        escape(plan),
-        escape(variant),
-        escape(&doc(&m.variants, variant)),
-        escape(plan),
-        escape(&doc(&m.plans, plan)),
-    );
-    out.push_str("<table class=\"runs\"><thead><tr><th>engine</th><th>seed</th><th>expected</th><th>verdict</th><th>invariant</th><th>first violation</th><th>executions</th><th>time</th><th>probe hits</th></tr></thead><tbody>\n");
-    for (i, r) in cell {
-        let verdict = match diagrams.get(i) {
-            Some(a) => format!("<a href=\"#{a}\">{}</a>", escape(&verdict_words(r))),
-            None => escape(&verdict_words(r)),
-        };
-        let _ = writeln!(
-            out,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{verdict}{}</td><td>{}</td><td>{}</td><td>{}{}</td><td>{:.2} s</td><td>{}</td></tr>",
-            if r.as_expected() { "" } else { " class=\"unexpected\"" },
-            r.engine,
-            r.seed.map_or_else(|| "-".into(), |s| s.to_string()),
-            r.expected.word(),
-            if r.as_expected() { "" } else { " <strong class=\"bad\">⚠ UNEXPECTED</strong>" },
-            escape(r.invariant.as_deref().unwrap_or("-")),
-            r.first_violation.map_or_else(|| "-".into(), |n| n.to_string()),
-            r.executions,
-            if r.out_of_time { " (time budget)" } else { "" },
-            r.elapsed_ms as f64 / 1000.0,
-            escape(&probes_text(r)),
-        );
-    }
-    out.push_str("</tbody></table>\n");
-    for (i, r) in cell {
-        let own = format!("cx-{i}");
-        if diagrams.get(i) != Some(&own) {
-            continue;
-        }
-        let also: Vec<String> = cell
-            .iter()
-            .filter(|(j, _)| j != i && diagrams.get(j) == Some(&own))
-            .map(|(_, o)| match o.seed {
-                Some(seed) => format!("{} (seed {seed})", o.engine),
-                None => o.engine.to_string(),
-            })
-            .collect();
-        out.push_str(&figure(*i, r, &also, links));
-    }
-    out.push_str("</section>\n");
-    out
-}
-
-fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> String {
-    let mut out = format!(
-        "<figure class=\"cx\" id=\"cx-{i}\"><figcaption><strong>{} broken</strong> under {}{} in execution {}: {}",
-        escape(r.invariant.as_deref().unwrap_or("")),
-        r.engine,
-        r.seed.map_or_else(String::new, |s| format!(" (seed {s})")),
-        r.first_violation.unwrap_or(0),
-        escape(r.detail.as_deref().unwrap_or("")),
-    );
-    if let Some(m) = &r.minimized {
-        let _ = write!(out, "<br>{}", escape(&minimized_words(m)));
-    }
-    if !also.is_empty() {
-        let _ = write!(
-            out,
-            "<br>The same counterexample under {}.",
-            escape(&also.join(", "))
-        );
-    }
-    if let Some(schedule) = &r.schedule {
-        let _ = write!(
-            out,
-            "<code class=\"replay\">ozone-ha-check replay {} --variant {} --plan {} --schedule '{}'</code>",
-            escape(&r.scenario),
-            escape(&r.variant),
-            escape(&r.plan),
-            escape(&schedule.to_string())
-        );
-    }
-    out.push_str("</figcaption>\n");
-    out.push_str(&counterexample_svg(r, links));
-    let _ = writeln!(
-        out,
-        "<details><summary>the same trace as text</summary><pre>{}</pre></details></figure>",
-        escape(&render_timeline(&r.trace, broke(r), 100))
-    );
-    out
-}
-
-fn bench_section(rows: &[Row]) -> String {
-    let mut out = String::from("<section id=\"bench\"><h2>Benchmarks</h2>\n");
-    match bench::render::figures(rows) {
-        Ok(figures) if !figures.is_empty() => {
-            out.push_str("<div class=\"plots\">");
-            for f in figures {
-                let _ = write!(
-                    out,
-                    "<figure class=\"plot\">{}<figcaption>{}</figcaption></figure>",
-                    f.svg,
-                    escape(&f.title)
-                );
+    html! {
+        section class="case" id=(case_anchor(&m.scenario, variant, plan)) {
+            h3 { (m.scenario) " · " (variant) " · " (plan) }
+            "\n"
+            p class="doc" {
+                "variant " (variant) ": " (doc(&m.variants, variant))
+                " — plan " (plan) ": " (doc(&m.plans, plan))
             }
-            out.push_str("</div>\n");
+            "\n"
+            (runs_table(cell, diagrams))
+            @for (i, r) in cell {
+                @if diagrams.get(i) == Some(&format!("cx-{i}")) {
+                    (figure(*i, r, &same_counterexample(*i, cell, diagrams), links))
+                }
+            }
         }
-        Ok(_) => out.push_str("<p>The bench result has no plots.</p>\n"),
-        Err(e) => {
-            let _ = writeln!(
-                out,
-                "<p class=\"bad\">The plots could not be drawn: {}</p>",
-                escape(&e)
-            );
-        }
+        "\n"
     }
-    let minimized = bench::render::minimizations(rows);
-    if !minimized.is_empty() {
-        out.push_str("<h3>Counterexamples: preemptions as found and minimized</h3>\n<p class=\"doc\">Preemptions counted as loom counts them; loom's smallest failing bound is what a minimized counterexample can reach.</p>\n<table class=\"runs\"><thead><tr><th>scenario</th><th>variant</th><th>plan</th><th>engine</th><th>found</th><th>minimized</th><th>loom's smallest bound</th><th>replays</th></tr></thead><tbody>\n");
-        for m in minimized {
-            let differs = m.loom.is_some_and(|l| l != m.minimized);
-            let _ = writeln!(
-                out,
-                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                if differs { " class=\"unexpected\"" } else { "" },
-                escape(&m.scenario),
-                escape(&m.variant),
-                escape(&m.plan),
-                escape(&m.engine),
-                m.found,
-                m.minimized,
-                m.loom.map_or_else(|| "-".into(), |l| l.to_string()),
-                m.replays
-            );
-        }
-        out.push_str("</tbody></table>\n");
-    }
-    out.push_str("</section>\n");
-    out
 }
 
-fn all_reports(reports: &[Report], diagram: &dyn Fn(usize) -> Option<String>) -> String {
-    let mut out = String::from("<h2 id=\"all-reports\">All reports</h2>\n<table class=\"all\" id=\"reports\">\n<thead><tr><th>scenario</th><th>variant</th><th>plan</th><th>engine</th><th>expected</th><th>verdict</th><th>invariant</th><th>first violation</th><th>executions</th><th>time (ms)</th></tr></thead>\n<tbody>\n");
-    for (i, r) in reports.iter().enumerate() {
-        let invariant = match (&r.invariant, diagram(i)) {
-            (Some(name), Some(a)) => format!("<a href=\"#{a}\">{}</a>", escape(name)),
-            (Some(name), None) => escape(name),
-            (None, _) => "-".into(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td>{invariant}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            if r.as_expected() { "" } else { " class=\"unexpected\"" },
-            escape(&r.scenario),
-            escape(&r.variant),
-            escape(&r.plan),
-            r.engine,
-            r.expected.word(),
-            escape(&verdict_words(r)),
-            if r.as_expected() { "" } else { " ⚠ UNEXPECTED" },
-            r.first_violation.map_or_else(|| "-".into(), |n| n.to_string()),
-            r.executions,
-            r.elapsed_ms
-        );
+/// The other engines and seeds of a case whose counterexample is the one drawn at `i`.
+fn same_counterexample(
+    i: usize,
+    cell: &[(usize, &Report)],
+    diagrams: &BTreeMap<usize, String>,
+) -> Vec<String> {
+    let own = format!("cx-{i}");
+    cell.iter()
+        .filter(|(j, _)| *j != i && diagrams.get(j) == Some(&own))
+        .map(|(_, o)| match o.seed {
+            Some(seed) => format!("{} (seed {seed})", o.engine),
+            None => o.engine.to_string(),
+        })
+        .collect()
+}
+
+/// `-` for nothing, else the value.
+fn or_dash<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+/// A case's reports: engine, seed, expected, verdict (linked to its diagram), invariant,
+/// first violation, executions, time and probe hits.
+fn runs_table(cell: &[(usize, &Report)], diagrams: &BTreeMap<usize, String>) -> Markup {
+    const HEAD: [&str; 9] = [
+        "engine",
+        "seed",
+        "expected",
+        "verdict",
+        "invariant",
+        "first violation",
+        "executions",
+        "time",
+        "probe hits",
+    ];
+    html! {
+        table class="runs" {
+            thead { tr { @for h in HEAD { th { (h) } } } }
+            tbody {
+                "\n"
+                @for (i, r) in cell { (run_row(r, diagrams.get(i))) "\n" }
+            }
+        }
+        "\n"
     }
-    out.push_str("</tbody></table>\n");
-    out
+}
+
+/// One report of a case as a row of its table.
+fn run_row(r: &Report, diagram: Option<&String>) -> Markup {
+    html! {
+        tr class=[(!r.as_expected()).then_some("unexpected")] {
+            td { (r.engine) }
+            td { (or_dash(r.seed)) }
+            td { (r.expected.word()) }
+            td {
+                @match diagram {
+                    Some(a) => a href={ "#" (a) } { (verdict_words(r)) },
+                    None => (verdict_words(r)),
+                }
+                @if !r.as_expected() { " " strong class="bad" { "⚠ UNEXPECTED" } }
+            }
+            td { (r.invariant.as_deref().unwrap_or("-")) }
+            td { (or_dash(r.first_violation)) }
+            td { (r.executions) @if r.out_of_time { " (time budget)" } }
+            td { (format!("{:.2} s", r.elapsed_ms as f64 / 1000.0)) }
+            td { (probes_text(r)) }
+        }
+    }
+}
+
+/// A counterexample: what broke, how it was minimized, who else found it, the replay
+/// command, the sequence diagram and the timeline as text.
+fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> Markup {
+    html! {
+        figure class="cx" id={ "cx-" (i) } {
+            figcaption {
+                strong { (r.invariant.as_deref().unwrap_or("")) " broken" }
+                " under " (r.engine)
+                @if let Some(s) = r.seed { " (seed " (s) ")" }
+                " in execution " (r.first_violation.unwrap_or(0)) ": "
+                (r.detail.as_deref().unwrap_or(""))
+                @if let Some(m) = &r.minimized { br; (minimized_words(m)) }
+                @if !also.is_empty() { br; "The same counterexample under " (also.join(", ")) "." }
+                @if let Some(schedule) = &r.schedule {
+                    code class="replay" {
+                        "ozone-ha-check replay " (r.scenario) " --variant " (r.variant)
+                        " --plan " (r.plan) " --schedule '" (schedule) "'"
+                    }
+                }
+            }
+            "\n"
+            (PreEscaped(counterexample_svg(r, links)))
+            details {
+                summary { "the same trace as text" }
+                pre { (render_timeline(&r.trace, broke(r), 100)) }
+            }
+        }
+        "\n"
+    }
+}
+
+/// The benchmark plots and the table of preemptions as found and minimized.
+fn bench_section(rows: &[Row]) -> Markup {
+    html! {
+        section id="bench" {
+            h2 { "Benchmarks" }
+            "\n"
+            (plots(rows))
+            (minimization_table(&bench::render::minimizations(rows)))
+        }
+        "\n"
+    }
+}
+
+/// The bench's figures side by side, each SVG as drawn.
+fn plots(rows: &[Row]) -> Markup {
+    html! {
+        @match bench::render::figures(rows) {
+            Ok(figures) if !figures.is_empty() => {
+                div class="plots" {
+                    @for f in figures {
+                        figure class="plot" {
+                            (PreEscaped(f.svg))
+                            figcaption { (f.title) }
+                        }
+                    }
+                }
+                "\n"
+            }
+            Ok(_) => { p { "The bench result has no plots." } "\n" }
+            Err(e) => { p class="bad" { "The plots could not be drawn: " (e) } "\n" }
+        }
+    }
+}
+
+/// Each counterexample's preemptions as found and minimized beside loom's smallest
+/// failing bound; a row where the two differ is marked.
+fn minimization_table(minimized: &[bench::render::Minimization]) -> Markup {
+    const HEAD: [&str; 8] = [
+        "scenario",
+        "variant",
+        "plan",
+        "engine",
+        "found",
+        "minimized",
+        "loom's smallest bound",
+        "replays",
+    ];
+    html! {
+        @if !minimized.is_empty() {
+            h3 { "Counterexamples: preemptions as found and minimized" }
+            "\n"
+            p class="doc" {
+                "Preemptions counted as loom counts them; loom's smallest failing bound is what a minimized counterexample can reach."
+            }
+            "\n"
+            table class="runs" {
+                thead { tr { @for h in HEAD { th { (h) } } } }
+                tbody {
+                    "\n"
+                    @for m in minimized {
+                        tr class=[m.loom.is_some_and(|l| l != m.minimized).then_some("unexpected")] {
+                            td { (m.scenario) } td { (m.variant) } td { (m.plan) } td { (m.engine) }
+                            td { (m.found) } td { (m.minimized) } td { (or_dash(m.loom)) }
+                            td { (m.replays) }
+                        }
+                        "\n"
+                    }
+                }
+            }
+            "\n"
+        }
+    }
+}
+
+/// Every report as one table, each broken invariant linked to its diagram.
+fn all_reports(reports: &[Report], diagram: &dyn Fn(usize) -> Option<String>) -> Markup {
+    const HEAD: [&str; 10] = [
+        "scenario",
+        "variant",
+        "plan",
+        "engine",
+        "expected",
+        "verdict",
+        "invariant",
+        "first violation",
+        "executions",
+        "time (ms)",
+    ];
+    html! {
+        h2 id="all-reports" { "All reports" }
+        "\n"
+        table class="all" id="reports" {
+            "\n"
+            thead { tr { @for h in HEAD { th { (h) } } } }
+            "\n"
+            tbody {
+                "\n"
+                @for (i, r) in reports.iter().enumerate() {
+                    tr class=[(!r.as_expected()).then_some("unexpected")] {
+                        td { (r.scenario) } td { (r.variant) } td { (r.plan) }
+                        td { (r.engine) } td { (r.expected.word()) }
+                        td { (verdict_words(r)) @if !r.as_expected() { " ⚠ UNEXPECTED" } }
+                        td {
+                            @match (&r.invariant, diagram(i)) {
+                                (Some(name), Some(a)) => a href={ "#" (a) } { (name) },
+                                (Some(name), None) => (name),
+                                (None, _) => "-",
+                            }
+                        }
+                        td { (or_dash(r.first_violation)) } td { (r.executions) }
+                        td { (r.elapsed_ms) }
+                    }
+                    "\n"
+                }
+            }
+        }
+        "\n"
+    }
 }

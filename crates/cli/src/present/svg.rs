@@ -14,9 +14,11 @@
 //! The drawing is computed as a [`Layout`] first, so that tests can check its geometry,
 //! then rendered.
 
+pub use crate::markup::{escape, text_width};
 use ozone_ha_check::citation::{self as cite, Links};
 use ozone_ha_check::trace::{actors, Broke, Event};
-use std::fmt::Write as _;
+
+use crate::markup::{f0, f1, El};
 
 /// The widest a diagram is drawn (lanes are narrowed to fit, down to [`MIN_LANE`]).
 pub const MAX_WIDTH: f64 = 1180.0;
@@ -38,15 +40,6 @@ const PAD: f64 = 6.0;
 const GAP: f64 = 6.0;
 const SWITCH_GAP: f64 = 16.0;
 const HEADER: f64 = 26.0;
-
-/// The width `text` takes at `size` pixels, as the layout measures it: 0.61 em for an
-/// ASCII character (monospace fonts use 0.6 or less), a full em for any other.
-pub fn text_width(text: &str, size: f64) -> f64 {
-    text.chars()
-        .map(|c| if c.is_ascii() { 0.61 } else { 1.0 })
-        .sum::<f64>()
-        * size
-}
 
 /// Split `text` into lines no wider than `max` pixels at `size`: at spaces where it can,
 /// inside a long word after `.`, `/`, `,`, `=`, `_` or `(` where it can, else anywhere.
@@ -280,21 +273,7 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str, links: &Li
     let inner = width - 2.0 * MARGIN;
     let (title, mut y) = lines_at(wrap(title, inner, 13.0), MARGIN, MARGIN - 2.0, 13.0);
     y += 8.0;
-    let mut x = MARGIN + GUTTER;
-    let lanes: Vec<Lane> = names
-        .iter()
-        .zip(&widths)
-        .map(|(a, w)| {
-            let lane = Lane {
-                actor: (*a).to_string(),
-                x,
-                width: *w,
-                center: x + w / 2.0,
-            };
-            x += w;
-            lane
-        })
-        .collect();
+    let lanes = place_lanes(&names, &widths);
     let header_top = y;
     y += HEADER + GAP;
     let mut steps = Vec::new();
@@ -311,73 +290,16 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str, links: &Li
             });
         }
         previous = Some(lane);
-        let x = lanes[lane].x + 4.0;
-        let lane_w = lanes[lane].width;
-        let text_w = lane_w - 8.0 - 2.0 * PAD;
-        let (action, cut) = clip(wrap(&e.action, text_w, FONT), MAX_LINES, text_w, FONT);
-        let (lines, bottom) = lines_at(action, x + PAD, y + PAD - 2.0, FONT);
-        let label = format!("‹{}›", e.java);
-        let (method_lines, bottom) = lines_at(wrap(&label, text_w, 11.0), x + PAD, bottom, 11.0);
-        let (url, method_title) = match cite::find(&e.java) {
-            Some(c) => (
-                Some(links.citation_url(c)),
-                format!(
-                    "{} in {} at {}",
-                    c.id,
-                    c.file,
-                    &c.pinned_commit()[..c.pinned_commit().len().min(11)]
-                ),
-            ),
-            None => (
-                None,
-                format!("{}: a step of the model, no one Java method", e.java),
-            ),
-        };
-        let rect = Rect {
-            x,
-            y,
-            w: lane_w - 8.0,
-            h: bottom - y + PAD,
-        };
-        y += rect.h + GAP;
-        steps.push(StepBox {
-            step: e.step,
-            lane,
-            rect,
-            lines,
-            method: Method {
-                lines: method_lines,
-                url,
-                title: method_title,
-            },
-            cut: cut.then(|| e.action.clone()),
-            broken: broke.is_some_and(|b| b.step == e.step),
-        });
+        let broken = broke.is_some_and(|b| b.step == e.step);
+        let step = step_box(e, lane, &lanes[lane], y, links, broken);
+        y += step.rect.h + GAP;
+        steps.push(step);
     }
     let lifeline = (header_top + HEADER, y);
     let note = broke.map(|b| {
-        let at = if b.step < trace.len() {
-            format!("at step {}", b.step)
-        } else {
-            "at the end".to_string()
-        };
-        let text = format!("✗ {} broken {at}: {}", b.invariant, b.detail);
-        let w = inner - GUTTER;
-        let (texts, cut) = clip(wrap(&text, w - 2.0 * PAD, FONT), MAX_LINES, w, FONT);
-        let top = y + 4.0;
-        let (lines, bottom) = lines_at(texts, MARGIN + GUTTER + PAD, top + PAD - 2.0, FONT);
-        let rect = Rect {
-            x: MARGIN + GUTTER,
-            y: top,
-            w,
-            h: bottom - top + PAD,
-        };
-        y = top + rect.h + GAP;
-        Note {
-            rect,
-            lines,
-            cut: cut.then_some(text),
-        }
+        let note = break_note(b, trace.len(), inner, y);
+        y = note.rect.y + note.rect.h + GAP;
+        note
     });
     Layout {
         width,
@@ -391,162 +313,326 @@ pub fn layout(trace: &[Event], broke: Option<Broke<'_>>, title: &str, links: &Li
     }
 }
 
-/// Escape text for XML.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The lanes side by side, right of the gutter.
+fn place_lanes(names: &[&str], widths: &[f64]) -> Vec<Lane> {
+    let mut x = MARGIN + GUTTER;
+    names
+        .iter()
+        .zip(widths)
+        .map(|(a, w)| {
+            let lane = Lane {
+                actor: (*a).to_string(),
+                x,
+                width: *w,
+                center: x + w / 2.0,
+            };
+            x += w;
+            lane
+        })
+        .collect()
 }
 
-fn text_element(out: &mut String, lines: &[Line], size: f64, attrs: &str) {
-    for l in lines {
-        let _ = writeln!(
-            out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{size}\" {attrs}>{}</text>",
-            l.x,
-            l.y,
-            escape(&l.text)
-        );
+/// The box of one step in its lane, its top at `y`: the action's lines, cut after
+/// [`MAX_LINES`], and the method under them.
+fn step_box(e: &Event, lane: usize, at: &Lane, y: f64, links: &Links, broken: bool) -> StepBox {
+    let x = at.x + 4.0;
+    let text_w = at.width - 8.0 - 2.0 * PAD;
+    let (action, cut) = clip(wrap(&e.action, text_w, FONT), MAX_LINES, text_w, FONT);
+    let (lines, bottom) = lines_at(action, x + PAD, y + PAD - 2.0, FONT);
+    let label = format!("‹{}›", e.java);
+    let (method_lines, bottom) = lines_at(wrap(&label, text_w, 11.0), x + PAD, bottom, 11.0);
+    let rect = Rect {
+        x,
+        y,
+        w: at.width - 8.0,
+        h: bottom - y + PAD,
+    };
+    StepBox {
+        step: e.step,
+        lane,
+        rect,
+        lines,
+        method: method(&e.java, method_lines, links),
+        cut: cut.then(|| e.action.clone()),
+        broken,
     }
+}
+
+/// The method a step stands for: its link and tooltip when it is cited, else a model
+/// step's tooltip.
+fn method(java: &str, lines: Vec<Line>, links: &Links) -> Method {
+    let (url, title) = match cite::find(java) {
+        Some(c) => (
+            Some(links.citation_url(c)),
+            format!(
+                "{} in {} at {}",
+                c.id,
+                c.file,
+                &c.pinned_commit()[..c.pinned_commit().len().min(11)]
+            ),
+        ),
+        None => (
+            None,
+            format!("{java}: a step of the model, no one Java method"),
+        ),
+    };
+    Method { lines, url, title }
+}
+
+/// The note under the last step, its top 4 pixels under `y`: which invariant broke, where
+/// and why.
+fn break_note(b: Broke<'_>, steps: usize, inner: f64, y: f64) -> Note {
+    let at = if b.step < steps {
+        format!("at step {}", b.step)
+    } else {
+        "at the end".to_string()
+    };
+    let text = format!("✗ {} broken {at}: {}", b.invariant, b.detail);
+    let w = inner - GUTTER;
+    let (texts, cut) = clip(wrap(&text, w - 2.0 * PAD, FONT), MAX_LINES, w, FONT);
+    let top = y + 4.0;
+    let (lines, bottom) = lines_at(texts, MARGIN + GUTTER + PAD, top + PAD - 2.0, FONT);
+    let rect = Rect {
+        x: MARGIN + GUTTER,
+        y: top,
+        w,
+        h: bottom - top + PAD,
+    };
+    Note {
+        rect,
+        lines,
+        cut: cut.then_some(text),
+    }
+}
+
+/// Each line as a `<text>` element at `size` with `attrs`, one to a line of output.
+fn text_element(out: &mut String, lines: &[Line], size: f64, attrs: &[(&str, &str)]) {
+    for l in lines {
+        let el = El::new("text")
+            .attr("x", f1(l.x))
+            .attr("y", f1(l.y))
+            .attr("font-size", size)
+            .attrs(attrs);
+        out.push_str(&el.text(&l.text));
+        out.push('\n');
+    }
+}
+
+/// `el` with a rectangle's position and size as attributes.
+fn placed(el: El, r: Rect) -> El {
+    el.attr("x", f1(r.x))
+        .attr("y", f1(r.y))
+        .attr("width", f1(r.w))
+        .attr("height", f1(r.h))
 }
 
 /// Draw a layout.
 pub fn render(l: &Layout, label: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"seq\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" role=\"img\" aria-label=\"{a}\" font-family=\"{FONT_FAMILY}\">",
-        w = l.width,
-        h = l.height,
-        a = escape(label)
-    );
-    let _ = writeln!(out, "<title>{}</title>", escape(label));
-    let _ = writeln!(
-        out,
-        "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>"
-    );
-    text_element(
-        &mut out,
-        &l.title,
-        13.0,
-        "font-weight=\"bold\" fill=\"#222\"",
-    );
-    let (top, bottom) = l.lifeline;
+    draw_frame(&mut out, l, label);
     for lane in &l.lanes {
-        let _ = writeln!(
-            out,
-            "<g class=\"lane\" data-actor=\"{a}\"><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{HEADER}\" rx=\"4\" fill=\"#e8eef7\" stroke=\"#6b7c93\"/><text x=\"{c:.1}\" y=\"{ty:.1}\" font-size=\"13\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#1d2b3a\">{a}</text><line class=\"lifeline\" x1=\"{c:.1}\" y1=\"{top:.1}\" x2=\"{c:.1}\" y2=\"{bottom:.1}\" stroke=\"#9aa7b8\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/></g>",
-            a = escape(&lane.actor),
-            x = lane.x + 4.0,
-            y = top - HEADER,
-            w = lane.width - 8.0,
-            c = lane.center,
-            ty = top - HEADER / 2.0 + 4.5,
-        );
+        draw_lane(&mut out, lane, l.lifeline);
     }
     for a in &l.arrows {
-        let dir = if a.to > a.from { -1.0 } else { 1.0 };
-        let _ = writeln!(
-            out,
-            "<g class=\"switch\"><line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#7a8797\" stroke-width=\"1.2\"/><polygon points=\"{:.1},{y:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"#7a8797\"/></g>",
-            a.from,
-            a.to + dir * 6.0,
-            a.to,
-            a.to + dir * 7.0,
-            a.y - 3.5,
-            a.to + dir * 7.0,
-            a.y + 3.5,
-            y = a.y
-        );
+        draw_switch(&mut out, a);
     }
     for s in &l.steps {
-        let r = s.rect;
-        let (fill, stroke, sw) = if s.broken {
-            ("#fde7e7", "#c62828", 3.0)
-        } else {
-            ("#ffffff", "#5b6b80", 1.0)
-        };
-        let _ = writeln!(
-            out,
-            "<g class=\"step{}\" data-step=\"{}\" data-actor=\"{}\">",
-            if s.broken { " broken" } else { "" },
-            s.step,
-            escape(&l.lanes[s.lane].actor)
-        );
-        if let Some(full) = &s.cut {
-            let _ = writeln!(out, "<title>{}</title>", escape(full));
-        }
-        let _ = writeln!(
-            out,
-            "<rect class=\"box\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"{sw}\"/>",
-            r.x, r.y, r.w, r.h
-        );
-        let _ = writeln!(
-            out,
-            "<text class=\"num\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" fill=\"{}\"{}>{}{}</text>",
-            MARGIN + GUTTER - 6.0,
-            r.y + 14.0,
-            if s.broken { "#c62828" } else { "#6b7c93" },
-            if s.broken { " font-weight=\"bold\"" } else { "" },
-            if s.broken { "✗ " } else { "" },
-            s.step
-        );
-        text_element(&mut out, &s.lines, FONT, "fill=\"#111\"");
-        match &s.method.url {
-            Some(url) => {
-                let _ = writeln!(
-                    out,
-                    "<a class=\"java\" href=\"{u}\" target=\"_blank\"><title>{}</title>",
-                    escape(&s.method.title),
-                    u = escape(url)
-                );
-                text_element(
-                    &mut out,
-                    &s.method.lines,
-                    11.0,
-                    "fill=\"#0b57d0\" text-decoration=\"underline\"",
-                );
-                out.push_str("</a>\n");
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "<g class=\"model\"><title>{}</title>",
-                    escape(&s.method.title)
-                );
-                text_element(
-                    &mut out,
-                    &s.method.lines,
-                    11.0,
-                    "fill=\"#6b7280\" font-style=\"italic\"",
-                );
-                out.push_str("</g>\n");
-            }
-        }
-        out.push_str("</g>\n");
+        draw_step(&mut out, s, &l.lanes[s.lane].actor);
     }
     if let Some(note) = &l.note {
-        let r = note.rect;
-        out.push_str("<g class=\"break-note\">");
-        if let Some(full) = &note.cut {
-            let _ = write!(out, "<title>{}</title>", escape(full));
-        }
-        let _ = writeln!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"#fde7e7\" stroke=\"#c62828\" stroke-width=\"2\"/>",
-            r.x, r.y, r.w, r.h
-        );
-        text_element(
-            &mut out,
-            &note.lines,
-            FONT,
-            "fill=\"#8e1b1b\" font-weight=\"bold\"",
-        );
-        out.push_str("</g>\n");
+        draw_break_note(&mut out, note);
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// The `<svg>` element's opening, its title, the white background and the diagram's title.
+fn draw_frame(out: &mut String, l: &Layout, label: &str) {
+    let (w, h) = (f0(l.width), f0(l.height));
+    let svg = El::new("svg")
+        .attr("xmlns", "http://www.w3.org/2000/svg")
+        .attr("class", "seq")
+        .attr("width", &w)
+        .attr("height", &h)
+        .attr("viewBox", format!("0 0 {w} {h}"))
+        .attr("role", "img")
+        .attr("aria-label", label)
+        .attr("font-family", FONT_FAMILY);
+    out.push_str(&svg.open());
+    out.push('\n');
+    out.push_str(&El::new("title").text(label));
+    out.push('\n');
+    let background =
+        El::new("rect").attrs(&[("width", "100%"), ("height", "100%"), ("fill", "#ffffff")]);
+    out.push_str(&background.empty());
+    out.push('\n');
+    text_element(
+        out,
+        &l.title,
+        13.0,
+        &[("font-weight", "bold"), ("fill", "#222")],
+    );
+}
+
+/// An actor's heading and its dashed lifeline from `top` to `bottom`.
+fn draw_lane(out: &mut String, lane: &Lane, (top, bottom): (f64, f64)) {
+    let head = El::new("rect")
+        .attr("x", f1(lane.x + 4.0))
+        .attr("y", f1(top - HEADER))
+        .attr("width", f1(lane.width - 8.0))
+        .attr("height", HEADER)
+        .attrs(&[("rx", "4"), ("fill", "#e8eef7"), ("stroke", "#6b7c93")]);
+    let name = El::new("text")
+        .attr("x", f1(lane.center))
+        .attr("y", f1(top - HEADER / 2.0 + 4.5))
+        .attrs(&[
+            ("font-size", "13"),
+            ("font-weight", "bold"),
+            ("text-anchor", "middle"),
+            ("fill", "#1d2b3a"),
+        ]);
+    let lifeline = El::new("line")
+        .attr("class", "lifeline")
+        .attr("x1", f1(lane.center))
+        .attr("y1", f1(top))
+        .attr("x2", f1(lane.center))
+        .attr("y2", f1(bottom))
+        .attrs(&[
+            ("stroke", "#9aa7b8"),
+            ("stroke-width", "1.5"),
+            ("stroke-dasharray", "5 4"),
+        ]);
+    let g = El::new("g")
+        .attr("class", "lane")
+        .attr("data-actor", &lane.actor);
+    let inner = head.empty() + &name.text(&lane.actor) + &lifeline.empty();
+    out.push_str(&g.wrap(&inner));
+    out.push('\n');
+}
+
+/// An arrow where control passes from one actor to another.
+fn draw_switch(out: &mut String, a: &Arrow) {
+    let dir = if a.to > a.from { -1.0 } else { 1.0 };
+    let line = El::new("line")
+        .attr("x1", f1(a.from))
+        .attr("y1", f1(a.y))
+        .attr("x2", f1(a.to + dir * 6.0))
+        .attr("y2", f1(a.y))
+        .attrs(&[("stroke", "#7a8797"), ("stroke-width", "1.2")]);
+    let head = El::new("polygon")
+        .attr(
+            "points",
+            format!(
+                "{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                a.to,
+                a.y,
+                a.to + dir * 7.0,
+                a.y - 3.5,
+                a.to + dir * 7.0,
+                a.y + 3.5
+            ),
+        )
+        .attr("fill", "#7a8797");
+    out.push_str(
+        &El::new("g")
+            .attr("class", "switch")
+            .wrap(&(line.empty() + &head.empty())),
+    );
+    out.push('\n');
+}
+
+/// One step's box: its number in the gutter, its text, and the method it stands for.
+fn draw_step(out: &mut String, s: &StepBox, actor: &str) {
+    let (fill, stroke, sw) = if s.broken {
+        ("#fde7e7", "#c62828", 3.0)
+    } else {
+        ("#ffffff", "#5b6b80", 1.0)
+    };
+    let g = El::new("g")
+        .attr("class", if s.broken { "step broken" } else { "step" })
+        .attr("data-step", s.step)
+        .attr("data-actor", actor);
+    out.push_str(&g.open());
+    out.push('\n');
+    if let Some(full) = &s.cut {
+        out.push_str(&El::new("title").text(full));
+        out.push('\n');
+    }
+    let frame = placed(El::new("rect").attr("class", "box"), s.rect)
+        .attrs(&[("rx", "3"), ("fill", fill), ("stroke", stroke)])
+        .attr("stroke-width", sw);
+    out.push_str(&frame.empty());
+    out.push('\n');
+    draw_step_number(out, s);
+    text_element(out, &s.lines, FONT, &[("fill", "#111")]);
+    draw_method(out, &s.method);
+    out.push_str("</g>\n");
+}
+
+/// A step's number in the gutter, with `✗` and in red where the invariant broke.
+fn draw_step_number(out: &mut String, s: &StepBox) {
+    let number = El::new("text")
+        .attr("class", "num")
+        .attr("x", f1(MARGIN + GUTTER - 6.0))
+        .attr("y", f1(s.rect.y + 14.0))
+        .attrs(&[("font-size", "11"), ("text-anchor", "end")])
+        .attr("fill", if s.broken { "#c62828" } else { "#6b7c93" })
+        .attr_if("font-weight", s.broken.then_some("bold"));
+    let text = if s.broken {
+        format!("✗ {}", s.step)
+    } else {
+        s.step.to_string()
+    };
+    out.push_str(&number.text(&text));
+    out.push('\n');
+}
+
+/// The method under a step's text: a link to the cited file, or a model step in grey.
+fn draw_method(out: &mut String, m: &Method) {
+    let (wrapper, attrs): (El, &[(&str, &str)]) = match &m.url {
+        Some(url) => (
+            El::new("a")
+                .attr("class", "java")
+                .attr("href", url)
+                .attr("target", "_blank"),
+            &[("fill", "#0b57d0"), ("text-decoration", "underline")],
+        ),
+        None => (
+            El::new("g").attr("class", "model"),
+            &[("fill", "#6b7280"), ("font-style", "italic")],
+        ),
+    };
+    out.push_str(&wrapper.open());
+    out.push_str(&El::new("title").text(&m.title));
+    out.push('\n');
+    text_element(out, &m.lines, 11.0, attrs);
+    out.push_str(&wrapper.close());
+    out.push('\n');
+}
+
+/// The note that says which invariant broke and why.
+fn draw_break_note(out: &mut String, note: &Note) {
+    let g = El::new("g").attr("class", "break-note");
+    out.push_str(&g.open());
+    if let Some(full) = &note.cut {
+        out.push_str(&El::new("title").text(full));
+    }
+    let frame = placed(El::new("rect"), note.rect).attrs(&[
+        ("rx", "3"),
+        ("fill", "#fde7e7"),
+        ("stroke", "#c62828"),
+        ("stroke-width", "2"),
+    ]);
+    out.push_str(&frame.empty());
+    out.push('\n');
+    text_element(
+        out,
+        &note.lines,
+        FONT,
+        &[("fill", "#8e1b1b"), ("font-weight", "bold")],
+    );
+    out.push_str(&g.close());
+    out.push('\n');
 }
 
 /// A trace as an SVG sequence diagram headed by `title`, each cited step's method a link
