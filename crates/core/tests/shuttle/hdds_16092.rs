@@ -1,6 +1,6 @@
 //! HDDS-16092 under shuttle, and deterministic staged tests of each Java semantic the model
 //! follows.
-// Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt, apache/ozone PR #10953.
+// Reference: HDDS-16092, apache/ozone PR #10953.
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::engine::{run_once, Strategy};

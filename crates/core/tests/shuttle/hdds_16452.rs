@@ -1,6 +1,6 @@
 //! HDDS-16452 under shuttle: the holding cases over many seeds, and one staged test per
 //! modelled semantic of the Java.
-// Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
+// Reference: HDDS-16452.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;

@@ -1,6 +1,6 @@
 //! HDDS-16900 under shuttle: the verdict matrix, and the seed's numbers reproduced step by
 //! step.
-// Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
+// Reference: HDDS-16900.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;

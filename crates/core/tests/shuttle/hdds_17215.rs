@@ -1,6 +1,6 @@
 //! HDDS-17215 under shuttle, and deterministic reproductions of the seed's three tests, of
 //! symptom 2 and of the apply-versus-flush reorder.
-// Reference: HDDS-17215, seeds/001_faf9eec80e528ec4.txt.
+// Reference: HDDS-17215.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
@@ -215,7 +215,7 @@ fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
     });
 }
 
-/// The reorder grounding §4 inferred: revoke(3) writes a tombstone over the cached S2,
+/// The apply-versus-flush reorder: revoke(3) writes a tombstone over the cached S2,
 /// getsecret(4) hits it and stores S4 at once, then the flush of 3 revokes S4.
 fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
     for (design, left) in [
