@@ -1,10 +1,10 @@
 //! HDDS-16092: `takeSnapshotImpl`'s unbatched `TransactionInfo` put lowers the OM's persisted
 //! transaction index below the DB's content.
 //!
-//! Seed: `seeds/002_376d2b1cb9c9e262.txt`; grounding §1. Java: `OzoneManagerStateMachine`
-//! ([`crate::models::om::state_machine`]), `OzoneManagerDoubleBuffer`
-//! ([`crate::models::om::double_buffer`]), `OMKeyCreateRequest` / `OMKeyCommitRequest`
-//! ([`crate::models::om::requests`]), Ratis' `StateMachineUpdater` (the `ratis` actor).
+//! Java: `OzoneManagerStateMachine` ([`crate::models::om::state_machine`]),
+//! `OzoneManagerDoubleBuffer` ([`crate::models::om::double_buffer`]), `OMKeyCreateRequest` /
+//! `OMKeyCommitRequest` ([`crate::models::om::requests`]), Ratis' `StateMachineUpdater` (the
+//! `ratis` actor).
 //!
 //! # Actors
 //!
@@ -20,7 +20,7 @@
 //! - `steady`: 1 the leader's configuration entry (no DB write; it moves applied through
 //!   `notifyTermIndexUpdated`), 2 `CreateKey k1` (10 bytes), 3 `CommitKey k1`; the periodic
 //!   snapshot follows the apply of 2. Without entry 1 the stored index could never trail
-//!   applied and `compare-only` would look fixed (grounding, modelling note 1).
+//!   applied and `compare-only` would look fixed.
 //! - `restart`: the same, then the OM restarts from its persisted index and replays the log,
 //!   while a peer OM that did not restart holds `apply(log[1..3])` exactly once. The peer is a
 //!   sequential application of the same request code: its own races are this OM's, and loom's
@@ -36,7 +36,7 @@
 //!
 //! - `buggy`: the Java today.
 //! - `lock-only`: one lock orders commit and put; the candidate was chosen from `applied`
-//!   before the lock, so the put still lowers the index (grounding note 3).
+//!   before the lock, so the put still lowers the index.
 //! - `compare-only`: read-then-write without the lock: a commit lands between the read and
 //!   the write. (With `lock-only`, the two halves PR #10953's commit 1eb8d78 tests separately.)
 //! - `cached-read-1d260d5`: PR #10953 as its first commit 1d260d5 wrote it (1eb8d78 only adds a

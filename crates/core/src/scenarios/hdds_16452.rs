@@ -1,7 +1,6 @@
 //! HDDS-16452: the SCM's checkpoint download flushes in the middle of an apply.
 //!
-//! Seed: `seeds/004_f602220297222a8a.txt`; grounding §2 (with its corrections). Java:
-//! `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`]), `SCMStateMachine`
+//! Java: `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`]), `SCMStateMachine`
 //! ([`crate::models::scm::state_machine`]), `InterSCMGrpcService`
 //! ([`crate::models::scm::inter_scm`]), the replicated requests
 //! ([`crate::models::scm::request`]) and the leader's deleted-block summary

@@ -1,8 +1,7 @@
 //! HDDS-16900: a primary SCM restart lowers the replicated `CertificateId` row, so
 //! certificate serials are handed out twice.
 //!
-//! Seed: `seeds/000_0a279f86879c9feb.txt`; grounding §3 (with its corrections). Java:
-//! `SequenceIdGenerator` ([`getNextId`](crate::citation::java::SequenceIdGenerator::getNextId),
+//! Java: `SequenceIdGenerator` ([`getNextId`](crate::citation::java::SequenceIdGenerator::getNextId),
 //! [`StateManagerImpl.allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
 //! [`upgradeToSequenceId`](crate::citation::java::SequenceIdGenerator::upgradeToSequenceId),
 //! [`upgradeToCertificateSequenceId`](crate::citation::java::SequenceIdGenerator::upgradeToCertificateSequenceId)),

@@ -1,12 +1,11 @@
 //! HDDS-17215: OMs call a shared external S3 secret store while applying, so a late OM
 //! diverges from the leader and a store failure terminates the OM.
 //!
-//! Seed: `seeds/001_faf9eec80e528ec4.txt`; grounding §4 (whose summary of the S3 paths the
-//! Java at 78d5650c313 corrects; the model follows the Java). Java: the secret manager stack
-//! ([`crate::models::s3_secret`]: `S3SecretLockedManager` over `S3SecretManagerImpl`,
-//! `S3InMemoryCache`, `VaultS3SecretStore` as [`crate::kit::external_store`]), the five
-//! requests ([`crate::models::s3_secret::requests`]), `OzoneManagerDoubleBuffer`,
-//! `OzoneManagerStateMachine.runCommand` / `processResponse`
+//! The model of the S3 paths follows the Java at the pinned commit 78d5650c313. Java: the
+//! secret manager stack ([`crate::models::s3_secret`]: `S3SecretLockedManager` over
+//! `S3SecretManagerImpl`, `S3InMemoryCache`, `VaultS3SecretStore` as
+//! [`crate::kit::external_store`]), the five requests ([`crate::models::s3_secret::requests`]),
+//! `OzoneManagerDoubleBuffer`, `OzoneManagerStateMachine.runCommand` / `processResponse`
 //! ([`crate::models::s3_secret::node`]).
 //!
 //! # Plans

@@ -7,7 +7,8 @@
 //! a violating case must break each of its expected invariants, a holding case must
 //! exhaust its schedules with its required probes fired. A name filter that matches no test
 //! fails the run, so a misspelt CI filter cannot pass by running nothing.
-// Reference: DESIGN.md, "Conventions" 8 (tokio's loom groups, LOOM_MAX_PREEMPTIONS=2).
+// As in tokio's loom CI: the bound is 2 by default (`LOOM_MAX_PREEMPTIONS=2`), and CI runs the
+// tests in groups selected by name filter (tokio's `loom_pool::group_a` and so on).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use ozone_ha_check::engine::{Engine, PreemptionBound, Strategy};

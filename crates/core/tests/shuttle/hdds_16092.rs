@@ -1,6 +1,6 @@
 //! HDDS-16092 under shuttle, and deterministic staged tests of each Java semantic the model
 //! follows.
-// Reference: HDDS-16092, seeds/002_376d2b1cb9c9e262.txt, apache/ozone PR #10953.
+// Reference: HDDS-16092, apache/ozone PR #10953.
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::engine::{run_once, Strategy};
@@ -82,7 +82,7 @@ fn replaying_twice_gives_identical_traces() {
 /// Ratis waits for every submitted apply before each snapshot (`StateMachineUpdater.takeSnapshot`
 /// calls `applyLogFutures.get()` first): in the committed second-term counterexample every
 /// snapshot comes after the queueing of every entry submitted before it.
-// Reference: StateMachineUpdater.java:286-291 at 37932bf6 (ratis).
+// Reference: StateMachineUpdater.takeSnapshot (Ratis).
 fn every_snapshot_follows_the_applies_submitted_before_it() {
     let fixture =
         include_str!("fixtures/hdds-16092__buggy__second-term__NoOmTermination__pct.json");
@@ -189,10 +189,8 @@ fn staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it() {
 /// `prepareFileInfo` builds the open key from it with `setUpdateID(2)`, `WithObjectID`'s
 /// builder throws IllegalArgumentException, `validateAndUpdateCache` does not catch it and
 /// `runCommand` terminates the OM, before any row changed. The next restart does the same.
-// Reference: OMKeyCreateRequest.java:242-245,355 at 78d5650c313
-// Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
-// Reference: WithObjectID.java:127-132 at 78d5650c313
-// Reference: OzoneManagerStateMachine.java:684-687 at 78d5650c313
+// Reference: OMKeyCreateRequest.validateAndUpdateCache, OMKeyRequest.prepareFileInfo,
+// WithObjectID.Builder.validate, OzoneManagerStateMachine.runCommand.
 fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
     run_once(|| {
         let log = sized_log(1);
@@ -239,7 +237,7 @@ fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
 
 /// Lowered to 2, the replayed `CommitKey` reads the committed key, finds no open key and fails
 /// with KEY_NOT_FOUND (an OMException: an error response, no rows); the flush writes TX 3.
-// Reference: OMKeyCommitRequest.java:225-226,254-261,414-418 at 78d5650c313
+// Reference: OMKeyCommitRequest.validateAndUpdateCache.
 fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
     run_once(|| {
         let log = sized_log(1);
@@ -256,8 +254,7 @@ fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
 
 /// A `CreateKey` over a committed key at a later index (an overwrite) builds the open key from
 /// it; the `CommitKey` then subtracts the old key's bytes and leaves the namespace count alone.
-// Reference: OMKeyRequest.java:1013-1041 at 78d5650c313
-// Reference: OMKeyCommitRequest.java:225-226,328-369,375,407 at 78d5650c313
+// Reference: OMKeyRequest.prepareFileInfo, OMKeyCommitRequest.validateAndUpdateCache.
 fn an_overwrite_discounts_the_old_key() {
     let mut view = initial_tables();
     let create = |size| OmRequest::CreateKey {
@@ -291,7 +288,8 @@ fn an_overwrite_discounts_the_old_key() {
 /// `notifyTermIndexUpdated` of a configuration entry that skips a data entry sets
 /// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
 /// configuration entry (the jump), comparing `(term, index)`.
-// Reference: OzoneManagerStateMachine.java:241-273 at 78d5650c313
+// Reference: OzoneManagerStateMachine.notifyTermIndexUpdated,
+// OzoneManagerStateMachine.updateLastAppliedTermIndex.
 fn a_flush_inside_the_notification_gap_jumps_to_the_notified_entry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -315,8 +313,8 @@ fn a_flush_inside_the_notification_gap_jumps_to_the_notified_entry() {
 
 /// `assertUpdateIncreasingly`: a flush that reports an index below applied throws
 /// IllegalArgumentException; `flushCurrentBuffer` catches it and terminates the OM.
-// Reference: OzoneManagerStateMachine.java:262-265,276-280 at 78d5650c313
-// Reference: OzoneManagerDoubleBuffer.java:347-351 at 78d5650c313
+// Reference: OzoneManagerStateMachine.updateLastAppliedTermIndex,
+// OzoneManagerStateMachine.assertUpdateIncreasingly, OzoneManagerDoubleBuffer.flushCurrentBuffer.
 fn a_decreasing_applied_index_terminates_the_om_on_the_flush_thread() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -347,7 +345,7 @@ fn a_decreasing_applied_index_terminates_the_om_on_the_flush_thread() {
 /// `takeSnapshot` waits while `applied < lastSkippedIndex` and only then takes the snapshot;
 /// without the wait, `takeSnapshotImpl` picks the notified configuration entry over an
 /// unflushed data entry.
-// Reference: OzoneManagerStateMachine.java:579-610 at 78d5650c313
+// Reference: OzoneManagerStateMachine.takeSnapshot, OzoneManagerStateMachine.takeSnapshotImpl.
 fn take_snapshot_waits_for_the_flush_of_the_skipped_entry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -406,7 +404,9 @@ fn take_snapshot_waits_for_the_flush_of_the_skipped_entry() {
 /// current buffer is non-empty: a daemon past the `isRunning` read swaps and flushes after
 /// `stop()`. A daemon back at the top of its loop exits; one waiting on an empty buffer is
 /// interrupted and exits.
-// Reference: OzoneManagerDoubleBuffer.java:295-311,520-539,569-601 at 78d5650c313
+// Reference: OzoneManagerDoubleBuffer.flushTransactions, OzoneManagerDoubleBuffer.stop,
+// OzoneManagerDoubleBuffer.stopDaemon, OzoneManagerDoubleBuffer.canFlush,
+// OzoneManagerDoubleBuffer.swapCurrentAndReadyBuffer.
 fn a_flush_past_its_running_check_still_swaps_after_stop() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));

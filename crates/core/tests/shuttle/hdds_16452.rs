@@ -1,6 +1,6 @@
 //! HDDS-16452 under shuttle: the holding cases over many seeds, and one staged test per
 //! modelled semantic of the Java.
-// Reference: HDDS-16452, seeds/004_f602220297222a8a.txt.
+// Reference: HDDS-16452.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
@@ -104,7 +104,8 @@ fn download_mid_transaction(path: FlushPath) -> (Arc<Recorder>, Tables<ScmRow>) 
 
 /// The seed's steps 1-2 at their shortest: begin, stage txID 1, the download's flush
 /// commits it under TX 0, and the checkpoint ships half a transaction.
-// Reference: InterSCMGrpcService.java:60-77, SCMHADBTransactionBufferImpl.java:70-80,125-133,153-175 at 78d5650c313
+// Reference: InterSCMGrpcService.download, SCMHADBTransactionBufferImpl.addToBuffer,
+// SCMHADBTransactionBufferImpl.flush, SCMHADBTransactionBufferImpl.flushUnderWriteLock.
 fn four_steps_unguarded_download_ships_half_a_transaction() {
     run_once(|| {
         let (_rec, checkpoint) = download_mid_transaction(FlushPath::Unguarded);
@@ -115,7 +116,7 @@ fn four_steps_unguarded_download_ships_half_a_transaction() {
     });
 }
 
-// Reference: SCMHADBTransactionBufferImpl.java:135-151 at 78d5650c313
+// Reference: SCMHADBTransactionBufferImpl.flushIfNeeded.
 fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
     run_once(|| {
         let (rec, checkpoint) = download_mid_transaction(FlushPath::Guarded);
@@ -128,7 +129,8 @@ fn four_steps_guarded_download_defers_and_ships_the_last_flush() {
 /// `saveConfiguration` flushes inside its own apply, before `updateLatestTrxInfo(i)`: the DB
 /// holds its configuration under TX i-1, and the pending count is 0, so a guarded download
 /// afterwards skips its flush and ships exactly that state.
-// Reference: StatefulServiceStateManagerImpl.java:53-71, SCMStateMachine.java:153-195, SCMHADBTransactionBufferImpl.java:153-175 at 78d5650c313
+// Reference: StatefulServiceStateManagerImpl.saveConfiguration, SCMStateMachine.applyTransaction,
+// SCMHADBTransactionBufferImpl.flushUnderWriteLock.
 fn save_configuration_commits_its_row_under_the_previous_index() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -167,7 +169,8 @@ fn save_configuration_commits_its_row_under_the_previous_index() {
 
 /// The proposed change: the flush after `updateLatestTrxInfo(i)` commits the configuration
 /// under its own index.
-// Reference: SCMStateMachine.java:153-195 at 78d5650c313 (the change moves StatefulServiceStateManagerImpl.java:63-70 after :181)
+// Reference: SCMStateMachine.applyTransaction (the change moves the buffer flush at the end of
+// StatefulServiceStateManagerImpl.saveConfiguration after the apply's updateLatestTrxInfo call).
 fn save_configuration_flushed_after_its_index_commits_its_own_index() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -183,7 +186,8 @@ fn save_configuration_flushed_after_its_index_commits_its_own_index() {
 /// `updateLatestTrxInfo` throws on an index that is not larger. Inside `applyTransaction`
 /// that terminates the SCM; inside `notifyTermIndexUpdated` (a configuration entry) the Ratis
 /// updater closes the server and the SCM shuts down.
-// Reference: SCMHADBTransactionBufferImpl.java:93-101, SCMStateMachine.java:180-193,374-403 at 78d5650c313; StateMachineUpdater.java:201-209 at ratis 37932bf6
+// Reference: SCMHADBTransactionBufferImpl.updateLatestTrxInfo, SCMStateMachine.applyTransaction,
+// SCMStateMachine.notifyTermIndexUpdated; StateMachineUpdater.run (Ratis).
 fn a_non_increasing_index_terminates_the_apply() {
     run_once(|| {
         let log = plan_log(Plan::Base, 1);
@@ -209,7 +213,7 @@ fn a_non_increasing_index_terminates_the_apply() {
 }
 
 /// `takeSnapshot` catches `latestTrxInfo` up to the applied index before its flush.
-// Reference: SCMStateMachine.java:341-372 at 78d5650c313
+// Reference: SCMStateMachine.takeSnapshot.
 fn take_snapshot_catches_the_index_up_to_the_applied_one() {
     run_once(|| {
         let l = Leader::new(initial_tables(0));
@@ -221,7 +225,7 @@ fn take_snapshot_catches_the_index_up_to_the_applied_one() {
 }
 
 /// A follower refuses a checkpoint whose TX is not above its applied index.
-// Reference: SCMHAManagerImpl.java:221-251, HAUtils.java:303-321 at 78d5650c313
+// Reference: SCMHAManagerImpl.verifyCheckpointFromLeader, HAUtils.verifyTransactionInfo.
 fn a_follower_refuses_a_checkpoint_not_above_its_applied_index() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -244,7 +248,8 @@ fn a_follower_refuses_a_checkpoint_not_above_its_applied_index() {
 /// checkpoint holds the CLOSED container under TX 1. The follower reloads it, re-applies
 /// index 2, gets `InvalidContainerStateException` and terminates; its DB still claims TX 1.
 /// (This replaces the former model's synthetic counter, which counted the blocks twice.)
-// Reference: ContainerStateManagerImpl.java:464-490, SCMStateMachine.java:153-195, InvalidContainerStateException.java:25 at 78d5650c313
+// Reference: ContainerStateManagerImpl.transitionDeletingOrDeletedToTargetState (which throws
+// InvalidContainerStateException), SCMStateMachine.applyTransaction.
 fn follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay() {
     run_once(|| {
         let log = plan_log(Plan::ContainerTransition, 1);
@@ -281,7 +286,7 @@ fn follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay() {
 }
 
 /// Replaying `addTransactionsToDB` puts the leader's summary argument again: the same bytes.
-// Reference: DeletedBlockLogStateManagerImpl.java:146-155 at 78d5650c313
+// Reference: DeletedBlockLogStateManagerImpl.addTransactionsToDB.
 fn a_replayed_deleted_block_entry_writes_the_same_rows() {
     run_once(|| {
         let log = plan_log(Plan::SaveConfiguration, 1);
@@ -301,7 +306,11 @@ fn a_replayed_deleted_block_entry_writes_the_same_rows() {
 /// The new leader's flush defers while an old-term entry applies, and `onBecomeLeader`
 /// loads the summary from the DB: the last flush's, not the last entry's. The leader's next
 /// submission carries the stale summary, and every replica persists it.
-// Reference: SCMStateMachine.java:284-339, SCMDeletedBlockTransactionStatusManager.java:423-434,457-487,737-766 at 78d5650c313
+// Reference: SCMStateMachine.notifyLeaderChanged,
+// SCMDeletedBlockTransactionStatusManager.onBecomeLeader,
+// SCMDeletedBlockTransactionStatusManager.addTransactions,
+// SCMDeletedBlockTransactionStatusManager.initDataDistributionData,
+// SCMDeletedBlockTransactionStatusManager.loadDeletedBlocksSummary.
 fn a_leader_change_during_an_apply_loads_and_submits_a_stale_summary() {
     run_once(|| {
         let log = plan_log(Plan::LeaderSummary, 1);
@@ -342,7 +351,9 @@ fn a_leader_change_during_an_apply_loads_and_submits_a_stale_summary() {
 
 /// The proposed change: the load on `notifyLeaderReady`, after a flush, reads the last
 /// summary of the earlier terms.
-// Reference: SCMStateMachine.java:490-502 at 78d5650c313 (the change moves SCMDeletedBlockTransactionStatusManager.java:429 there)
+// Reference: SCMStateMachine.notifyLeaderReady (the change moves there the call of
+// SCMDeletedBlockTransactionStatusManager.initDataDistributionData that
+// SCMDeletedBlockTransactionStatusManager.onBecomeLeader makes).
 fn the_load_on_leader_ready_reads_the_last_summary() {
     run_once(|| {
         let mut log = plan_log(Plan::LeaderSummary, 1);

@@ -1,6 +1,6 @@
 //! HDDS-16900 under shuttle: the verdict matrix, and the seed's numbers reproduced step by
 //! step.
-// Reference: HDDS-16900, seeds/000_0a279f86879c9feb.txt.
+// Reference: HDDS-16900.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
@@ -352,7 +352,10 @@ fn durable_row(c: &Cluster, i: usize) -> (u64, Option<u64>) {
 /// `allocateBatch` stages its row in the transaction buffer; `storeValidCertificate` writes
 /// RocksDB at once. Killed before a flush, the primary keeps certificates 3 and 4 durably
 /// over a durable row of 2 at TX 0, and replays every entry after TX 0.
-// Reference: SequenceIdGenerator.java:236-265, SCMCertStore.java:57-101, SCMHADBTransactionBufferImpl.java:70-80,153-175 at 78d5650c313
+// Reference: SequenceIdGenerator.StateManagerImpl.allocateBatch,
+// SCMCertStore.storeValidCertificate, SCMCertStore.storeValidScmCertificate,
+// SCMHADBTransactionBufferImpl.addToBuffer,
+// SCMHADBTransactionBufferImpl.flushUnderWriteLock.
 fn a_kill_loses_the_staged_row_but_not_the_stored_certificates() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -376,7 +379,8 @@ fn a_kill_loses_the_staged_row_but_not_the_stored_certificates() {
 /// Through a kill the seed's patch raises the row locally: a durable row of 4 at TX 0,
 /// where every SCM held 2. The replay's allocations then fail on the primary only, and the
 /// rows meet again at 4; no serial is handed out twice.
-// Reference: SequenceIdGenerator.java:389-426, StorageContainerManager.java:988-1011 at 78d5650c313
+// Reference: SequenceIdGenerator.upgradeToCertificateSequenceId,
+// StorageContainerManager.persistPrimarySCMCerts.
 fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -400,7 +404,8 @@ fn raise_only_after_a_kill_raises_the_durable_row_and_the_replay_heals_it() {
 
 /// `storeValidCertificate` is a CLIENT replicate: a store in flight when the leadership
 /// moves follows the new leader and succeeds. The allocating SCM still signs and checks.
-// Reference: CertificateStore.java:49-52, HASecurityUtils.java:170-193, ScmInvoker.java:82-98, Replicate.java:26-50 at 78d5650c313
+// Reference: CertificateStore.storeValidCertificate (annotated `@Replicate` with invocation type
+// CLIENT), ScmInvoker.invokeReplicateClient, HASecurityUtils.submitScmRequestToRatis.
 fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -424,7 +429,8 @@ fn a_store_in_flight_reaches_the_new_leader_and_succeeds() {
 
 /// `removeAllExpiredCertificates` takes no arguments: each SCM sweeps validCertsTable and
 /// validSCMCertsTable itself when it applies the entry, with a direct batch.
-// Reference: SCMCertStore.java:115-150, CertificateStore.java:70-71 at 78d5650c313
+// Reference: SCMCertStore.removeAllExpiredCertificates, SCMCertStore.addExpiredCertsToBeRemoved,
+// CertificateStore.removeAllExpiredCertificates.
 fn each_scm_sweeps_both_tables_when_it_applies_the_expiry() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -452,7 +458,9 @@ fn each_scm_sweeps_both_tables_when_it_applies_the_expiry() {
 /// A new generator's batch starts at lastId 0: the first `getNextId` after a restart
 /// submits `allocateBatch(0, 1)`, which fails everywhere. `invalidateBatch` keeps lastId, so
 /// a leader that led before submits its stale lastId first.
-// Reference: SequenceIdGenerator.java:111-165,428-433, SCMStateMachine.java:319 at 78d5650c313
+// Reference: SequenceIdGenerator.getNextId, SequenceIdGenerator.invalidateBatch,
+// SequenceIdGenerator.invalidateBatchInternal (and the nested class SequenceIdGenerator.Batch,
+// whose lastId starts at 0), SCMStateMachine.notifyLeaderChanged (which calls invalidateBatch).
 fn the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_change() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -481,7 +489,8 @@ fn the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_
 
 /// `persistPrimarySCMCerts` stores the sub-CA certificate (2) and the root CA certificate
 /// (1) into both tables, each only when validCertsTable lacks it.
-// Reference: StorageContainerManager.java:988-1011, SCMCertStore.java:85-101 at 78d5650c313
+// Reference: StorageContainerManager.persistPrimarySCMCerts,
+// SCMCertStore.storeValidScmCertificate.
 fn the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -515,7 +524,9 @@ fn the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent() {
 /// forced call, so the forced call finds row = largest and every variant leaves 2. Joining
 /// SCMs seed 2 in their own empty DBs, which is why the replayed `allocateBatch(0, 1)` fails
 /// on them too.
-// Reference: StorageContainerManager.java:738-742,942-951,1568-1598, SequenceIdGenerator.java:338-426 at 78d5650c313
+// Reference: StorageContainerManager.initializeSystemManagers,
+// StorageContainerManager.initializeCAnSecurityProtocol, StorageContainerManager.start,
+// SequenceIdGenerator.upgradeToSequenceId, SequenceIdGenerator.upgradeToCertificateSequenceId.
 fn on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant() {
     for upgrade in [
         Upgrade::Forced,

@@ -1,6 +1,6 @@
 //! HDDS-17215 under shuttle, and deterministic reproductions of the seed's three tests, of
 //! symptom 2 and of the apply-versus-flush reorder.
-// Reference: HDDS-17215, seeds/001_faf9eec80e528ec4.txt.
+// Reference: HDDS-17215.
 
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
@@ -215,7 +215,7 @@ fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
     });
 }
 
-/// The reorder grounding §4 inferred: revoke(3) writes a tombstone over the cached S2,
+/// The apply-versus-flush reorder: revoke(3) writes a tombstone over the cached S2,
 /// getsecret(4) hits it and stores S4 at once, then the flush of 3 revokes S4.
 fn flush_of_a_revoke_deletes_the_secret_a_later_getsecret_stored() {
     for (design, left) in [
@@ -294,7 +294,7 @@ fn om_over(design: Design, rows: &[(&'static str, &'static str)]) -> (Arc<Shared
 
 /// A getsecret (createIfNotExist) of an access id that has a secret and is assigned to no
 /// tenant is refused with S3_SECRET_ALREADY_EXISTS: nothing is told, written or stored.
-// Reference: S3GetSecretRequest.java:151-174 at 78d5650c313
+// Reference: S3GetSecretRequest.validateAndUpdateCache.
 fn getsecret_on_an_existing_non_tenant_id_is_refused() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -331,9 +331,8 @@ fn getsecret_on_an_existing_non_tenant_id_is_refused() {
 
 /// `getSecret` caches a store hit, and the store's value carries index 0, which no flush
 /// evicts: the entry outlives the flush of the request that read it.
-// Reference: S3SecretManagerImpl.java:52-70 at 78d5650c313
-// Reference: VaultS3SecretStore.java:106-126 at 78d5650c313
-// Reference: S3InMemoryCache.java:58-82 at 78d5650c313
+// Reference: S3SecretManagerImpl.getSecret, VaultS3SecretStore.getSecret,
+// S3InMemoryCache.clearCache.
 fn a_store_hit_is_cached_at_index_0_and_survives_the_flush() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -365,8 +364,7 @@ fn a_store_hit_is_cached_at_index_0_and_survives_the_flush() {
 
 /// A tombstone keeps the old entry's index; `clearCache` evicts exactly the flushed indices,
 /// through a map from index to key built before it invalidates.
-// Reference: S3InMemoryCache.java:45-47,58-82 at 78d5650c313
-// Reference: S3SecretValue.java:59-61 at 78d5650c313
+// Reference: S3InMemoryCache.invalidate, S3InMemoryCache.clearCache, S3SecretValue.deleted.
 fn a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index() {
     let mut cache = SecretCache::default();
     assert!(!cache.invalidate("u1"), "an uncached id stays uncached");
@@ -393,11 +391,12 @@ fn a_tombstone_keeps_the_old_index_and_eviction_is_by_exact_index() {
 /// manager the request's lambda got: no lock (they complete while another thread holds the
 /// id's lock); the tenant responses hold the locked manager. Both update the cache after the
 /// store call.
-// Reference: OMSetSecretRequest.java:112-137 at 78d5650c313
-// Reference: S3RevokeSecretRequest.java:90-100 at 78d5650c313
-// Reference: S3SecretLockedManager.java:60-100 at 78d5650c313
-// Reference: S3SecretManagerImpl.java:92-106 at 78d5650c313
-// Reference: OMTenantAssignUserAccessIdRequest.java:321-324 at 78d5650c313
+// Reference: OMSetSecretRequest.validateAndUpdateCache,
+// S3RevokeSecretRequest.validateAndUpdateCache, S3SecretLockedManager.storeSecret,
+// S3SecretLockedManager.revokeSecret, S3SecretLockedManager.clearS3Cache,
+// S3SecretLockedManager.doUnderLock,
+// S3SecretManagerImpl.storeSecret, S3SecretManagerImpl.revokeSecret,
+// OMTenantAssignUserAccessIdRequest.validateAndUpdateCache.
 fn flush_time_set_and_revoke_take_no_lock_and_update_the_cache() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -459,8 +458,8 @@ fn flush_time_set_and_revoke_take_no_lock_and_update_the_cache() {
 
 /// The tenant revoke invalidates the secret cache through the locked manager's default
 /// `invalidateCacheEntry`, which takes no lock.
-// Reference: OMTenantRevokeUserAccessIdRequest.java:206-209 at 78d5650c313
-// Reference: S3SecretManager.java:108-113 at 78d5650c313
+// Reference: OMTenantRevokeUserAccessIdRequest.validateAndUpdateCache,
+// S3SecretManager.invalidateCacheEntry.
 fn the_tenant_revoke_invalidates_without_the_lock() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -495,9 +494,9 @@ fn the_tenant_revoke_invalidates_without_the_lock() {
 /// A tenant assign adds its tenant-table cache entry before it checks the store, and a
 /// rejection leaves the entry: until the flush of that index evicts it, a tenant revoke finds
 /// the access id and is accepted; after the eviction it throws the NPE.
-// Reference: OMTenantAssignUserAccessIdRequest.java:279-309,325-330 at 78d5650c313
-// Reference: OMTenantRevokeUserAccessIdRequest.java:186-188 at 78d5650c313
-// Reference: PartialTableCache.java:104-107,122-155 at 78d5650c313
+// Reference: OMTenantAssignUserAccessIdRequest.validateAndUpdateCache,
+// OMTenantRevokeUserAccessIdRequest.validateAndUpdateCache, PartialTableCache.cleanup,
+// PartialTableCache.evictCache.
 fn a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -529,7 +528,7 @@ fn a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it() {
 /// The Java `OMSetSecretRequest.preExecute` reads the store through the locked manager on the
 /// leader's RPC thread and caches the hit at index 0; with no secret it refuses the request
 /// (ACCESS_ID_NOT_FOUND) and nothing is replicated.
-// Reference: OMSetSecretRequest.java:56-76 at 78d5650c313
+// Reference: OMSetSecretRequest.preExecute.
 fn set_pre_execute_reads_the_store_and_fills_the_leaders_cache() {
     run_once(|| {
         let rec = Arc::new(Recorder::new(None));
@@ -559,8 +558,8 @@ fn set_pre_execute_reads_the_store_and_fills_the_leaders_cache() {
 /// writes X, the revoke deletes it) before either is appended; the set is appended first,
 /// commits and is told X; the revoke never commits. The store holds nothing. The reconciling
 /// new leader restores X from its replicated row.
-// Reference: OMExecutionFlow.java:57-83 at 78d5650c313
-// Reference: LeaderStateImpl.java:450-458 at 37932bf6 (ratis)
+// Reference: OMExecutionFlow.submitExecutionToRatis; LeaderStateImpl.isReady,
+// LeaderStateImpl.checkReady (Ratis).
 fn leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute() {
     for (design, left) in [
         (Design::LeaderSide, None),

@@ -19,7 +19,7 @@
 //! requests `S3GetSecretRequest`, `OMSetSecretRequest`, `S3RevokeSecretRequest`,
 //! `OMTenantAssignUserAccessIdRequest`, `OMTenantRevokeUserAccessIdRequest` and their
 //! responses, `OzoneManagerDoubleBuffer`, and the termination paths of
-//! `OzoneManagerStateMachine.runCommand` / `processResponse`. Jira: HDDS-17215, grounding §4.
+//! `OzoneManagerStateMachine.runCommand` / `processResponse`. Jira: HDDS-17215.
 //!
 //! - [`cache`]: each OM's `S3InMemoryCache` and its `tenantAccessIdTable` table cache.
 //! - [`requests`]: what each request does at apply time and at flush time, per [`Design`].

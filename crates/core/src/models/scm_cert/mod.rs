@@ -13,7 +13,7 @@
 //! ([`signAndStoreCertificate`](crate::citation::java::DefaultCAServer::signAndStoreCertificate)),
 //! `server/SCMCertStore.java` (`checkValidCertID`, `storeValidCertificate`,
 //! `storeValidScmCertificate`, `removeAllExpiredCertificates`) and `ha/HASecurityUtils.java`
-//! (the CLIENT submission of a store). Jira: HDDS-16900; grounding §3 (with its corrections).
+//! (the CLIENT submission of a store). Jira: HDDS-16900.
 //!
 //! - [`scm`]: one SCM: its store, its transaction buffer, its state machine (the apply of each
 //!   replicated transaction, the `StateManagerImpl` map), its stop, kill and startup.
