@@ -6,6 +6,7 @@
 
 mod quiet_panics;
 mod schedule;
+pub(crate) mod stateful;
 mod table;
 pub use schedule::{Schedule, ScheduleError};
 pub use table::{Ask, Budget, Build, Capabilities, DefaultRun, PreemptionBound, TABLE};
@@ -41,7 +42,7 @@ pub enum Engine {
     /// shuttle's depth-first enumeration.
     Dfs,
     /// Depth-first search over the facade's own states: every schedule, each state explored
-    /// once ([`crate::sync::owned`]); no preemption bound (default build).
+    /// once ([`stateful`]); no preemption bound (default build).
     Stateful,
     /// One recorded or steered schedule under shuttle.
     Replay,

@@ -8,7 +8,7 @@
 
 /// A cell for bookkeeping state, invisible to the exploration engines.
 ///
-/// Under the stateful engine ([`super::owned`]) a model's ghost cell is one more object whose
+/// Under the stateful engine ([`crate::engine::stateful`]) a model's ghost cell is one more object whose
 /// accesses are recorded (not yielded on): two executions whose threads wrote a ghost in
 /// different orders are then different states, so an end-of-run check that reads a ghost
 /// sees every order it could see under any other engine. The recorder's own cell
@@ -18,7 +18,7 @@
 pub struct Ghost<T> {
     cell: std::sync::Mutex<T>,
     #[cfg(not(ohc_threads))]
-    id: Option<super::owned::ObjectId>,
+    id: Option<crate::engine::stateful::facade::ObjectId>,
 }
 
 impl<T: Default> Default for Ghost<T> {
@@ -33,7 +33,7 @@ impl<T> Ghost<T> {
         Self {
             cell: std::sync::Mutex::new(value),
             #[cfg(not(ohc_threads))]
-            id: Some(super::owned::new_object()),
+            id: Some(crate::engine::stateful::facade::new_object()),
         }
     }
 
@@ -50,7 +50,7 @@ impl<T> Ghost<T> {
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         #[cfg(not(ohc_threads))]
         if let Some(id) = self.id {
-            super::owned::record(id, super::owned::Op::Ghost);
+            crate::engine::stateful::facade::record(id, crate::engine::stateful::facade::Op::Ghost);
         }
         let mut guard = self
             .cell

@@ -1,35 +1,35 @@
 //! The primitives for shuttle and loom, whose APIs both follow `std::sync`.
 //!
-//! Under the stateful engine ([`super::owned`]) the same primitives run in a mode of their
+//! Under the stateful engine ([`crate::engine::stateful`]) the same primitives run in a mode of their
 //! own: each operation yields to the engine first, then takes effect at once and is recorded;
 //! an operation that cannot proceed marks its task blocked instead of blocking inside shuttle.
 //! The engine's lock underneath is then only ever taken by the task that holds the facade's,
 //! so it never blocks.
 
 use super::engine;
-use super::owned::{self, ObjectId, Op};
+use crate::engine::stateful::facade::{self as stateful, ObjectId, Op};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::PoisonError;
 
 /// Whether this operation runs in the stateful engine's mode (never while unwinding: a task
 /// torn down at the end of an abandoned execution takes its locks as shuttle does).
-fn owned_mode() -> bool {
-    owned::active() && !std::thread::panicking()
+fn stateful_mode() -> bool {
+    stateful::active() && !std::thread::panicking()
 }
 
 /// The facade's view of one lock in the stateful engine's mode.
 #[derive(Debug)]
-struct Owned {
+struct StatefulLock {
     id: ObjectId,
     held: AtomicBool,
     readers: AtomicUsize,
 }
 
-impl Owned {
+impl StatefulLock {
     fn new() -> Self {
         Self {
-            id: owned::new_object(),
+            id: stateful::new_object(),
             held: AtomicBool::new(false),
             readers: AtomicUsize::new(0),
         }
@@ -38,19 +38,19 @@ impl Owned {
     /// Yield, then take the lock (`shared`: as a reader) as soon as it is free.
     fn acquire(&self, shared: bool) {
         loop {
-            owned::point();
+            stateful::point();
             let free = !self.held.load(SeqCst) && (shared || self.readers.load(SeqCst) == 0);
             if free {
                 if shared {
                     self.readers.fetch_add(1, SeqCst);
-                    owned::record(self.id, Op::Read);
+                    stateful::record(self.id, Op::Read);
                 } else {
                     self.held.store(true, SeqCst);
-                    owned::record(self.id, Op::Lock);
+                    stateful::record(self.id, Op::Lock);
                 }
                 return;
             }
-            owned::block(self.id);
+            stateful::block(self.id);
         }
     }
 
@@ -60,7 +60,7 @@ impl Owned {
         } else {
             self.held.store(false, SeqCst);
         }
-        owned::unblock(self.id);
+        stateful::unblock(self.id);
     }
 }
 
@@ -69,7 +69,7 @@ impl Owned {
 pub struct Mutex<T> {
     inner: engine::sync::Mutex<T>,
     kind: &'static str,
-    owned: Owned,
+    stateful: StatefulLock,
 }
 
 /// The guard of a held [`Mutex`]: the lock is released when it is dropped.
@@ -77,7 +77,7 @@ pub struct Mutex<T> {
 pub struct MutexGuard<'a, T> {
     guard: Option<engine::sync::MutexGuard<'a, T>>,
     mutex: &'a Mutex<T>,
-    owned: bool,
+    stateful: bool,
 }
 
 impl<T> Deref for MutexGuard<'_, T> {
@@ -98,8 +98,8 @@ impl<T> Drop for MutexGuard<'_, T> {
         // The engine's lock first, so that no task finds the facade's free and the engine's
         // held.
         drop(self.guard.take());
-        if self.owned {
-            self.mutex.owned.release(false);
+        if self.stateful {
+            self.mutex.stateful.release(false);
         }
     }
 }
@@ -116,21 +116,21 @@ impl<T> Mutex<T> {
         Self {
             inner: engine::sync::Mutex::new(value),
             kind,
-            owned: Owned::new(),
+            stateful: StatefulLock::new(),
         }
     }
 
     /// Block until the lock is held, and return its guard.
     pub fn lock(&self) -> MutexGuard<'_, T> {
         super::points::count(self.kind);
-        let owned = owned_mode();
-        if owned {
-            self.owned.acquire(false);
+        let stateful = stateful_mode();
+        if stateful {
+            self.stateful.acquire(false);
         }
         MutexGuard {
             guard: Some(self.inner.lock().unwrap_or_else(PoisonError::into_inner)),
             mutex: self,
-            owned,
+            stateful,
         }
     }
 }
@@ -139,7 +139,7 @@ impl<T> Mutex<T> {
 #[derive(Debug)]
 pub struct RwLock<T> {
     inner: engine::sync::RwLock<T>,
-    owned: Owned,
+    stateful: StatefulLock,
 }
 
 /// The guard of a shared (read) hold of an [`RwLock`].
@@ -147,7 +147,7 @@ pub struct RwLock<T> {
 pub struct RwLockReadGuard<'a, T> {
     guard: Option<engine::sync::RwLockReadGuard<'a, T>>,
     lock: &'a RwLock<T>,
-    owned: bool,
+    stateful: bool,
 }
 
 /// The guard of the exclusive (write) hold of an [`RwLock`].
@@ -155,7 +155,7 @@ pub struct RwLockReadGuard<'a, T> {
 pub struct RwLockWriteGuard<'a, T> {
     guard: Option<engine::sync::RwLockWriteGuard<'a, T>>,
     lock: &'a RwLock<T>,
-    owned: bool,
+    stateful: bool,
 }
 
 impl<T> Deref for RwLockReadGuard<'_, T> {
@@ -181,8 +181,8 @@ impl<T> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        if self.owned {
-            self.lock.owned.release(true);
+        if self.stateful {
+            self.lock.stateful.release(true);
         }
     }
 }
@@ -190,8 +190,8 @@ impl<T> Drop for RwLockReadGuard<'_, T> {
 impl<T> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        if self.owned {
-            self.lock.owned.release(false);
+        if self.stateful {
+            self.lock.stateful.release(false);
         }
     }
 }
@@ -201,35 +201,35 @@ impl<T> RwLock<T> {
     pub fn new(value: T) -> Self {
         Self {
             inner: engine::sync::RwLock::new(value),
-            owned: Owned::new(),
+            stateful: StatefulLock::new(),
         }
     }
 
     /// Block until a shared (read) lock is held.
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
         super::points::count("rwlock read");
-        let owned = owned_mode();
-        if owned {
-            self.owned.acquire(true);
+        let stateful = stateful_mode();
+        if stateful {
+            self.stateful.acquire(true);
         }
         RwLockReadGuard {
             guard: Some(self.inner.read().unwrap_or_else(PoisonError::into_inner)),
             lock: self,
-            owned,
+            stateful,
         }
     }
 
     /// Block until the exclusive (write) lock is held.
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
         super::points::count("rwlock write");
-        let owned = owned_mode();
-        if owned {
-            self.owned.acquire(false);
+        let stateful = stateful_mode();
+        if stateful {
+            self.stateful.acquire(false);
         }
         RwLockWriteGuard {
             guard: Some(self.inner.write().unwrap_or_else(PoisonError::into_inner)),
             lock: self,
-            owned,
+            stateful,
         }
     }
 }
@@ -282,7 +282,7 @@ impl Condvar {
         Self {
             inner: engine::sync::Condvar::new(),
             waiters: AtomicUsize::new(0),
-            id: owned::new_object(),
+            id: stateful::new_object(),
             registered: std::sync::Mutex::new(Registered::default()),
         }
     }
@@ -297,21 +297,21 @@ impl Condvar {
     /// Wake-ups may be spurious: call it in a loop that re-checks the condition.
     pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
         super::points::count("condvar wait");
-        if guard.owned && owned_mode() {
+        if guard.stateful && stateful_mode() {
             // Register and release in one step (the caller holds the monitor), then wait to
             // be woken, then take the monitor again as any other acquirer.
             let mutex = guard.mutex;
-            let me = owned::current_task();
+            let me = stateful::current_task();
             self.waiters.fetch_add(1, SeqCst);
             self.registered().waiters.push((me, Wake::Waiting));
-            owned::record(self.id, Op::Wait);
+            stateful::record(self.id, Op::Wait);
             drop(guard);
             loop {
-                owned::point();
+                stateful::point();
                 if self.try_wake(me) {
                     break;
                 }
-                owned::block(self.id);
+                stateful::block(self.id);
             }
             self.waiters.fetch_sub(1, SeqCst);
             return mutex.lock();
@@ -350,12 +350,12 @@ impl Condvar {
                 epochs.retain(|e| *e != epoch);
                 if epochs.is_empty() {
                     *wake = Wake::Waiting;
-                    owned::block_task(*task, self.id);
+                    stateful::block_task(*task, self.id);
                 }
             }
         }
         drop(r);
-        owned::record(self.id, Op::Woken);
+        stateful::record(self.id, Op::Woken);
         true
     }
 
@@ -374,8 +374,8 @@ impl Condvar {
             return;
         }
         super::points::count("condvar notify");
-        if owned_mode() {
-            owned::point();
+        if stateful_mode() {
+            stateful::point();
             let mut r = self.registered();
             if r.waiters.iter().all(|(_, wake)| *wake == Wake::Broadcast) {
                 // No waiter, or every one already woken by a `notify_all`: nothing changes.
@@ -392,8 +392,8 @@ impl Condvar {
             }
             r.next_epoch += 1;
             drop(r);
-            owned::record(self.id, if one { Op::NotifyOne } else { Op::Notify });
-            owned::unblock(self.id);
+            stateful::record(self.id, if one { Op::NotifyOne } else { Op::Notify });
+            stateful::unblock(self.id);
             return;
         }
         if one {
@@ -493,9 +493,9 @@ pub mod channel {
 
 /// Threads whose interleaving the engine controls.
 pub mod thread {
-    use super::{engine, owned};
+    use super::{engine, stateful};
 
-    /// An owned permission to join a thread.
+    /// An stateful permission to join a thread.
     #[derive(Debug)]
     pub struct JoinHandle<T> {
         handle: engine::thread::JoinHandle<T>,
@@ -510,9 +510,9 @@ pub mod thread {
         T: Send + 'static,
     {
         crate::sync::points::count("spawn");
-        let stable = if super::owned_mode() {
-            owned::point();
-            owned::spawning()
+        let stable = if super::stateful_mode() {
+            stateful::point();
+            stateful::spawning()
         } else {
             None
         };
@@ -520,9 +520,9 @@ pub mod thread {
             .name(name.to_string())
             .spawn(move || match stable {
                 Some(stable) => {
-                    owned::started(stable);
+                    stateful::started(stable);
                     let out = f();
-                    owned::finished(stable);
+                    stateful::finished(stable);
                     out
                 }
                 None => f(),
@@ -538,8 +538,8 @@ pub mod thread {
         /// Wait for the thread to finish; a panic in it is resumed here.
         pub fn join(self) -> T {
             crate::sync::points::count("join");
-            if let Some(name) = self.name.filter(|_| super::owned_mode()) {
-                owned::await_exit(name);
+            if let Some(name) = self.name.filter(|_| super::stateful_mode()) {
+                stateful::await_exit(name);
             }
             self.handle
                 .join()

@@ -548,7 +548,7 @@ fn random_programs_reach_the_same_final_states_under_both_engines() {
     assert!(c.deadlocked > 0 && c.deadlocked < c.compared, "{c:?}");
 }
 
-/// The stateful engine's second assumption (`sync::owned`): every piece of state two tasks
+/// The stateful engine's second assumption (`engine::stateful`): every piece of state two tasks
 /// share goes through the facade. Models, the kit and the scenarios name no other shared
 /// state, and do not read the recorder's own cell back.
 fn models_share_state_only_through_the_facade() {

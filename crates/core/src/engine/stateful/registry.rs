@@ -1,98 +1,28 @@
-//! The facade's own scheduling state, kept for the stateful engine (`--engine stateful`).
-//!
-//! Under that engine the facade's locks, condition variables and joins do not block inside
-//! shuttle: each operation first yields to the engine ([`point`]), then takes effect at once
-//! and is recorded here ([`record`]); a task whose operation cannot proceed is marked blocked
-//! on the object ([`block`]) and is not offered to the engine until the object changes. So at
-//! every scheduling decision each task stands just before its next operation, and the state of
-//! the whole execution is a function of one thing: the order in which the tasks operated on
-//! each object. [`signature`] names that state; the engine remembers the signatures it has
-//! explored and does not explore a state twice.
-//!
-//! # What the engine assumes of a model, and how a breach is caught
-//!
-//! A signature names a state only if the model keeps these rules. Each is listed with what
-//! catches a model that breaks it.
-//!
-//! 1. **Determinism.** A task's local state after its k-th operation is a function of the
-//!    values its operations returned (no wall clock, no hash-map iteration order, no OS
-//!    randomness). *Caught:* the engine re-executes every path from the root, and at each
-//!    replayed decision it checks that the same tasks are offered and the signature is the
-//!    one it saw the first time; a difference is a model failure ("the model is not
-//!    deterministic").
-//! 2. **Every piece of state two tasks share goes through the facade**: locks (acquiring is
-//!    recorded; releasing happens in the holder's own code, before it next yields),
-//!    read/write locks, condition variables (registering as a waiter, a notification, a
-//!    waiter consuming a `notify_one`), spawns, joins, and the models' ghost cells.
-//!    [`Volatile`](super::Volatile) and channels are built on these. *Caught:* models, the kit
-//!    and the scenarios may not name `std::sync` (but `Arc`), atomics, `static mut`,
-//!    `thread_local!` or `unsafe`; a test reads their sources and fails on any of them
-//!    (`crates/core/tests/shuttle/stateful.rs`).
-//! 3. **Ghost cells are recorded; the recorder's cell is not.** A model's
-//!    [`Ghost`](super::ghost::Ghost) may feed anything (an invariant, an end-of-run check,
-//!    a branch): its accesses are recorded objects, never yield points, so two executions
-//!    that wrote it in different orders are different states. The recorder's own cell
-//!    ([`Ghost::bookkeeping`](super::ghost::Ghost::bookkeeping): the trace, probe counts,
-//!    the violations found) is not recorded, so it must feed no model decision. *Caught:* the
-//!    recorder gives models no way to read it back (its reading methods are for the explorer
-//!    after an execution, or return only whether this execution already broke an invariant,
-//!    after which the execution is abandoned, not continued).
-//! 4. **Objects are created inside an execution.** A lock or ghost made before the engine
-//!    starts would carry state from one execution to the next. *Caught:* such an object has
-//!    no name, and recording an operation on it is a model failure.
-//! 5. **Executions are finite.** A task that spins (re-reads a volatile until it changes)
-//!    records a new operation on every turn, so its states never repeat and the search never
-//!    ends. *Caught:* not by the engine; the execution limit and `--time-budget` stop it, and
-//!    the report says the search did not exhaust. Models wait on condition variables instead.
-//!
-//! Given these, the engine makes every choice shuttle's own schedulers make: which runnable
-//! task goes next (which includes who takes a free lock first, a reader or a writer, as
-//! shuttle's unfair locks let any waiter win), and which waiter a `notify_one` wakes: as in
-//! shuttle, a `notify_one` makes every waiter that was registered at that moment runnable,
-//! and whichever of them the engine runs first consumes it (the others block again). Spawns
-//! and joins are decisions too. No operation wakes spuriously, under shuttle or here.
-//!
-//! # Names and signatures
-//!
-//! Tasks and objects are named by who created them and in which order (not by address or by
-//! shuttle's task numbers), so that equivalent executions name them alike; the names are
-//! interned once per search, so two names never collide. Each object's history is a chain of
-//! 128-bit hashes (xxh3-128 of the previous link, the object, the task and the operation);
-//! the signature is the sum modulo 2^128 of every object's latest link. Two distinct states
-//! share a signature only if the hash collides: for a search of N states, with the hash taken
-//! as a random function, the chance of any collision is at most about N² / 2^128 (chains and
-//! signatures together): below 10^-26 for the largest searches measured (a few million
-//! states).
-//!
-//! A task may also stop at a point inside shuttle that is not an operation (inside the
-//! engine's lock, which only the facade lock's holder ever takes, or at its own exit). Two
-//! states that differ only there reach the same operations in the same orders, so the engine
-//! looks a state up only at the first decision after an operation.
-//!
-//! Everything here is engine-invisible bookkeeping in a thread-local cell: under shuttle every
-//! task runs on the OS thread that drives the exploration. When the engine is not running, the
-//! registry is inactive and every function is a no-op.
+//! The facade's own scheduling state, kept for the stateful engine: which objects exist,
+//! who created them, the per-object chains of operations (the state's signature), and which
+//! tasks are blocked on what. The facade writes it through [`super::facade`]; the search reads
+//! it. Under shuttle every task runs on the OS thread that drives the exploration, so it lives
+//! in a thread-local cell; when the engine is not running it is inactive and every function
+//! is a no-op.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
 /// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
-pub type ObjectId = u32;
+pub(crate) type ObjectId = u32;
 
 /// The name of an object created while no execution of the stateful engine was running.
-pub const UNNAMED: ObjectId = 0;
+pub(crate) const UNNAMED: ObjectId = 0;
 
 /// What an operation did, folded into its object's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Op {
-    /// A mutex acquired.
+pub(crate) enum Op {
+    /// A mutex or a write lock acquired.
     Lock = 1,
     /// A read lock acquired.
     Read,
-    /// A write lock acquired.
-    Write,
     /// A waiter registered on a condition variable (and released its mutex).
     Wait,
     /// A `notify_all` with at least one waiter.
@@ -175,22 +105,22 @@ fn within<R>(f: impl FnOnce(&mut Registry, usize) -> R) -> Option<R> {
 }
 
 /// Start a search: names are kept from here until [`deactivate`].
-pub fn activate() {
+pub(crate) fn activate() {
     REGISTRY.with(|r| *r.borrow_mut() = Some(Registry::default()));
 }
 
 /// Start a fresh execution of the search (the engine calls it before every execution).
-pub fn reset() {
+pub(crate) fn reset() {
     with(|r| r.execution = Execution::default());
 }
 
 /// Switch the registry off (the search is done).
-pub fn deactivate() {
+pub(crate) fn deactivate() {
     REGISTRY.with(|r| *r.borrow_mut() = None);
 }
 
 /// Whether the stateful engine is running in this thread.
-pub fn active() -> bool {
+pub(crate) fn active() -> bool {
     REGISTRY.with(|r| r.borrow().is_some())
 }
 
@@ -222,19 +152,19 @@ impl Execution {
 }
 
 /// The current task's id in the engine (0 outside an execution).
-pub fn current_task() -> usize {
+pub(crate) fn current_task() -> usize {
     task_id().unwrap_or(0)
 }
 
 /// The stable name of the task with this shuttle id (the same task in every execution that
 /// reaches it), for the engine's bookkeeping.
-pub fn task_name(task: usize) -> u32 {
+pub(crate) fn task_name(task: usize) -> u32 {
     with(|r| r.execution.name_of(task)).unwrap_or(0)
 }
 
 /// A fresh object id, named by its creator and the order it created it in; [`UNNAMED`]
 /// outside an execution.
-pub fn new_object() -> ObjectId {
+pub(crate) fn new_object() -> ObjectId {
     within(|r, task| {
         let creator = r.execution.name_of(task);
         let n = r.execution.created.entry(creator).or_default();
@@ -246,14 +176,14 @@ pub fn new_object() -> ObjectId {
 }
 
 /// Yield to the engine before an operation.
-pub fn point() {
+pub(crate) fn point() {
     if active() && !std::thread::panicking() {
-        super::thread::yield_now();
+        crate::sync::thread::yield_now();
     }
 }
 
 /// Record that the current task did `op` on `object`.
-pub fn record(object: ObjectId, op: Op) {
+pub(crate) fn record(object: ObjectId, op: Op) {
     within(|r, task| {
         assert!(
             object != UNNAMED,
@@ -271,28 +201,28 @@ pub fn record(object: ObjectId, op: Op) {
 }
 
 /// The current task's next operation waits until `object` changes.
-pub fn block(object: ObjectId) {
+pub(crate) fn block(object: ObjectId) {
     within(|r, task| r.execution.blocked.insert(task, object));
 }
 
 /// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
 /// eligible for was consumed by another waiter).
-pub fn block_task(task: usize, object: ObjectId) {
+pub(crate) fn block_task(task: usize, object: ObjectId) {
     with(|r| r.execution.blocked.insert(task, object));
 }
 
 /// `object` changed: every task blocked on it may try again.
-pub fn unblock(object: ObjectId) {
+pub(crate) fn unblock(object: ObjectId) {
     with(|r| r.execution.blocked.retain(|_, o| *o != object));
 }
 
 /// Whether the engine may run this task (by shuttle id): false while it is blocked.
-pub fn enabled(task: usize) -> bool {
+pub(crate) fn enabled(task: usize) -> bool {
     with(|r| !r.execution.blocked.contains_key(&task)).unwrap_or(true)
 }
 
 /// The signature of the state (the per-object orders so far) and how many operations it holds.
-pub fn signature() -> (u128, u64) {
+pub(crate) fn signature() -> (u128, u64) {
     with(|r| (r.execution.signature, r.execution.operations)).unwrap_or((0, 0))
 }
 
@@ -307,7 +237,7 @@ fn spawner_object(r: &mut Registry, name: u32) -> ObjectId {
 }
 
 /// A spawn by the current task: records it and returns the child's stable name.
-pub fn spawning() -> Option<u32> {
+pub(crate) fn spawning() -> Option<u32> {
     let (object, child) = within(|r, task| {
         let parent = r.execution.name_of(task);
         let n = r.execution.spawned.entry(parent).or_default();
@@ -320,12 +250,12 @@ pub fn spawning() -> Option<u32> {
 }
 
 /// The first thing a spawned task does: take its stable name.
-pub fn started(name: u32) {
+pub(crate) fn started(name: u32) {
     within(|r, task| r.execution.names.insert(task, name));
 }
 
 /// The current task, named `name`, has finished its work.
-pub fn finished(name: u32) {
+pub(crate) fn finished(name: u32) {
     point();
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
@@ -336,7 +266,7 @@ pub fn finished(name: u32) {
 }
 
 /// Wait (without blocking inside shuttle) until the thread named `name` has finished.
-pub fn await_exit(name: u32) {
+pub(crate) fn await_exit(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };

@@ -1,0 +1,154 @@
+//! Driving shuttle: a recording wrapper around its schedulers, and a strict replayer. One
+//! file per scheduler: [`random`] (uniform), shuttle's own PCT and DFS, the stateful search
+//! ([`crate::engine::stateful`]) and [`steered`] (replay); [`tape`] records what each decided.
+//!
+//! The failing schedule is taken from the tape, which sees every decision the wrapped
+//! scheduler makes, rather than from shuttle's panic output (shuttle installs its panic hook
+//! once per process, and a violation here is not a panic at all).
+
+mod random;
+mod steered;
+mod tape;
+
+use super::stateful::{self, SearchEnd, Stateful};
+use super::{panic_message, DriveError, Driven, Exploration, Strategy};
+use ::shuttle::scheduler::{DfsScheduler, PctScheduler, Scheduler};
+use ::shuttle::{Config, FailurePersistence, Runner};
+use random::Uniform;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use steered::{Steer, Steered};
+use tape::{close_execution, Recording, Tape};
+
+fn config() -> Config {
+    let mut config = Config::new();
+    config.failure_persistence = FailurePersistence::None;
+    config.silence_warnings = true;
+    config
+}
+
+fn body(exploration: &Arc<dyn Exploration>) -> impl Fn() + Send + Sync + 'static {
+    let x = Arc::clone(exploration);
+    move || {
+        x.begin();
+        x.body();
+    }
+}
+
+/// Run `inner` to its end, recording every decision. `dfs_limit` is the execution limit of
+/// an exhaustive enumeration, which has run out of schedules when it stops short of it.
+fn run_recorded<S: Scheduler + 'static>(
+    inner: S,
+    exploration: Arc<dyn Exploration>,
+    dfs_limit: Option<usize>,
+) -> Result<Driven, DriveError> {
+    run_recorded_on(
+        inner,
+        exploration,
+        dfs_limit,
+        Rc::new(RefCell::new(Tape::default())),
+    )
+}
+
+fn run_recorded_on<S: Scheduler + 'static>(
+    inner: S,
+    exploration: Arc<dyn Exploration>,
+    dfs_limit: Option<usize>,
+    tape: Rc<RefCell<Tape>>,
+) -> Result<Driven, DriveError> {
+    let scheduler = Recording {
+        inner,
+        tape: Rc::clone(&tape),
+        exploration: Arc::clone(&exploration),
+    };
+    let f = body(&exploration);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Runner::new(scheduler, config()).run(f)
+    }));
+    if let Err(payload) = outcome {
+        return Err(DriveError::ModelFailure(panic_message(payload.as_ref())));
+    }
+    close_execution(&tape, exploration.as_ref());
+    let t = tape.borrow();
+    Ok(Driven {
+        executions: t.executions,
+        exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
+        switches: None,
+    })
+}
+
+pub(super) fn drive(
+    strategy: &Strategy,
+    exploration: Arc<dyn Exploration>,
+) -> Result<Driven, DriveError> {
+    match strategy {
+        Strategy::Random { seed, executions } => run_recorded(
+            Uniform {
+                state: *seed,
+                left: *executions,
+            },
+            exploration,
+            None,
+        ),
+        Strategy::Pct {
+            seed,
+            depth,
+            executions,
+        } => run_recorded(
+            PctScheduler::new_from_seed(*seed, (*depth).max(1), *executions),
+            exploration,
+            None,
+        ),
+        Strategy::Dfs { executions } => run_recorded(
+            DfsScheduler::new(Some(*executions), false),
+            exploration,
+            Some(*executions),
+        ),
+        Strategy::Stateful { executions } => {
+            let end = Rc::new(RefCell::new(SearchEnd::default()));
+            stateful::registry::activate();
+            let driven = run_recorded(
+                Stateful::new(*executions, Rc::clone(&end)),
+                exploration,
+                None,
+            );
+            stateful::registry::deactivate();
+            let mut driven = driven?;
+            let end = end.borrow();
+            if let Some(failure) = &end.failure {
+                return Err(DriveError::ModelFailure(failure.clone()));
+            }
+            driven.exhausted = end.exhausted;
+            Ok(driven)
+        }
+        Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
+        Strategy::Guided { switches } => steer(
+            Steer::Switches(switches.iter().copied().collect()),
+            exploration,
+        ),
+        Strategy::Loom { .. } | Strategy::Threads { .. } => {
+            Err(DriveError::EngineMissing(strategy.engine()))
+        }
+    }
+}
+
+fn steer(steer: Steer, exploration: Arc<dyn Exploration>) -> Result<Driven, DriveError> {
+    let tape = Rc::new(RefCell::new(Tape::default()));
+    let outcome = run_recorded_on(
+        Steered::new(steer, &tape),
+        exploration,
+        None,
+        Rc::clone(&tape),
+    );
+    if let Some(m) = tape.borrow_mut().mismatch.take() {
+        return Err(DriveError::ScheduleMismatch(m));
+    }
+    let mut driven = outcome?;
+    driven.switches = Some(std::mem::take(&mut tape.borrow_mut().derived));
+    Ok(driven)
+}
+
+pub(super) fn run_once(f: impl Fn() + Send + Sync + 'static) {
+    Runner::new(Uniform { state: 0, left: 1 }, config()).run(f);
+}

@@ -1,0 +1,109 @@
+//! The steered scheduler (`replay`, and the minimizer's guided runs): one execution that
+//! follows a recorded schedule, or the non-preemptive default with forced switches.
+
+use super::tape::Tape;
+use crate::engine::schedule::Step;
+use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The choice of a non-preemptive scheduler: the running task while it can run, else the
+/// lowest-numbered runnable task.
+fn default_choice(ids: &[usize], current: Option<TaskId>) -> usize {
+    match current.map(usize::from) {
+        Some(c) if ids.contains(&c) => c,
+        _ => ids.iter().copied().min().unwrap_or(0),
+    }
+}
+
+/// What a single steered execution follows.
+pub(super) enum Steer {
+    /// Exactly these recorded decisions; past their end, the non-preemptive default.
+    Exact(Vec<Step>),
+    /// The non-preemptive default, except at these `decision -> task` switches.
+    Switches(std::collections::BTreeMap<usize, usize>),
+}
+
+/// Runs one execution as [`Steer`] says, records where it left the non-preemptive default,
+/// and stops with a clear message where a recorded schedule no longer fits.
+pub(super) struct Steered {
+    steer: Steer,
+    decision: usize,
+    started: bool,
+    tape: Rc<RefCell<Tape>>,
+}
+
+impl Steered {
+    pub(super) fn new(steer: Steer, tape: &Rc<RefCell<Tape>>) -> Self {
+        Self {
+            steer,
+            decision: 0,
+            started: false,
+            tape: Rc::clone(tape),
+        }
+    }
+
+    fn mismatch(&self, message: String) -> Option<TaskId> {
+        self.tape.borrow_mut().mismatch = Some(message);
+        None
+    }
+}
+
+impl Scheduler for Steered {
+    fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        if self.started {
+            return None;
+        }
+        self.started = true;
+        Some(ShuttleSchedule::new(0))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
+        let default = default_choice(&ids, current);
+        let n = self.decision + 1;
+        let chosen = match &self.steer {
+            Steer::Switches(switches) => match switches.get(&self.decision) {
+                Some(t) if ids.contains(t) => *t,
+                _ => default,
+            },
+            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+                None => default,
+                Some(Step::Task(t)) if ids.contains(&t) => t,
+                Some(Step::Task(t)) => {
+                    return self.mismatch(format!(
+                        "decision {n} runs task {t}, but only tasks {ids:?} can run there"
+                    ))
+                }
+                Some(Step::Random(_)) => {
+                    return self.mismatch(format!(
+                        "decision {n} is a random value, but the model asks which task runs"
+                    ))
+                }
+            },
+        };
+        if chosen != default {
+            self.tape.borrow_mut().derived.push((self.decision, chosen));
+        }
+        self.decision += 1;
+        Some(TaskId::from(chosen))
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        match &self.steer {
+            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+                Some(Step::Random(v)) => {
+                    self.decision += 1;
+                    v
+                }
+                _ => 0,
+            },
+            Steer::Switches(_) => 0,
+        }
+    }
+}

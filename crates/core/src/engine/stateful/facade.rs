@@ -1,0 +1,8 @@
+//! What the sync facade calls: the hooks by which each operation yields to the stateful
+//! engine, takes effect and is recorded, or blocks until its object changes. Nothing else of
+//! the engine is visible to the facade.
+
+pub(crate) use super::registry::{
+    active, await_exit, block, block_task, current_task, finished, new_object, point, record,
+    spawning, started, unblock, ObjectId, Op,
+};
