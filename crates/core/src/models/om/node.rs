@@ -53,6 +53,12 @@ impl OmNode {
         self.state_machine.take_snapshot(&self.writer, actor, why)
     }
 
+    /// `OzoneManagerDoubleBuffer.awaitFlush`: wait until every response queued before the call
+    /// is flushed and reported; `false` when the OM is gone first.
+    pub fn await_flush(&self, actor: &Actor, java: &'static Citation) -> bool {
+        self.buffer.await_flush(actor, java)
+    }
+
     /// The OM ends: `ExitUtils.terminate` (or the Ratis server closing the state machine).
     /// Nothing is queued or flushed afterwards, and a waiting `takeSnapshot` gives up.
     pub fn exit(&self, actor: &Actor, exit: &Exit) {
@@ -72,9 +78,11 @@ impl OmNode {
 
     /// The `OMDoubleBufferFlushThread` loop (`OzoneManagerDoubleBuffer.flushTransactions`):
     /// stage every response's rows and `TRANSACTION_INFO_KEY` = the batch's last `(term,
-    /// index)`, commit, clean up, and only then advance the applied index; until the loop ends.
-    /// A throwable from `updateLastAppliedTermIndex` is caught by `flushCurrentBuffer`, which
-    /// terminates the OM.
+    /// index)`, commit, clean up, advance the applied index, and only then report the flush
+    /// (`FlushNotifier.notifyFlush` at the end of `flushCurrentBuffer`), which wakes
+    /// [`OmNode::await_flush`]; until the loop ends. A throwable from
+    /// `updateLastAppliedTermIndex` is caught by `flushCurrentBuffer`, which terminates the
+    /// OM without reporting the flush.
     pub fn flush_thread(&self, actor: &Actor) {
         const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushBatch;
         while let Some(ready) = self.buffer.next_batch(actor) {
@@ -97,6 +105,7 @@ impl OmNode {
                 return;
             }
             self.writer.close_window();
+            self.buffer.flushed(last.index);
         }
     }
 }
