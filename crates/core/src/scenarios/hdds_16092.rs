@@ -152,11 +152,11 @@ use crate::models::om::actors::{
     apply_channels, apply_executor, ratis_updater, SnapshotTrigger, UpdaterConfig,
 };
 use crate::models::om::node::OmNode;
-use crate::models::om::persist::{IndexWrite, SNAPSHOT_IN_FLUSH_WINDOW, STALE_CANDIDATE_REFUSED};
+use crate::models::om::persist::{IndexWrite, TxInfoWriter, SNAPSHOT_IN_FLUSH_WINDOW};
 use crate::models::om::requests::OmRequest;
 use crate::models::om::startup::{restart_and_replay, Replayed};
 use crate::models::om::{initial_tables, OmRow};
-use crate::properties::{durable_observer, Invariant, Property};
+use crate::properties::{durable_observer, Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;
@@ -335,8 +335,9 @@ impl Scenario for Hdds16092 {
         REPLICAS_AGREE.property(),
         NO_OM_TERMINATION.property(),
         SNAPSHOT_IN_FLUSH_WINDOW.required(),
-        STALE_CANDIDATE_REFUSED.property(),
     ];
+    // `StaleCandidateRefused` comes with the persistence model.
+    const MODEL_PROBES: &'static [&'static [Probe]] = &[TxInfoWriter::PROBES];
     const SIZE: Option<SizeKnob> = Some(SizeKnob {
         counts: "CreateKey+CommitKey pairs in the log (after the leader change in second-term)",
         default: 1,

@@ -11,7 +11,8 @@
 //! takes its periodic snapshot, whether it takes the stop snapshot) or handed back: each
 //! snapshot goes to the caller's hook as a [`Snapshot`], with what the state machine
 //! observed while taking it ([`SnapshotTaken`]), and each thread returns how it ended
-//! ([`UpdaterEnd`], [`ApplyEnd`]). No probe is fired here.
+//! ([`UpdaterEnd`], [`ApplyEnd`]). No probe is fired here; the persistence model's own probes
+//! are [`TxInfoWriter::PROBES`](super::persist::TxInfoWriter::PROBES).
 //!
 //! Abstracted away: Ratis' log reading, its `StateMachineUpdater` states (`RUNNING`,
 //! `STOP`, `RELOAD`, `EXCEPTION`), the purge of the log after a snapshot, the election and
