@@ -3,7 +3,7 @@
 
 use super::double_buffer::{DoubleBuffer, Response};
 use super::persist::{IndexWrite, TxInfoWriter};
-use super::state_machine::{Exit, SnapshotTaken, StateMachine};
+use super::state_machine::{Exit, Revision, SnapshotTaken, StateMachine};
 use super::{OmRow, TermIndex};
 use crate::citation::{java, Citation};
 use crate::kit::store::{Store, WriteBatch};
@@ -25,9 +25,20 @@ impl OmNode {
     /// A replica over `store`, whose applied index starts at `(term, index)` (as
     /// `loadSnapshotInfoFromDB` sets it).
     pub fn new(store: Arc<Store<OmRow>>, index_write: IndexWrite, index: u64, term: u64) -> Self {
+        Self::at(Revision::PINNED, store, index_write, index, term)
+    }
+
+    /// [`OmNode::new`] with the state machine as at `revision`.
+    pub fn at(
+        revision: Revision,
+        store: Arc<Store<OmRow>>,
+        index_write: IndexWrite,
+        index: u64,
+        term: u64,
+    ) -> Self {
         Self {
             writer: TxInfoWriter::new(store, index_write),
-            state_machine: StateMachine::new(TermIndex::new(term, index)),
+            state_machine: StateMachine::at(revision, TermIndex::new(term, index)),
             buffer: DoubleBuffer::new(),
             exits: Ghost::new(Vec::new()),
         }
