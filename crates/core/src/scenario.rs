@@ -27,7 +27,7 @@
 //! ```
 
 pub use crate::engine::Budget;
-use crate::properties::Property;
+use crate::properties::{Probe, Property};
 use crate::recorder::Recorder;
 use crate::sync::Arc;
 use std::fmt::Debug;
@@ -121,6 +121,21 @@ pub struct SizeKnob {
     pub default: usize,
 }
 
+/// A required probe whose window a plan sets up by construction (a follower that lags, a
+/// fault or a kill injected in the setup, a fresh cluster, an order the non-preemptive
+/// schedule gives), rather than one a race reaches: it may fire on the serial schedule (no
+/// preemption at all) and in every execution of such a plan. A scenario declares each in
+/// [`Scenario::BY_CONSTRUCTION`] with the reason, so that a new one is a deliberate change;
+/// every other required probe must stay silent on the serial schedule of every holding
+/// case, and every probe silent on some schedule (the shuttle suite's `probes` tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByConstruction {
+    /// The probe.
+    pub probe: Probe,
+    /// Why the plan fires it without a race.
+    pub why: &'static str,
+}
+
 /// One (variant, plan), prepared to run many times.
 pub trait Case: Send + Sync {
     /// One execution: spawn the actors, join them, mark the execution quiesced
@@ -141,8 +156,20 @@ pub trait Scenario: Send + Sync + 'static {
     const JIRA: &'static str;
     /// One line.
     const TITLE: &'static str;
-    /// Every invariant, eventually-property and probe the scenario checks or counts.
+    /// Every invariant, eventually-property and probe the scenario checks or counts. A probe
+    /// of a model in [`Scenario::MODEL_PROBES`] need not be listed here, unless the scenario
+    /// requires it (`.required()`).
     const PROPERTIES: &'static [Property];
+    /// The probes the shared models this scenario runs may fire: each model's own list (a
+    /// `PROBES` constant beside the model, e.g.
+    /// [`TxInfoWriter::PROBES`](crate::models::om::persist::TxInfoWriter::PROBES)). They are
+    /// counted as the scenario's own (not required, unless [`Scenario::PROPERTIES`] lists
+    /// one with `.required()`), so a model may fire them without the scenario naming each;
+    /// any other probe the model reports is a model failure.
+    const MODEL_PROBES: &'static [&'static [Probe]] = &[];
+    /// The required probes whose window a plan sets up by construction, each with why
+    /// ([`ByConstruction`]); none by default.
+    const BY_CONSTRUCTION: &'static [ByConstruction] = &[];
     /// The size knob, if the scenario has one; without one the only size is 1.
     const SIZE: Option<SizeKnob> = None;
     /// Executions per random and per PCT run when none are asked for: `check`'s default,

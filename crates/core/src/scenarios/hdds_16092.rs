@@ -8,6 +8,12 @@
 //!
 //! # Actors
 //!
+//! The three threads are the OM's shared actors ([`crate::models::om::actors`]): `ratis` is
+//! [`ratis_updater`] with the periodic snapshot after the first data entry that follows the
+//! last configuration entry ([`SnapshotTrigger::first_data_after_last_configuration`]) and
+//! the stop snapshot; `apply` is [`apply_executor`]; `flush` is [`OmNode::flush_thread`]. The
+//! scenario keeps the index each snapshot chose (for `SnapshotIndexPersisted`).
+//!
 //! | actor | Java | does |
 //! |---|---|---|
 //! | `ratis` | Ratis `StateMachineUpdater` | notifies each configuration entry ([`notifyTermIndexUpdated`](crate::citation::java::OzoneManagerStateMachine::notifyTermIndexUpdated)), submits each data entry to `apply` ([`applyTransaction`](crate::citation::java::OzoneManagerStateMachine::applyTransaction)); before each snapshot waits for the apply futures of every entry it submitted ([`StateMachineUpdater.takeSnapshot`](crate::citation::java::StateMachineUpdater::takeSnapshot)); takes a periodic snapshot after the first data entry that follows the last configuration entry, and the stop snapshot when its applied index is past the last snapshot's ([`shouldTakeSnapshot`](crate::citation::java::StateMachineUpdater::shouldTakeSnapshot)); checks the returned index (above applied: a logged `StateMachineException`; below the last one: the server closes, [`run`](crate::citation::java::StateMachineUpdater::run)); stops the double buffer |
@@ -138,23 +144,24 @@
 //! | `AllocateBlock` and other requests | not in the logs. A replayed `AllocateBlock` before its key's commit appends the same block again (`OMAllocateBlockRequest`, not examined): a candidate for real replay drift that **could change `ReplicasAgree`** if added |
 
 use crate::choices;
-use crate::citation::{java, Citation, Label};
-use crate::kit::raft_log::{Payload, RaftLog};
+use crate::citation::Label;
+use crate::kit::raft_log::RaftLog;
 use crate::kit::store::durable_observer;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{self, stored_index, TxRow};
-use crate::models::om::double_buffer::{Life, Response};
+use crate::models::om::actors::{
+    apply_channels, apply_executor, ratis_updater, SnapshotTrigger, UpdaterConfig,
+};
 use crate::models::om::node::OmNode;
-use crate::models::om::persist::{IndexWrite, SNAPSHOT_IN_FLUSH_WINDOW, STALE_CANDIDATE_REFUSED};
+use crate::models::om::persist::{IndexWrite, TxInfoWriter, SNAPSHOT_IN_FLUSH_WINDOW};
 use crate::models::om::requests::OmRequest;
 use crate::models::om::startup::{restart_and_replay, Replayed};
-use crate::models::om::state_machine::Exit;
 use crate::models::om::{initial_tables, OmRow};
-use crate::properties::{Invariant, Property};
+use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;
-use crate::sync::{channel, thread, Arc};
+use crate::sync::{thread, Arc};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -329,8 +336,9 @@ impl Scenario for Hdds16092 {
         REPLICAS_AGREE.property(),
         NO_OM_TERMINATION.property(),
         SNAPSHOT_IN_FLUSH_WINDOW.required(),
-        STALE_CANDIDATE_REFUSED.property(),
     ];
+    // `StaleCandidateRefused` comes with the persistence model.
+    const MODEL_PROBES: &'static [&'static [Probe]] = &[TxInfoWriter::PROBES];
     const SIZE: Option<SizeKnob> = Some(SizeKnob {
         counts: "CreateKey+CommitKey pairs in the log (after the leader change in second-term)",
         default: 1,
@@ -368,11 +376,17 @@ impl Scenario for Hdds16092 {
             Plan::SecondTerm => second_term_log(size),
         };
         let reference = Arc::new(reference_states(&log));
+        let updater = UpdaterConfig {
+            start: 0,
+            periodic: SnapshotTrigger::first_data_after_last_configuration(&log),
+            stop_snapshot: true,
+        };
         Box::new(Prepared {
             write: variant.index_write(),
             restart: plan != Plan::Steady,
             log: Arc::new(log),
             reference,
+            updater,
         })
     }
 }
@@ -420,147 +434,12 @@ pub fn reference_states(log: &RaftLog<OmRequest>) -> Vec<Tables<OmRow>> {
     })
 }
 
-/// The index after which Ratis takes its periodic snapshot: the first data entry after the
-/// last configuration entry.
-fn periodic_point(log: &RaftLog<OmRequest>) -> u64 {
-    let last_conf = log
-        .after(0)
-        .filter(|e| matches!(e.payload, Payload::Configuration))
-        .map(|e| e.index)
-        .max()
-        .unwrap_or(0);
-    log.after(last_conf)
-        .find(|e| matches!(e.payload, Payload::Data(_)))
-        .map_or(0, |e| e.index)
-}
-
 struct Prepared {
     write: IndexWrite,
     restart: bool,
     log: Arc<RaftLog<OmRequest>>,
     reference: Arc<Vec<Tables<OmRow>>>,
-}
-
-/// What the Ratis `StateMachineUpdater` of the plans keeps.
-struct Updater<'a> {
-    node: &'a OmNode,
-    me: &'a Actor,
-    completed: &'a channel::Receiver<u64>,
-    candidates: &'a Ghost<Vec<u64>>,
-    /// Data entries submitted whose apply future Ratis has not waited for.
-    pending: Vec<u64>,
-    /// `snapshotIndex`: the stored index at start (0 on a fresh OM), then each snapshot's.
-    snapshot_index: u64,
-    /// `appliedIndex`: every entry handed to the state machine.
-    applied: u64,
-}
-
-impl Updater<'_> {
-    /// `StateMachineUpdater.takeSnapshot`: wait for every submitted apply, then the state
-    /// machine's `takeSnapshot`, then check the index it returns. `false` once the OM is gone.
-    fn snapshot(&mut self, why: &str) -> bool {
-        const JAVA: &Citation = &java::StateMachineUpdater::takeSnapshot;
-        if !self.pending.is_empty() {
-            self.me.step_with(JAVA, || {
-                format!(
-                    "applyLogFutures.get(): wait for the applies of {:?}",
-                    self.pending
-                )
-            });
-            for _ in self.pending.drain(..) {
-                if self.completed.recv().is_none() {
-                    return false;
-                }
-            }
-        }
-        let taken = match self.node.take_snapshot(self.me, why) {
-            Ok(taken) => taken,
-            Err(_) => return self.node.buffer().life() == Life::Running,
-        };
-        self.candidates.with(|c| c.push(taken.chosen));
-        if taken.reported > self.applied {
-            self.me.step(
-                JAVA,
-                format!(
-                    "StateMachineException: snapshot index {} > applied {}",
-                    taken.reported, self.applied
-                ),
-            );
-        } else if taken.reported < self.snapshot_index {
-            let exit = Exit {
-                java: &java::StateMachineUpdater::run,
-                what: format!(
-                    "snapshotIndex {} -> {}: not increasing; the server closes",
-                    self.snapshot_index, taken.reported
-                ),
-            };
-            self.node.exit(self.me, &exit);
-            return false;
-        } else {
-            self.snapshot_index = taken.reported;
-        }
-        true
-    }
-}
-
-/// The Ratis `StateMachineUpdater` of the plans: notifies configuration entries, submits data
-/// entries, waits for every submitted apply before each snapshot, takes the periodic snapshot
-/// after the entry [`periodic_point`] names and, when applied is past the last snapshot, the
-/// stop snapshot; then stops the double buffer.
-fn ratis_thread(
-    node: &OmNode,
-    log: &RaftLog<OmRequest>,
-    me: &Actor,
-    submit: channel::Sender<(u64, u64, OmRequest)>,
-    completed: &channel::Receiver<u64>,
-    candidates: &Ghost<Vec<u64>>,
-) {
-    let periodic = periodic_point(log);
-    let mut updater = Updater {
-        node,
-        me,
-        completed,
-        candidates,
-        pending: Vec::new(),
-        snapshot_index: 0,
-        applied: 0,
-    };
-    for entry in log.after(0) {
-        match &entry.payload {
-            Payload::Configuration => {
-                if let Err(exit) =
-                    node.state_machine()
-                        .notify_term_index_updated(me, entry.term, entry.index)
-                {
-                    node.exit(me, &exit);
-                    return;
-                }
-            }
-            Payload::Data(request) => {
-                me.step_with(&java::OzoneManagerStateMachine::applyTransaction, || {
-                    format!("submit index {} {request}", entry.index)
-                });
-                submit.send((entry.index, entry.term, request.clone()));
-                updater.pending.push(entry.index);
-            }
-        }
-        updater.applied = entry.index;
-        if entry.index == periodic && !updater.snapshot("periodic snapshot") {
-            return;
-        }
-    }
-    drop(submit);
-    if updater.applied > updater.snapshot_index {
-        if !updater.snapshot("stop snapshot") {
-            return;
-        }
-    } else {
-        me.step(
-            &java::StateMachineUpdater::shouldTakeSnapshot,
-            "applied == snapshot index: no stop snapshot",
-        );
-    }
-    node.buffer().stop(me, "stop flush thread");
+    updater: UpdaterConfig,
 }
 
 impl Case for Prepared {
@@ -578,8 +457,7 @@ impl Case for Prepared {
         ));
         let node = Arc::new(OmNode::new(Arc::clone(&store), self.write, 0, 0));
         let candidates = Arc::new(Ghost::new(Vec::new()));
-        let (submit, submitted) = channel::unbounded::<(u64, u64, OmRequest)>();
-        let (done, completed) = channel::unbounded::<u64>();
+        let (futures, queue) = apply_channels();
 
         let flush = {
             let (node, me) = (Arc::clone(&node), Actor::new("flush", recorder));
@@ -588,36 +466,7 @@ impl Case for Prepared {
         let apply = {
             let (node, me) = (Arc::clone(&node), Actor::new("apply", recorder));
             thread::spawn("apply", move || {
-                let mut view = initial_tables();
-                while let Some((index, term, request)) = submitted.recv() {
-                    match request.apply(index, &mut view) {
-                        Ok(applied) => {
-                            me.step_with(request.java(), || {
-                                format!("index {index} {request}: {}", applied.summary)
-                            });
-                            node.buffer().add(
-                                &me,
-                                Response {
-                                    index,
-                                    term,
-                                    rows: applied.rows,
-                                },
-                            );
-                            done.send(index);
-                        }
-                        Err(thrown) => {
-                            me.step_with(thrown.java, || {
-                                format!("index {index} {request}: {thrown}")
-                            });
-                            let exit = Exit {
-                                java: &java::OzoneManagerStateMachine::runCommand,
-                                what: thrown.what,
-                            };
-                            node.exit(&me, &exit);
-                            return;
-                        }
-                    }
-                }
+                apply_executor(&node, &me, queue, initial_tables());
             })
         };
         let ratis = {
@@ -627,8 +476,11 @@ impl Case for Prepared {
                 Arc::clone(&candidates),
                 Actor::new("ratis", recorder),
             );
+            let config = self.updater;
             thread::spawn("ratis", move || {
-                ratis_thread(&node, &log, &me, submit, &completed, &candidates);
+                ratis_updater(&node, &log, &me, futures, config, |_, snapshot| {
+                    candidates.with(|c| c.push(snapshot.taken.chosen));
+                });
             })
         };
         ratis.join();

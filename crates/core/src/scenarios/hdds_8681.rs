@@ -88,15 +88,15 @@ use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::bootstrap::{
-    serve, LockOrder, ServletCites, Tarball, CREATE_IN_FLIGHT_AT_BOOTSTRAP,
+    self, serve, LockOrder, ServletCites, Tarball, CREATE_IN_FLIGHT_AT_BOOTSTRAP,
 };
 use crate::models::om::snapshot::node::SnapshotOm;
-use crate::models::om::snapshot::requests::SnapshotRequest;
+use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateCleanup, Dirs, Java, SnapshotDb, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
-use crate::properties::{Invariant, Property};
+use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario};
 use crate::sync::{thread, Arc};
@@ -323,6 +323,8 @@ impl Scenario for Hdds8681 {
         BOOTSTRAP_SERVED.property(),
         CREATE_IN_FLIGHT_AT_BOOTSTRAP.required(),
     ];
+    const MODEL_PROBES: &'static [&'static [Probe]] =
+        &[SnapshotOm::PROBES, requests::PROBES, bootstrap::PROBES];
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const BOTH: &[Property] = &[

@@ -24,7 +24,7 @@ pub mod hdds_7279;
 pub mod hdds_8681;
 
 use crate::properties::{Kind, Property};
-use crate::scenario::{Budget, Case, Choice, Expected, Scenario, SizeKnob};
+use crate::scenario::{Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob};
 use std::fmt;
 
 /// Every registered scenario.
@@ -151,8 +151,12 @@ pub trait AnyScenario: Sync {
     fn variants(&self) -> Vec<Named>;
     /// The plans.
     fn plans(&self) -> Vec<Named>;
-    /// Every property: invariants, eventually-properties and probes.
-    fn properties(&self) -> &'static [Property];
+    /// Every property: invariants, eventually-properties and probes. The scenario's own list
+    /// ([`Scenario::PROPERTIES`]) first, then each probe of its models
+    /// ([`Scenario::MODEL_PROBES`]) that list does not name, in the models' order.
+    fn properties(&self) -> Vec<Property>;
+    /// The required probes a plan fires by construction ([`Scenario::BY_CONSTRUCTION`]).
+    fn by_construction(&self) -> &'static [ByConstruction];
     /// The size knob, if any.
     fn size_knob(&self) -> Option<SizeKnob>;
     /// Executions per random and PCT run when none are asked for
@@ -173,16 +177,14 @@ pub trait AnyScenario: Sync {
     /// The invariant (always or eventually) called `name`.
     fn invariant(&self, name: &str) -> Option<Property> {
         self.properties()
-            .iter()
-            .copied()
+            .into_iter()
             .find(|p| p.is_invariant() && p.name == name)
     }
 
     /// Every invariant (always or eventually), in listing order.
     fn invariants(&self) -> Vec<Property> {
         self.properties()
-            .iter()
-            .copied()
+            .into_iter()
             .filter(Property::is_invariant)
             .collect()
     }
@@ -190,8 +192,7 @@ pub trait AnyScenario: Sync {
     /// Every probe, in listing order.
     fn probes(&self) -> Vec<Property> {
         self.properties()
-            .iter()
-            .copied()
+            .into_iter()
             .filter(|p| p.kind == Kind::Sometimes)
             .collect()
     }
@@ -199,10 +200,15 @@ pub trait AnyScenario: Sync {
     /// The probes a "held" verdict needs.
     fn required_probes(&self) -> Vec<&'static str> {
         self.properties()
-            .iter()
+            .into_iter()
             .filter(|p| p.required)
             .map(|p| p.name)
             .collect()
+    }
+
+    /// Whether `probe` is declared fired by construction ([`Scenario::BY_CONSTRUCTION`]).
+    fn fires_by_construction(&self, probe: &str) -> bool {
+        self.by_construction().iter().any(|b| b.probe.name == probe)
     }
 
     /// Whether `size` is the size the expectations are written for.
@@ -255,8 +261,18 @@ impl<S: Scenario> AnyScenario for S {
         named::<S::Plan>()
     }
 
-    fn properties(&self) -> &'static [Property] {
-        S::PROPERTIES
+    fn properties(&self) -> Vec<Property> {
+        let mut all = S::PROPERTIES.to_vec();
+        for probe in S::MODEL_PROBES.iter().flat_map(|m| m.iter()) {
+            if !all.iter().any(|p| p.name == probe.name) {
+                all.push(probe.property());
+            }
+        }
+        all
+    }
+
+    fn by_construction(&self) -> &'static [ByConstruction] {
+        S::BY_CONSTRUCTION
     }
 
     fn size_knob(&self) -> Option<SizeKnob> {

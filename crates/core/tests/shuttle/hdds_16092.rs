@@ -439,6 +439,38 @@ fn a_flush_past_its_running_check_still_swaps_after_stop() {
     });
 }
 
+/// The OM's flush thread reports each flush after it advanced applied, so `awaitFlush`
+/// returns once everything queued before it is committed, and only then.
+// Reference: OzoneManagerDoubleBuffer.java:319-347 at 78d5650c313
+fn await_flush_returns_after_the_flush_thread_reports() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("apply", &rec);
+        let store = Arc::new(Store::with_state(initial_tables(), None));
+        let node = Arc::new(OmNode::new(Arc::clone(&store), IndexWrite::Unguarded, 0, 0));
+        node.buffer().add(
+            &me,
+            Response {
+                index: 1,
+                term: 1,
+                rows: Default::default(),
+            },
+        );
+        let flush = {
+            let (node, me) = (Arc::clone(&node), Actor::new("flush", &rec));
+            thread::spawn("flush", move || node.flush_thread(&me))
+        };
+        assert!(node.await_flush(
+            &me,
+            &ozone_ha_check::citation::java::OzoneManagerDoubleBuffer::awaitFlush
+        ));
+        assert_eq!(stored_index(&store.durable()), 1);
+        assert_eq!(node.state_machine().applied(), TermIndex::new(1, 1));
+        node.buffer().stop(&me, "stop");
+        flush.join();
+    });
+}
+
 /// On second-term the configuration entry 3 arrives while entry 2 is queued: `fixed` keeps
 /// every durable state consistent because the snapshot waits for the flush of 2.
 fn second_term_log_has_a_data_entry_inside_the_notification_gap() {
@@ -473,6 +505,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_decreasing_applied_index_terminates_the_om_on_the_flush_thread,
         take_snapshot_waits_for_the_flush_of_the_skipped_entry,
         a_flush_past_its_running_check_still_swaps_after_stop,
+        await_flush_returns_after_the_flush_thread_reports,
         second_term_log_has_a_data_entry_inside_the_notification_gap
     ]
 }

@@ -1,35 +1,20 @@
 //! Probes that fire too easily would turn a vacuous run into a "held": for every holding
 //! case, each required probe fires in some explored executions and stays silent in others,
 //! and the serial schedule (no preemption at all) of every case shows which probes need a
-//! race to fire.
+//! race to fire. The exceptions are declared by each scenario (`Scenario::BY_CONSTRUCTION`),
+//! and every declared one must be a required probe of its scenario.
 
 use ozone_ha_check::engine::Strategy;
 use ozone_ha_check::explore::{explore, Report, Request};
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
 
-/// Required probes whose window a plan sets up by construction (a follower that lags, a
-/// fault or a kill injected in the setup, a fresh cluster) rather than one a race reaches.
-/// They may fire on the serial schedule and in every execution of such a plan; each
-/// scenario's docs say so. Listed here, so that a new one is a deliberate change.
-const BY_CONSTRUCTION: &[(&str, &str)] = &[
-    // The leader applies and flushes before the follower: the follower is late.
-    ("hdds-17215", "LateApply"),
-    // The setup leaves the row above every stored serial (a request in flight, a failed or
-    // expired certificate), a kill leaves a stored serial above the flushed row, or the
-    // cluster starts fresh, before the primary (re)starts.
-    ("hdds-16900", "StartupWindowReached"),
-    // A flush thread blocked in canFlush on the empty buffer lets the apply thread queue both
-    // entries before its first swap without any preemption: the follower's lag (and the
-    // shared swap) is the non-preemptive order here. Other schedules flush the purge of keys
-    // first, so the probes still fire in some executions only.
-    ("hdds-11152", "PurgeAppliedBeforeKeysFlushed"),
-    ("hdds-11453", "PurgeSwappedWithItsKeys"),
-    ("hdds-7279", "CreateSwappedWithEarlier"),
-];
-
+/// Whether `probe` is one of `s`'s required probes whose window a plan sets up by
+/// construction: declared beside the scenario, with why
+/// ([`Scenario::BY_CONSTRUCTION`](ozone_ha_check::scenario::Scenario::BY_CONSTRUCTION)). Such
+/// a probe may fire on the serial schedule and in every execution of its plans.
 fn by_construction(s: &dyn AnyScenario, probe: &str) -> bool {
-    BY_CONSTRUCTION.contains(&(s.name(), probe))
+    s.fires_by_construction(probe)
 }
 
 fn run(s: &dyn AnyScenario, c: CaseName, strategy: Strategy) -> Report {
@@ -129,11 +114,31 @@ fn window_probes_need_a_race_on_the_serial_schedule() {
     );
 }
 
+fn declared_by_construction_probes_are_required_ones() {
+    let mut failures = Vec::new();
+    for s in all() {
+        for b in s.by_construction() {
+            if !s.required_probes().contains(&b.probe.name) {
+                failures.push(format!(
+                    "{}: {} is not a required probe",
+                    s.name(),
+                    b.probe.name
+                ));
+            }
+            if b.why.is_empty() {
+                failures.push(format!("{}: {} says not why", s.name(), b.probe.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         required_probes_fire_in_some_executions_and_not_in_others,
         every_probe_is_silent_on_some_schedule,
-        window_probes_need_a_race_on_the_serial_schedule
+        window_probes_need_a_race_on_the_serial_schedule,
+        declared_by_construction_probes_are_required_ones
     ]
 }

@@ -11,6 +11,7 @@
 //! [`OMKeyCommitRequestWithFSO`](crate::citation::java::OMKeyCommitRequestWithFSO::validateAndUpdateCache))
 //! take the decisions modelled here on those tables.
 
+pub mod actors;
 pub mod double_buffer;
 pub mod node;
 pub mod persist;

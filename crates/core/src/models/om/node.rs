@@ -3,7 +3,7 @@
 
 use super::double_buffer::{DoubleBuffer, Response};
 use super::persist::{IndexWrite, TxInfoWriter};
-use super::state_machine::{Exit, SnapshotTaken, StateMachine};
+use super::state_machine::{Exit, Revision, SnapshotTaken, StateMachine};
 use super::{OmRow, TermIndex};
 use crate::citation::{java, Citation};
 use crate::kit::store::{Store, WriteBatch};
@@ -25,9 +25,20 @@ impl OmNode {
     /// A replica over `store`, whose applied index starts at `(term, index)` (as
     /// `loadSnapshotInfoFromDB` sets it).
     pub fn new(store: Arc<Store<OmRow>>, index_write: IndexWrite, index: u64, term: u64) -> Self {
+        Self::at(Revision::PINNED, store, index_write, index, term)
+    }
+
+    /// [`OmNode::new`] with the state machine as at `revision`.
+    pub fn at(
+        revision: Revision,
+        store: Arc<Store<OmRow>>,
+        index_write: IndexWrite,
+        index: u64,
+        term: u64,
+    ) -> Self {
         Self {
             writer: TxInfoWriter::new(store, index_write),
-            state_machine: StateMachine::new(TermIndex::new(term, index)),
+            state_machine: StateMachine::at(revision, TermIndex::new(term, index)),
             buffer: DoubleBuffer::new(),
             exits: Ghost::new(Vec::new()),
         }
@@ -53,6 +64,12 @@ impl OmNode {
         self.state_machine.take_snapshot(&self.writer, actor, why)
     }
 
+    /// `OzoneManagerDoubleBuffer.awaitFlush`: wait until every response queued before the call
+    /// is flushed and reported; `false` when the OM is gone first.
+    pub fn await_flush(&self, actor: &Actor, java: &'static Citation) -> bool {
+        self.buffer.await_flush(actor, java)
+    }
+
     /// The OM ends: `ExitUtils.terminate` (or the Ratis server closing the state machine).
     /// Nothing is queued or flushed afterwards, and a waiting `takeSnapshot` gives up.
     pub fn exit(&self, actor: &Actor, exit: &Exit) {
@@ -72,9 +89,11 @@ impl OmNode {
 
     /// The `OMDoubleBufferFlushThread` loop (`OzoneManagerDoubleBuffer.flushTransactions`):
     /// stage every response's rows and `TRANSACTION_INFO_KEY` = the batch's last `(term,
-    /// index)`, commit, clean up, and only then advance the applied index; until the loop ends.
-    /// A throwable from `updateLastAppliedTermIndex` is caught by `flushCurrentBuffer`, which
-    /// terminates the OM.
+    /// index)`, commit, clean up, advance the applied index, and only then report the flush
+    /// (`FlushNotifier.notifyFlush` at the end of `flushCurrentBuffer`), which wakes
+    /// [`OmNode::await_flush`]; until the loop ends. A throwable from
+    /// `updateLastAppliedTermIndex` is caught by `flushCurrentBuffer`, which terminates the
+    /// OM without reporting the flush.
     pub fn flush_thread(&self, actor: &Actor) {
         const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushBatch;
         while let Some(ready) = self.buffer.next_batch(actor) {
@@ -97,6 +116,7 @@ impl OmNode {
                 return;
             }
             self.writer.close_window();
+            self.buffer.flushed(last.index);
         }
     }
 }

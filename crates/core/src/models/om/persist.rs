@@ -84,6 +84,10 @@ pub struct TxInfoWriter {
 }
 
 impl TxInfoWriter {
+    /// The probes this model fires: a scenario that runs it inherits them
+    /// ([`Scenario::MODEL_PROBES`](crate::scenario::Scenario::MODEL_PROBES)).
+    pub const PROBES: &'static [Probe] = &[SNAPSHOT_IN_FLUSH_WINDOW, STALE_CANDIDATE_REFUSED];
+
     /// The writers of `store`'s row, ordered as `write` says.
     pub fn new(store: Arc<Store<OmRow>>, write: IndexWrite) -> Self {
         Self {

@@ -27,6 +27,23 @@
 //!   `takeSnapshotImpl` chooses `applied` if it is above `notified` by `(term, index)`, else
 //!   `notified`, and persists it ([`super::persist`]).
 //!
+//! # Revisions
+//!
+//! Those rules are the Java at the pinned commit; a [`Revision`] selects the state machine as
+//! at another commit, with the citations of that commit:
+//!
+//! - [`Revision::BEFORE_HDDS_10546`] (a122acca970, the parent of HDDS-10546): applied moves
+//!   only with the double buffer's flushes. `notifyTermIndexUpdated` records the notified
+//!   index and `lastSkippedIndex` but never moves applied, and `updateLastAppliedTermIndex`
+//!   stores the flushed index as it is.
+//! - [`Revision::HDDS_10546`] (9afaeacf715): applied follows the notifications. A
+//!   notification exactly one past applied moves applied to it; a flush below the notified
+//!   index jumps applied to the notified entry when applied **before** the flush was at or
+//!   above `lastSkippedIndex`.
+//! - [`Revision::PINNED`] (the default; the rule since HDDS-10798, 4e9dc2faae5, unchanged up
+//!   to the pinned commit): the same, but the jump is taken when the **flushed** index is at
+//!   or above `lastSkippedIndex`.
+//!
 //! Indices are the Java's plus one: Ratis' first entry (index 0) is the model's 1, and the
 //! Java's initial `(0, -1)` for applied and notified and its initial `lastSkippedIndex = -1`
 //! are the model's `(0, 0)` and 0.
@@ -66,6 +83,74 @@ impl std::fmt::Display for Exit {
     }
 }
 
+/// When `updateLastAppliedTermIndex` moves applied past a flushed index, to the notified entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipJump {
+    /// Never: applied is the flushed index.
+    Never,
+    /// When the flushed index is below notified and applied before the flush is at or above
+    /// `lastSkippedIndex` (HDDS-10546 as merged).
+    WhenAppliedReachedSkipped,
+    /// When the flushed index is below notified and at or above `lastSkippedIndex`
+    /// (HDDS-10798 onward).
+    WhenFlushedReachesSkipped,
+}
+
+/// The state machine's rules as at one Java commit, and the citations of that commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Revision {
+    /// The commit (and the change that made it), for listings and docs.
+    pub commit: &'static str,
+    /// Whether `notifyTermIndexUpdated` moves applied to a notified entry exactly one past it.
+    pub applied_follows_notifications: bool,
+    /// When a flush moves applied to the notified entry.
+    pub skip_jump: SkipJump,
+    /// `notifyTermIndexUpdated` at that commit.
+    pub notify_term_index_updated: &'static Citation,
+    /// `updateLastAppliedTermIndex` at that commit.
+    pub update_last_applied_term_index: &'static Citation,
+}
+
+impl Revision {
+    /// The pinned commit (78d5650c313): the rule of HDDS-10798 (4e9dc2faae5).
+    pub const PINNED: Revision = Revision {
+        commit: "78d5650c313 (applied's jump as HDDS-10798 left it)",
+        applied_follows_notifications: true,
+        skip_jump: SkipJump::WhenFlushedReachesSkipped,
+        notify_term_index_updated: &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
+        update_last_applied_term_index: &java::OzoneManagerStateMachine::updateLastAppliedTermIndex,
+    };
+
+    /// HDDS-10546 as merged (9afaeacf715): applied follows the notifications; the jump looks
+    /// at applied before the flush.
+    pub const HDDS_10546: Revision = Revision {
+        commit: "9afaeacf715 (HDDS-10546)",
+        applied_follows_notifications: true,
+        skip_jump: SkipJump::WhenAppliedReachedSkipped,
+        notify_term_index_updated:
+            &java::hdds_10546::OzoneManagerStateMachine::notifyTermIndexUpdated,
+        update_last_applied_term_index:
+            &java::hdds_10546::OzoneManagerStateMachine::updateLastAppliedTermIndex,
+    };
+
+    /// The parent of HDDS-10546 (a122acca970): applied moves only with the flushes.
+    pub const BEFORE_HDDS_10546: Revision = Revision {
+        commit: "a122acca970 (HDDS-10546's parent)",
+        applied_follows_notifications: false,
+        skip_jump: SkipJump::Never,
+        notify_term_index_updated:
+            &java::hdds_10546_parent::OzoneManagerStateMachine::notifyTermIndexUpdated,
+        update_last_applied_term_index:
+            &java::hdds_10546_parent::OzoneManagerStateMachine::updateLastAppliedTermIndex,
+    };
+}
+
+impl Default for Revision {
+    fn default() -> Self {
+        Revision::PINNED
+    }
+}
+
 /// The fields the state machine's monitor guards.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Indices {
@@ -82,6 +167,7 @@ struct Indices {
 /// The state machine's monitor and the indices it guards.
 #[derive(Debug)]
 pub struct StateMachine {
+    revision: Revision,
     monitor: Mutex<Indices>,
     /// Wakes `takeSnapshot`'s wait loop (`awaitFlush`).
     flushed: Condvar,
@@ -101,7 +187,13 @@ impl StateMachine {
     /// A state machine whose applied index is `applied`, as the constructor leaves it after
     /// `loadSnapshotInfoFromDB`: notified and `lastSkippedIndex` at their initial values.
     pub fn new(applied: TermIndex) -> Self {
+        Self::at(Revision::PINNED, applied)
+    }
+
+    /// [`StateMachine::new`] with the rules of `revision`.
+    pub fn at(revision: Revision, applied: TermIndex) -> Self {
         Self {
+            revision,
             monitor: Mutex::labelled(
                 "state machine",
                 Indices {
@@ -122,7 +214,7 @@ impl StateMachine {
         term: u64,
         index: u64,
     ) -> Result<(), Exit> {
-        const JAVA: &Citation = &java::OzoneManagerStateMachine::notifyTermIndexUpdated;
+        let java = self.revision.notify_term_index_updated;
         let mut m = self.monitor.lock();
         let new = TermIndex::new(term, index);
         let skipped = if index > m.notified.index + 1 {
@@ -132,20 +224,21 @@ impl StateMachine {
             String::new()
         };
         m.notified = assert_increasing("lastNotified", m.notified, new).map_err(|what| {
-            actor.step(JAVA, format!("configuration entry {index}: {what}"));
-            Exit { java: JAVA, what }
+            actor.step(java, format!("configuration entry {index}: {what}"));
+            Exit { java, what }
         })?;
-        let moved = if m.notified.index.checked_sub(m.applied.index) == Some(1) {
+        let follows = self.revision.applied_follows_notifications;
+        let moved = if follows && m.notified.index.checked_sub(m.applied.index) == Some(1) {
             let notified = m.notified;
             let to = self.update_locked(&mut m, notified).map_err(|what| {
-                actor.step(JAVA, format!("configuration entry {index}: {what}"));
-                Exit { java: JAVA, what }
+                actor.step(java, format!("configuration entry {index}: {what}"));
+                Exit { java, what }
             })?;
             format!(", applied -> {}", to.index)
         } else {
             String::new()
         };
-        actor.step_with(JAVA, || {
+        actor.step_with(java, || {
             format!("configuration entry {index} (t{term}): notified -> {index}{skipped}{moved}")
         });
         Ok(())
@@ -154,7 +247,12 @@ impl StateMachine {
     /// The body of `updateLastAppliedTermIndex`, under the monitor: returns the new applied.
     fn update_locked(&self, m: &mut Indices, new: TermIndex) -> Result<TermIndex, String> {
         let mut new = assert_increasing("lastApplied", m.applied, new)?;
-        if new.index < m.notified.index && new.index >= m.last_skipped {
+        let reached = match self.revision.skip_jump {
+            SkipJump::Never => false,
+            SkipJump::WhenAppliedReachedSkipped => m.applied.index >= m.last_skipped,
+            SkipJump::WhenFlushedReachesSkipped => new.index >= m.last_skipped,
+        };
+        if new.index < m.notified.index && reached {
             new = m.notified;
         }
         m.applied = new;
@@ -165,11 +263,11 @@ impl StateMachine {
     /// `updateLastAppliedTermIndex`: the flush thread advances applied after a commit. `Err`
     /// is the assertion's exception, which terminates the OM on the flush thread.
     pub fn update_last_applied(&self, actor: &Actor, last: TermIndex) -> Result<(), Exit> {
-        const JAVA: &Citation = &java::OzoneManagerStateMachine::updateLastAppliedTermIndex;
+        let java = self.revision.update_last_applied_term_index;
         let mut m = self.monitor.lock();
         match self.update_locked(&mut m, last) {
             Ok(to) => {
-                actor.step_with(JAVA, || {
+                actor.step_with(java, || {
                     if to == last {
                         format!("applied -> {}", to.index)
                     } else {
@@ -182,8 +280,8 @@ impl StateMachine {
                 Ok(())
             }
             Err(what) => {
-                actor.step(JAVA, what.clone());
-                Err(Exit { java: JAVA, what })
+                actor.step(java, what.clone());
+                Err(Exit { java, what })
             }
         }
     }
@@ -192,6 +290,11 @@ impl StateMachine {
     pub fn stop(&self) {
         self.monitor.lock().stopped = true;
         self.flushed.notify_all();
+    }
+
+    /// The rules it follows.
+    pub fn revision(&self) -> Revision {
+        self.revision
     }
 
     /// The applied index.
@@ -276,5 +379,53 @@ impl StateMachine {
             chosen: candidate.index,
             reported,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Revision, StateMachine};
+    use crate::engine::run_once;
+    use crate::models::om::TermIndex;
+    use crate::recorder::{Actor, Recorder};
+    use crate::sync::Arc;
+
+    /// Notifications 1 and 3 (term 2; `lastSkippedIndex` 2), then the flush of entry 2.
+    fn gap_then_flush(revision: Revision) -> (u64, u64) {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("ratis", &rec);
+        let sm = StateMachine::at(revision, TermIndex::default());
+        sm.notify_term_index_updated(&me, 1, 1).unwrap();
+        let after_notification = sm.applied().index;
+        sm.notify_term_index_updated(&me, 2, 3).unwrap();
+        sm.update_last_applied(&me, TermIndex::new(1, 2)).unwrap();
+        (after_notification, sm.applied().index)
+    }
+
+    #[test]
+    fn each_revision_moves_applied_by_its_own_rule() {
+        run_once(|| {
+            // Pinned: the notification one past applied moves it; the flush of the skipped
+            // entry 2 jumps to the notified 3.
+            assert_eq!(gap_then_flush(Revision::default()), (1, 3));
+            // HDDS-10546 as merged: applied (1) before the flush is below lastSkipped (2): no
+            // jump.
+            assert_eq!(gap_then_flush(Revision::HDDS_10546), (1, 2));
+            // Before HDDS-10546: notifications never move applied; a flush stores its index.
+            assert_eq!(gap_then_flush(Revision::BEFORE_HDDS_10546), (0, 2));
+        });
+    }
+
+    #[test]
+    fn a_historical_revision_cites_its_own_commit() {
+        assert_eq!(
+            Revision::BEFORE_HDDS_10546.notify_term_index_updated.pin,
+            "hdds-10546-parent"
+        );
+        assert_eq!(
+            Revision::HDDS_10546.update_last_applied_term_index.pin,
+            "hdds-10546"
+        );
+        assert_eq!(Revision::PINNED.notify_term_index_updated.pin, "ozone");
     }
 }

@@ -31,6 +31,10 @@ pub const CREATE_IN_FLIGHT_AT_BOOTSTRAP: Probe = Probe::new(
     "the servlet locked or checkpointed while the snapshot create was applied but not yet committed",
 );
 
+/// The probes the checkpoint servlet fires: a scenario that runs it inherits them
+/// ([`Scenario::MODEL_PROBES`](crate::scenario::Scenario::MODEL_PROBES)).
+pub const PROBES: &[Probe] = &[CREATE_IN_FLIGHT_AT_BOOTSTRAP];
+
 /// When the servlet takes the bootstrap lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockOrder {

@@ -49,6 +49,11 @@ pub struct SnapshotOm {
 }
 
 impl SnapshotOm {
+    /// The probes the flush thread fires at its swap: a scenario that runs it inherits them
+    /// ([`Scenario::MODEL_PROBES`](crate::scenario::Scenario::MODEL_PROBES)).
+    pub const PROBES: &'static [Probe] =
+        &[PURGE_SWAPPED_WITH_ITS_KEYS, CREATE_SWAPPED_WITH_EARLIER];
+
     /// An OM over `store` and `snaps`; with `crash`, the process dies right after the first
     /// snapshot directory its flush deletes.
     pub fn new(store: Arc<Store<OmRow>>, snaps: Snapshots, crash: bool) -> Self {

@@ -30,6 +30,10 @@ pub const PURGE_APPLIED_BEFORE_KEYS_FLUSHED: Probe = Probe::new(
     "the flush thread reached a purge of keys from a snapshot after the snapshot's purge was applied",
 );
 
+/// The probes the requests' apply and flush steps fire: a scenario that runs them inherits
+/// them ([`Scenario::MODEL_PROBES`](crate::scenario::Scenario::MODEL_PROBES)).
+pub const PROBES: &[Probe] = &[PURGE_APPLIED_BEFORE_KEYS_FLUSHED];
+
 /// A request of the replicated log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SnapshotRequest {
