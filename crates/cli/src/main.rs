@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod scaffold;
+
 /// Schedule-exploration checks of Apache Ozone's OM/SCM persistence races.
 #[derive(Parser)]
 #[command(name = "ozone-ha-check", version, about)]
@@ -48,6 +50,8 @@ enum Command {
     Bench(BenchArgs),
     /// Check the cited Java methods against an Ozone (and Ratis) checkout.
     Cite(CiteArgs),
+    /// Write a new scenario's skeleton and register it: `new hdds-12345`.
+    New(scaffold::NewArgs),
 }
 
 #[derive(Args)]
@@ -320,6 +324,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report(&args),
         Command::Bench(args) => bench(&args),
         Command::Cite(args) => cite(&args),
+        Command::New(args) => scaffold::new(&args),
     };
     result.unwrap_or_else(|failure| match failure {
         Failure::Usage(message) => {
