@@ -39,5 +39,8 @@ bash ci/html-check.sh
 stage "rocksdb feature: the store model against Debian's librocksdb"
 bash ci/rocksdb.sh
 
+stage "ozone-ha-check new: a new scenario's skeleton builds, lists, checks and passes its tests"
+bash ci/scaffold.sh
+
 stage "done"
 echo "ci/test.sh: passed in $(( $(date +%s) - started )) s"

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod scaffold;
+
 /// Schedule-exploration checks of Apache Ozone's OM/SCM persistence races.
 #[derive(Parser)]
 #[command(name = "ozone-ha-check", version, about)]
@@ -53,6 +55,8 @@ enum Command {
     Bench(BenchArgs),
     /// Check the cited Java methods against an Ozone (and Ratis) checkout.
     Cite(CiteArgs),
+    /// Write a new scenario's skeleton and register it: `new hdds-12345`.
+    New(scaffold::NewArgs),
 }
 
 #[derive(Args)]
@@ -332,6 +336,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report(&args),
         Command::Bench(args) => bench(&args),
         Command::Cite(args) => cite(&args),
+        Command::New(args) => scaffold::new(&args),
     };
     result.unwrap_or_else(|failure| match failure {
         Failure::Usage(message) => {

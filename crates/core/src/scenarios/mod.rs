@@ -22,6 +22,9 @@ pub mod hdds_16900;
 pub mod hdds_17215;
 pub mod hdds_7279;
 pub mod hdds_8681;
+/// The skeleton `ozone-ha-check new` copies, with its names replaced, for a new scenario:
+/// compiled and unit-tested here, never registered.
+pub mod hdds_template;
 
 use crate::properties::{Kind, Property};
 use crate::scenario::{Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob};

@@ -32,6 +32,8 @@ mod hdds_7279;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_8681;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_template;
+#[cfg(not(any(loom, ohc_threads)))]
 mod probes;
 #[cfg(not(any(loom, ohc_threads)))]
 mod stateful;
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         hdds_8681::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
+        hdds_template::trials(),
     ]
     .into_iter()
     .flatten()
