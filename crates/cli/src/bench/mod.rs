@@ -15,7 +15,7 @@ pub mod render;
 pub use floor::Floor;
 pub use render::{render, write_results};
 
-use ozone_ha_check::engine::{available_engines, Engine, Strategy};
+use ozone_ha_check::engine::{available_engines, Ask, Engine, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request, Verdict};
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
@@ -228,16 +228,14 @@ fn floor_rate(tasks: usize, decisions: f64, executions: usize) -> Option<f64> {
     rate(floor).map(|(r, _)| r)
 }
 
-/// The shuttle engine's strategy for `seed`: random or PCT at depth 3.
+/// The seeded engine's strategy for `seed` at `executions`, as the engine table builds it
+/// (PCT at its default depth).
 fn shuttle_strategy(engine: Engine, seed: u64, executions: usize) -> Strategy {
-    match engine {
-        Engine::Random => Strategy::Random { seed, executions },
-        _ => Strategy::Pct {
-            seed,
-            depth: 3,
-            executions,
-        },
-    }
+    engine.strategy(&Ask {
+        seed,
+        executions: Some(executions),
+        ..Ask::default()
+    })
 }
 
 fn measure_shuttle(
@@ -437,7 +435,7 @@ pub fn measure(settings: &Settings, progress: &dyn Fn(&str)) -> Vec<Row> {
     let engines: Vec<Engine> = available_engines()
         .iter()
         .copied()
-        .filter(|e| !matches!(e, Engine::Replay | Engine::Dfs | Engine::Stateful))
+        .filter(|e| e.capabilities().in_check)
         .collect();
     for s in all().iter().copied().filter(|s| {
         settings.scenarios.is_empty() || settings.scenarios.iter().any(|n| n == s.name())
