@@ -6,6 +6,7 @@
 
 mod quiet_panics;
 mod schedule;
+#[cfg(not(ohc_threads))]
 pub(crate) mod stateful;
 mod table;
 pub use schedule::{Schedule, ScheduleError};

@@ -53,7 +53,6 @@ mod os_threads;
 pub use os_threads::*;
 
 pub mod ghost;
-#[cfg(not(ohc_threads))]
 pub mod points;
 
 /// `std::sync::Arc` on every backend: loom's own `Arc` cannot hold unsized trait objects, and

@@ -105,16 +105,19 @@ fn within<R>(f: impl FnOnce(&mut Registry, usize) -> R) -> Option<R> {
 }
 
 /// Start a search: names are kept from here until [`deactivate`].
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn activate() {
     REGISTRY.with(|r| *r.borrow_mut() = Some(Registry::default()));
 }
 
 /// Start a fresh execution of the search (the engine calls it before every execution).
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn reset() {
     with(|r| r.execution = Execution::default());
 }
 
 /// Switch the registry off (the search is done).
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn deactivate() {
     REGISTRY.with(|r| *r.borrow_mut() = None);
 }
@@ -158,6 +161,7 @@ pub(crate) fn current_task() -> usize {
 
 /// The stable name of the task with this shuttle id (the same task in every execution that
 /// reaches it), for the engine's bookkeeping.
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn task_name(task: usize) -> u32 {
     with(|r| r.execution.name_of(task)).unwrap_or(0)
 }
@@ -217,11 +221,13 @@ pub(crate) fn unblock(object: ObjectId) {
 }
 
 /// Whether the engine may run this task (by shuttle id): false while it is blocked.
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn enabled(task: usize) -> bool {
     with(|r| !r.execution.blocked.contains_key(&task)).unwrap_or(true)
 }
 
 /// The signature of the state (the per-object orders so far) and how many operations it holds.
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn signature() -> (u128, u64) {
     with(|r| (r.execution.signature, r.execution.operations)).unwrap_or((0, 0))
 }
