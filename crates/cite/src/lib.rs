@@ -16,8 +16,8 @@
 //! needs no rebuild before `cite` reads what it wrote. A historical source's citations
 //! (ids ending in `@NAME`) are read from the checkout's git history at that source's commit,
 //! never from its work tree: [`check()`] leaves them `not checked` when the history lacks
-//! it; [`record()`] fills their fingerprints at that commit without moving it. A bare git
-//! directory (what `git clone --mirror` gives) serves as well as a checkout.
+//! it; [`record()`] fills their fingerprints at that commit without moving it. The directory
+//! given must be a checkout (a work tree with the root `pom.xml`).
 //!
 //! ```
 //! use ozone_ha_check_cite::java::parse;
