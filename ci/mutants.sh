@@ -55,13 +55,15 @@ done
 # engine and the facade that no model or kit change can reach: the random programs compared
 # across engines, and the source check of the models' shared state (it reads the sources, so
 # a mutant that kept to the facade's types passes it by construction). nextest stops at the
-# first failing test, so a caught mutant costs little.
+# first failing test, so a caught mutant costs little. kit/rocks.rs is compiled only with the
+# `rocksdb` feature, which this suite does not build: its mutants would count as missed.
 exec cargo mutants \
   --profile mutants \
   --test-tool nextest \
   --package ozone-ha-check-core \
   --file 'crates/core/src/models/**' \
   --file 'crates/core/src/kit/**' \
+  --exclude 'crates/core/src/kit/rocks.rs' \
   --timeout "${MUTANTS_TIMEOUT:-600}" \
   --cargo-arg=--test=shuttle \
   --jobs 1 \
