@@ -21,11 +21,15 @@ use self::shuttle as backend;
 mod loom;
 #[cfg(loom)]
 use self::loom as backend;
+#[cfg(loom)]
+pub(crate) use self::loom::choice as loom_choice;
 
 #[cfg(ohc_threads)]
 mod threads;
 #[cfg(ohc_threads)]
 use self::threads as backend;
+#[cfg(ohc_threads)]
+pub(crate) use self::threads::choice as threads_choice;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -261,6 +265,17 @@ pub fn drive(strategy: &Strategy, exploration: Arc<dyn Exploration>) -> Result<D
 /// ```
 pub fn run_once(f: impl Fn() + Send + Sync + 'static) {
     backend::run_once(f);
+}
+
+/// The next value of a SplitMix64 stream (Steele, Lea and Flood), advancing `state`: the
+/// random scheduler's stream and real threads' choices.
+#[cfg(not(loom))]
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

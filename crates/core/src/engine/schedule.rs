@@ -2,7 +2,8 @@
 //! copy and paste.
 //!
 //! Format `v1:` followed by comma-separated steps: `T` is "run task T", `TxN` is "run task T
-//! N times in a row", `rV` is "random value V". Task 0 is the main thread, spawned threads
+//! N times in a row", `rV` is "random value V" (a model's choice, [`crate::sync::choose`], takes
+//! it modulo its number of options). Task 0 is the main thread, spawned threads
 //! count up from 1 in spawn order.
 //!
 //! Reports and saved counterexamples carry a [`Schedule`], serialised as that text; the
@@ -65,8 +66,9 @@ impl Schedule {
             .unwrap_or(0)
     }
 
-    /// The task of every decision, or `None` when the schedule holds random values (no
-    /// model draws any).
+    /// The task of every decision, or `None` when the schedule holds random values (the
+    /// choices of a model that draws its workload: the minimizer leaves those schedules as
+    /// found).
     ///
     /// ```
     /// use ozone_ha_check::engine::Schedule;

@@ -55,6 +55,39 @@ pub use os_threads::*;
 pub mod ghost;
 pub mod points;
 
+/// One of `n` options (`0..n`), chosen by the engine: which request a generated workload
+/// issues next, which fault it injects. Every engine explores a choice as it explores
+/// schedules. Random and PCT draw it from their seed and record it in the schedule (`rV`),
+/// so `replay` makes the same choice. The stateful engine explores every value, each a
+/// decision, and the value is part of the state. loom runs the model once per sequence of
+/// values, so under loom the number of options at each choice must not depend on the
+/// interleaving (draw a workload before spawning). Real threads draw from a stream seeded by
+/// the execution's number. A choice among one option is no decision.
+///
+/// ```
+/// use ozone_ha_check::sync::choose;
+///
+/// # ozone_ha_check::engine::run_once(|| {
+/// let request = ["create", "commit", "rename"][choose(3)];
+/// assert!(["create", "commit", "rename"].contains(&request));
+/// assert_eq!(choose(1), 0);
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// When `n` is 0: there is nothing to choose.
+pub fn choose(n: usize) -> usize {
+    assert!(n > 0, "a choice needs at least one option");
+    if n == 1 {
+        return 0;
+    }
+    #[cfg(not(ohc_threads))]
+    return std_like::choose_among(n);
+    #[cfg(ohc_threads)]
+    return os_threads::choose_among(n);
+}
+
 /// `std::sync::Arc` on every backend: loom's own `Arc` cannot hold unsized trait objects, and
 /// reference counting is not where these models race.
 pub use std::sync::Arc;

@@ -144,3 +144,8 @@ pub mod thread {
         std::thread::yield_now();
     }
 }
+
+/// A choice among `n` (at least 2) options, from the threads driver's seeded stream.
+pub(super) fn choose_among(n: usize) -> usize {
+    crate::engine::threads_choice(n)
+}

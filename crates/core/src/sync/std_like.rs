@@ -552,3 +552,20 @@ pub mod thread {
         engine::thread::yield_now();
     }
 }
+
+/// A choice among `n` (at least 2) options, made by shuttle's engine: a random value the
+/// schedule records, or under the stateful engine a decision it explores.
+#[cfg(not(loom))]
+pub(super) fn choose_among(n: usize) -> usize {
+    use shuttle::rand::RngCore;
+    stateful::choosing(n);
+    let value = (shuttle::rand::thread_rng().next_u64() % n as u64) as usize;
+    stateful::chose(value);
+    value
+}
+
+/// A choice among `n` (at least 2) options, read from the loom driver's tape.
+#[cfg(loom)]
+pub(super) fn choose_among(n: usize) -> usize {
+    crate::engine::loom_choice(n)
+}

@@ -11,10 +11,70 @@
 // tests in groups selected by name filter (tokio's `loom_pool::group_a` and so on).
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use ozone_ha_check::engine::{Engine, PreemptionBound, Strategy};
+use ozone_ha_check::engine::{
+    drive, Engine, Exploration, Flow, PreemptionBound, Schedule, Strategy,
+};
 use ozone_ha_check::scenarios::all;
+use ozone_ha_check::sync::{choose, thread, Arc, Mutex};
 use ozone_ha_check::verify::verify_case;
+use std::collections::BTreeSet;
 use std::process::ExitCode;
+
+/// Collects the final state of every execution of a model that draws a workload (two
+/// choices) and then races a writer against a reader.
+#[derive(Default)]
+struct Workloads {
+    last: std::sync::Mutex<String>,
+    seen: std::sync::Mutex<BTreeSet<String>>,
+}
+
+impl Exploration for Workloads {
+    fn begin(&self) {}
+    fn body(&self) {
+        let (first, second) = (choose(3), choose(2));
+        let cell = Arc::new(Mutex::new(first));
+        let w = {
+            let cell = Arc::clone(&cell);
+            thread::spawn("w", move || *cell.lock() = 10 + second)
+        };
+        let read = *cell.lock();
+        w.join();
+        *self.last.lock().unwrap() = format!("{first}{second}:{read}");
+    }
+    fn end(&self, _: Option<Schedule>) -> Flow {
+        let last = self.last.lock().unwrap().clone();
+        self.seen.lock().unwrap().insert(last);
+        Flow::Continue
+    }
+    fn settled(&self) -> bool {
+        false
+    }
+}
+
+/// loom runs the model once per sequence of choices: every workload, each under every
+/// interleaving.
+fn every_workload_is_run_under_every_interleaving() -> Result<(), Failed> {
+    let x = Arc::new(Workloads::default());
+    let driven = drive(
+        &Strategy::Loom {
+            preemption_bound: None,
+        },
+        Arc::clone(&x) as Arc<dyn Exploration>,
+    )
+    .map_err(|e| Failed::from(e.to_string()))?;
+    let mut want = BTreeSet::new();
+    for first in 0..3 {
+        for second in 0..2 {
+            want.insert(format!("{first}{second}:{first}"));
+            want.insert(format!("{first}{second}:{}", 10 + second));
+        }
+    }
+    let seen = x.seen.lock().unwrap().clone();
+    if !driven.exhausted || seen != want {
+        return Err(format!("exhausted {}, reached {seen:?}", driven.exhausted).into());
+    }
+    Ok(())
+}
 
 fn trials(bound: Option<usize>) -> Vec<Trial> {
     let mut trials = Vec::new();
@@ -48,7 +108,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let trials = trials(bound);
+    let mut trials = trials(bound);
+    trials.push(Trial::test(
+        "engine::every_workload_is_run_under_every_interleaving",
+        every_workload_is_run_under_every_interleaving,
+    ));
     if let Some(filter) = &args.filter {
         let matches = |name: &str| {
             if args.exact {

@@ -14,6 +14,8 @@ use libtest_mimic::{Arguments, Trial};
 use std::process::ExitCode;
 
 #[cfg(not(any(loom, ohc_threads)))]
+mod choices;
+#[cfg(not(any(loom, ohc_threads)))]
 mod fixtures;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11152;
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         fixtures::trials(),
         probes::trials(),
         stateful::trials(),
+        choices::trials(),
         hdds_16092::trials(),
         hdds_16452::trials(),
         hdds_16900::trials(),

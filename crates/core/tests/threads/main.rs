@@ -29,3 +29,45 @@ fn fixed_variants_hold_on_real_threads() {
         }
     }
 }
+
+/// Records the choices of every run of a model that draws a workload of three choices.
+#[derive(Default)]
+struct Draws(std::sync::Mutex<Vec<[usize; 3]>>);
+
+impl ozone_ha_check::engine::Exploration for Draws {
+    fn begin(&self) {}
+    fn body(&self) {
+        use ozone_ha_check::sync::choose;
+        let draw = [choose(3), choose(2), choose(5)];
+        self.0.lock().unwrap().push(draw);
+    }
+    fn end(&self, _: Option<ozone_ha_check::engine::Schedule>) -> ozone_ha_check::engine::Flow {
+        ozone_ha_check::engine::Flow::Continue
+    }
+    fn settled(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn choices_vary_between_runs_and_repeat_with_the_run_number() {
+    use ozone_ha_check::engine::{drive, Exploration};
+    use std::sync::Arc;
+    let draws = || {
+        let x = Arc::new(Draws::default());
+        drive(
+            &Strategy::Threads { runs: 200 },
+            Arc::clone(&x) as Arc<dyn Exploration>,
+        )
+        .unwrap();
+        let seen = x.0.lock().unwrap().clone();
+        seen
+    };
+    let (a, b) = (draws(), draws());
+    assert_eq!(a.len(), 200);
+    assert_eq!(a, b, "the same run numbers draw the same workloads");
+    for (i, n) in [3, 2, 5].into_iter().enumerate() {
+        let values: std::collections::BTreeSet<usize> = a.iter().map(|d| d[i]).collect();
+        assert_eq!(values, (0..n).collect(), "choice {i} reaches every option");
+    }
+}

@@ -39,6 +39,10 @@ pub(crate) enum Op {
     Join,
     /// A ghost cell read or written.
     Ghost,
+    /// A choice made by [`crate::sync::choose`] (on the choosing task's own object; the value
+    /// chosen is folded into the link with it).
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    Chose,
 }
 
 /// Names that hold for a whole search: the same (creator, order) gets the same name in every
@@ -82,6 +86,10 @@ struct Execution {
     blocked: BTreeMap<usize, ObjectId>,
     /// Threads that have finished, by stable name.
     finished: Vec<u32>,
+    /// The number of options of the choice the running task is about to make, between
+    /// [`choosing`] and the engine's answer.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    choosing: Option<usize>,
 }
 
 #[derive(Default)]
@@ -127,12 +135,13 @@ pub(crate) fn active() -> bool {
     REGISTRY.with(|r| r.borrow().is_some())
 }
 
-fn link(previous: u128, object: ObjectId, task: u32, op: Op) -> u128 {
-    let mut bytes = [0u8; 25];
+fn link(previous: u128, object: ObjectId, task: u32, op: Op, value: u64) -> u128 {
+    let mut bytes = [0u8; 33];
     bytes[..16].copy_from_slice(&previous.to_le_bytes());
     bytes[16..20].copy_from_slice(&object.to_le_bytes());
     bytes[20..24].copy_from_slice(&task.to_le_bytes());
     bytes[24] = op as u8;
+    bytes[25..].copy_from_slice(&value.to_le_bytes());
     xxhash_rust::xxh3::xxh3_128(&bytes)
 }
 
@@ -188,6 +197,12 @@ pub(crate) fn point() {
 
 /// Record that the current task did `op` on `object`.
 pub(crate) fn record(object: ObjectId, op: Op) {
+    record_value(object, op, 0);
+}
+
+/// Record that the current task did `op` on `object`, with an operand that tells two such
+/// operations apart (the value of a choice).
+fn record_value(object: ObjectId, op: Op, value: u64) {
     within(|r, task| {
         assert!(
             object != UNNAMED,
@@ -197,7 +212,7 @@ pub(crate) fn record(object: ObjectId, op: Op) {
         let e = &mut r.execution;
         let task = e.name_of(task);
         let old = e.chains.get(&object).copied().unwrap_or(0);
-        let new = link(old, object, task, op);
+        let new = link(old, object, task, op, value);
         e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
         e.chains.insert(object, new);
         e.operations += 1;
@@ -230,6 +245,33 @@ pub(crate) fn enabled(task: usize) -> bool {
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn signature() -> (u128, u64) {
     with(|r| (r.execution.signature, r.execution.operations)).unwrap_or((0, 0))
+}
+
+/// The current task is about to make a choice among `n` options: the engine's next request
+/// for a random value is that decision.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn choosing(n: usize) {
+    within(|r, _| r.execution.choosing = Some(n));
+}
+
+/// The number of options of the choice being made, if the engine's request for a random
+/// value is one (taken: each choice is one decision).
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn take_choice() -> Option<usize> {
+    with(|r| r.execution.choosing.take()).flatten()
+}
+
+/// Record the choice the current task made: its local state now depends on the value, so
+/// the value is part of the state.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn chose(value: usize) {
+    let Some(object) = within(|r, task| {
+        let name = r.execution.name_of(task);
+        r.names.object(name, u32::MAX - 1)
+    }) else {
+        return;
+    };
+    record_value(object, Op::Chose, value as u64);
 }
 
 /// The exit object of the thread named `name`: the object its own spawn created for it.

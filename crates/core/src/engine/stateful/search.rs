@@ -7,9 +7,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// One decision of the stateful search: the tasks it could run (the one that ran before
-/// first, when it can still run), which of them the current path takes, and what the state
-/// was, so that a re-execution can check it meets the same decision.
+/// first, when it can still run), or the values of a choice ([`crate::sync::choose`]); which
+/// of them the current path takes; and what the state was, so that a re-execution can check
+/// it meets the same decision.
 struct Frame {
+    /// Whether this is a choice of a value rather than of a task.
+    choice: bool,
     options: Vec<usize>,
     chosen: usize,
     /// Whether `options[0]` is the task that ran before: any other choice is a preemption.
@@ -124,6 +127,20 @@ impl Stateful {
     }
 
     /// Start the next pass; false when the unbounded one is over.
+    /// The message of a replayed path that met another decision than the first time.
+    fn nondeterministic(&self, first: &Frame, now: &str) -> String {
+        let was = if first.choice {
+            format!("a choice among {} values", first.options.len())
+        } else {
+            format!("tasks {:?}", first.options)
+        };
+        format!(
+            "the model is not deterministic: decision {} of a replayed path meets another \
+             state ({was} the first time, {now} now)",
+            self.depth + 1
+        )
+    }
+
     fn next_pass(&mut self) -> bool {
         if self.bound.is_none() {
             self.end.borrow_mut().exhausted = true;
@@ -161,6 +178,9 @@ impl Scheduler for Stateful {
         current: Option<TaskId>,
         _is_yielding: bool,
     ) -> Option<TaskId> {
+        if self.end.borrow().failure.is_some() {
+            return None;
+        }
         let mut options: Vec<usize> = runnable
             .iter()
             .map(|t| usize::from(t.id()))
@@ -186,13 +206,8 @@ impl Scheduler for Stateful {
         let (signature, operations) = registry::signature();
         if self.depth < self.stack.len() {
             let frame = &self.stack[self.depth];
-            if frame.options != options || frame.signature != signature {
-                let message = format!(
-                    "the model is not deterministic: decision {} of a replayed path meets \
-                     another state (tasks {:?} the first time, {options:?} now)",
-                    self.depth + 1,
-                    frame.options
-                );
+            if frame.choice || frame.options != options || frame.signature != signature {
+                let message = self.nondeterministic(frame, &format!("tasks {options:?}"));
                 return self.fail(message);
             }
             self.depth += 1;
@@ -229,6 +244,7 @@ impl Scheduler for Stateful {
         }
         let first = options[0];
         self.stack.push(Frame {
+            choice: false,
             options,
             chosen: 0,
             continues,
@@ -239,7 +255,43 @@ impl Scheduler for Stateful {
         Some(TaskId::from(first))
     }
 
+    /// A request for a random value is a decision when the facade announced it as a choice
+    /// ([`crate::sync::choose`]): every value is explored, as every task is at a scheduling
+    /// decision. A choice is never a preemption, and it is not looked up in the visited set:
+    /// the value is recorded as the chooser's operation, so the state after it is looked up
+    /// at the next scheduling decision. Other requests (none from the models) get 0.
     fn next_u64(&mut self) -> u64 {
+        let Some(n) = registry::take_choice() else {
+            return 0;
+        };
+        if self.finishing || self.end.borrow().failure.is_some() {
+            return 0;
+        }
+        let options: Vec<usize> = (0..n).collect();
+        let (signature, _) = registry::signature();
+        if self.depth < self.stack.len() {
+            let frame = &self.stack[self.depth];
+            if !frame.choice || frame.options != options || frame.signature != signature {
+                let message = self.nondeterministic(frame, &format!("a choice among {n} values"));
+                self.fail(message);
+                return 0;
+            }
+            self.depth += 1;
+            return frame.options[frame.chosen] as u64;
+        }
+        let preemptions = self
+            .stack
+            .last()
+            .map_or(0, |f| f.preemptions_after(f.chosen));
+        self.stack.push(Frame {
+            choice: true,
+            options,
+            chosen: 0,
+            continues: false,
+            preemptions,
+            signature,
+        });
+        self.depth += 1;
         0
     }
 }
