@@ -32,3 +32,4 @@ pub mod scenarios;
 pub mod sync;
 pub mod trace;
 pub mod verify;
+pub mod workload;

@@ -159,11 +159,172 @@ fn the_stateful_engine_explores_choices_that_follow_a_race() {
     assert_eq!(states(&seen), want);
 }
 
+/// A vocabulary with a symmetric universe of three keys, an asymmetric one of two roles, a
+/// two-argument request and a fault.
+mod words {
+    use ozone_ha_check::workload::{Bounds, Kind, Universe, Vocabulary, Word};
+
+    const UNIVERSES: &[Universe] = &[
+        Universe {
+            name: "keys",
+            values: &["k1", "k2", "k3"],
+            symmetric: true,
+        },
+        Universe {
+            name: "roles",
+            values: &["scm", "datanode"],
+            symmetric: false,
+        },
+    ];
+    const WORDS: &[Word] = &[
+        Word {
+            name: "create",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "a create",
+        },
+        Word {
+            name: "rename",
+            kind: Kind::Request,
+            args: &[0, 0],
+            doc: "a rename",
+        },
+        Word {
+            name: "issue",
+            kind: Kind::Request,
+            args: &[1],
+            doc: "a certificate",
+        },
+        Word {
+            name: "kill",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "a kill",
+        },
+    ];
+    pub(super) const VOCABULARY: Vocabulary = Vocabulary {
+        universes: UNIVERSES,
+        words: WORDS,
+        bounds: Bounds {
+            requests: 2,
+            faults: 1,
+        },
+    };
+}
+
+/// Every workload within the bounds, names not canonicalised: the space the canonical draw
+/// must cover up to renaming.
+fn every_workload(
+    v: &ozone_ha_check::workload::Vocabulary,
+    bounds: ozone_ha_check::workload::Bounds,
+) -> Vec<ozone_ha_check::workload::Workload> {
+    use ozone_ha_check::workload::{Item, Kind, Workload};
+    let mut all = vec![Workload::default()];
+    let mut frontier = vec![Workload::default()];
+    while let Some(w) = frontier.pop() {
+        for (word, spec) in v.words.iter().enumerate() {
+            let mut args: Vec<Vec<usize>> = vec![Vec::new()];
+            for &u in spec.args {
+                args = args
+                    .into_iter()
+                    .flat_map(|a| {
+                        (0..v.universes[u].values.len()).map(move |x| {
+                            let mut a = a.clone();
+                            a.push(x);
+                            a
+                        })
+                    })
+                    .collect();
+            }
+            for a in args {
+                let mut next = w.clone();
+                next.items.push(Item { word, args: a });
+                if v.within(&next, bounds) {
+                    all.push(next.clone());
+                    frontier.push(next);
+                }
+            }
+        }
+        let _ = Kind::Request;
+    }
+    all
+}
+
+/// Collects the workloads drawn in every execution.
+struct Drawn(std::sync::Mutex<BTreeSet<String>>);
+
+impl Exploration for Drawn {
+    fn begin(&self) {}
+    fn body(&self) {
+        let v = words::VOCABULARY;
+        let w = v.draw(v.bounds);
+        assert_eq!(v.canonical(&w), w, "draws are canonical");
+        assert!(v.within(&w, v.bounds));
+        self.0.lock().unwrap().insert(v.show(&w));
+    }
+    fn end(&self, _: Option<Schedule>) -> Flow {
+        Flow::Continue
+    }
+    fn settled(&self) -> bool {
+        false
+    }
+}
+
+fn the_stateful_engine_draws_every_canonical_workload_once() {
+    let v = words::VOCABULARY;
+    let want: BTreeSet<String> = every_workload(&v, v.bounds)
+        .iter()
+        .map(|w| v.show(&v.canonical(w)))
+        .collect();
+    let x = Arc::new(Drawn(std::sync::Mutex::new(BTreeSet::new())));
+    let driven = drive(
+        &Strategy::Stateful {
+            executions: 100_000,
+        },
+        Arc::clone(&x) as Arc<dyn Exploration>,
+    )
+    .unwrap();
+    assert!(driven.exhausted);
+    let seen = x.0.lock().unwrap().clone();
+    assert_eq!(seen, want);
+    assert_eq!(seen.len() as u128, v.count(v.bounds));
+    // The draw is a tree of choices: one execution per workload in each of the search's
+    // passes (bounded by 0, 1 and 2 preemptions, then unbounded; choices are never
+    // preemptions, so each pass meets every workload).
+    assert_eq!(driven.executions, 4 * seen.len());
+    for text in &seen {
+        assert_eq!(v.show(&v.parse(text).unwrap()), *text);
+    }
+}
+
+fn a_malformed_workload_is_a_one_line_error() {
+    let v = words::VOCABULARY;
+    for (text, says) in [
+        ("create(k4)", "`k4` is not one of the keys (k1, k2, k3)"),
+        (
+            "delete(k1)",
+            "unknown request or fault `delete` (known: create, rename, issue, kill)",
+        ),
+        ("rename(k1)", "`rename(k1)`: `rename` takes 2 arguments"),
+        ("create(k1", "an argument list ends with `)`"),
+        (
+            "issue(root)",
+            "`root` is not one of the roles (scm, datanode)",
+        ),
+    ] {
+        let e = v.parse(text).unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+        assert!(!e.contains('\n'));
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         the_stateful_engine_exhausts_every_workload_and_interleaving,
         random_and_pct_reach_every_workload_and_replay_its_choices,
         the_stateful_engine_explores_choices_that_follow_a_race,
+        the_stateful_engine_draws_every_canonical_workload_once,
+        a_malformed_workload_is_a_one_line_error,
     ]
 }

@@ -1,0 +1,358 @@
+//! Generated workloads: the requests and faults of a scenario's vocabulary, drawn by the
+//! engine ([`crate::sync::choose`]) so that a verdict covers every workload up to a bound,
+//! not only the plans someone wrote.
+//!
+//! A [`Vocabulary`] lists the words a scenario's modelled Java path can meet: requests (a
+//! key create, a secret set) and faults or environment events (a kill, a leader change), each
+//! with the [`Universe`]s its arguments range over (keys, access ids). A [`Workload`] is a
+//! sequence of words with their arguments; [`Vocabulary::draw`] makes one from the engine's
+//! choices, at most [`Bounds::requests`] requests and [`Bounds::faults`] faults, stopping
+//! early by choice (so every shorter workload is drawn too).
+//!
+//! # Symmetry
+//!
+//! The values of a universe marked `symmetric` are interchangeable names (`k1` and `k2` are
+//! two keys, nothing more): a workload and the one with two such names swapped reach states
+//! that differ only by the swap. [`Vocabulary::draw`] draws only the canonical form, where
+//! each name is first used in order (`k2` never before `k1`): an argument is one of the names
+//! already used or the next unused one. A universe whose values differ in kind (an SCM's own
+//! certificate against a datanode's) is not symmetric and every value is drawn.
+//!
+//! ```
+//! use ozone_ha_check::workload::{Bounds, Kind, Universe, Vocabulary, Word};
+//!
+//! const KEYS: Universe = Universe { name: "keys", values: &["k1", "k2"], symmetric: true };
+//! const WORDS: &[Word] = &[
+//!     Word { name: "create", kind: Kind::Request, args: &[0], doc: "OMKeyCreateRequest" },
+//!     Word { name: "rename", kind: Kind::Request, args: &[0, 0], doc: "OMKeyRenameRequest" },
+//!     Word { name: "kill", kind: Kind::Fault, args: &[], doc: "kill -9, no final flush" },
+//! ];
+//! let v = Vocabulary { universes: &[KEYS], words: WORDS, bounds: Bounds { requests: 2, faults: 1 } };
+//!
+//! let w = v.parse("create(k1) rename(k1,k2) kill").unwrap();
+//! assert_eq!(v.show(&w), "create(k1) rename(k1,k2) kill");
+//! assert!(v.parse("create(k3)").is_err());
+//! // Two keys, symmetric: "create(k2)" alone is "create(k1)" renamed.
+//! assert_eq!(v.show(&v.canonical(&v.parse("create(k2)").unwrap())), "create(k1)");
+//! // Workloads of at most 2 requests and 1 fault, in canonical form.
+//! assert_eq!(v.count(v.bounds), 83);
+//! ```
+
+use crate::sync::choose;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The values one kind of argument ranges over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Universe {
+    /// What the values are, plural (`"keys"`).
+    pub name: &'static str,
+    /// The values, as a workload spells them.
+    pub values: &'static [&'static str],
+    /// Whether the values are interchangeable names (see the module docs).
+    pub symmetric: bool,
+}
+
+/// Whether a word is a client's request or something that happens to the cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A request a client submits.
+    Request,
+    /// A fault or environment event (a kill, a restart, a leader change, a store failure).
+    Fault,
+}
+
+/// One request or event of a vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Word {
+    /// Its name in a workload.
+    pub name: &'static str,
+    /// Request or fault.
+    pub kind: Kind,
+    /// The universe of each argument, by index into [`Vocabulary::universes`].
+    pub args: &'static [usize],
+    /// One line: the Java it stands for and what it does.
+    pub doc: &'static str,
+}
+
+/// How large a generated workload may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Requests at most.
+    pub requests: usize,
+    /// Faults at most.
+    pub faults: usize,
+}
+
+impl fmt::Display for Bounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at most {} request{} and {} fault{}",
+            self.requests,
+            if self.requests == 1 { "" } else { "s" },
+            self.faults,
+            if self.faults == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// A scenario's words, the universes they range over, and its default bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vocabulary {
+    /// The universes, referred to by index from [`Word::args`].
+    pub universes: &'static [Universe],
+    /// The words.
+    pub words: &'static [Word],
+    /// The bounds `check` uses when none are given.
+    pub bounds: Bounds,
+}
+
+/// One word of a workload, with its arguments (indices into their universes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Item {
+    /// The word, by index into [`Vocabulary::words`].
+    pub word: usize,
+    /// Each argument's value, by index into its universe's values.
+    pub args: Vec<usize>,
+}
+
+/// A sequence of requests and faults.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workload {
+    /// The items in order.
+    pub items: Vec<Item>,
+}
+
+/// Why a text is not a workload of a vocabulary: a usage error, with one line to say so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadError(pub String);
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+impl Vocabulary {
+    /// Draw a workload within `bounds` from the engine's choices: at each position, stop or
+    /// take one of the words still within the bounds, then each argument in canonical form.
+    /// Call it before spawning, so that under loom the choices do not depend on the
+    /// interleaving.
+    pub fn draw(&self, bounds: Bounds) -> Workload {
+        let mut workload = Workload::default();
+        let mut used = vec![0usize; self.universes.len()];
+        let (mut requests, mut faults) = (0, 0);
+        loop {
+            let open: Vec<usize> = (0..self.words.len())
+                .filter(|&w| match self.words[w].kind {
+                    Kind::Request => requests < bounds.requests,
+                    Kind::Fault => faults < bounds.faults,
+                })
+                .collect();
+            if open.is_empty() {
+                return workload;
+            }
+            // Option 0 stops: a depth-first search meets the shorter workloads first.
+            let pick = choose(open.len() + 1);
+            if pick == 0 {
+                return workload;
+            }
+            let word = open[pick - 1];
+            match self.words[word].kind {
+                Kind::Request => requests += 1,
+                Kind::Fault => faults += 1,
+            }
+            let args = self.words[word]
+                .args
+                .iter()
+                .map(|&u| {
+                    let n = self.choices_for(u, used[u]);
+                    let value = choose(n);
+                    if self.universes[u].symmetric && value == used[u] {
+                        used[u] += 1;
+                    }
+                    value
+                })
+                .collect();
+            workload.items.push(Item { word, args });
+        }
+    }
+
+    /// How many values an argument of universe `u` may take when `used` of its names are
+    /// already used.
+    fn choices_for(&self, u: usize, used: usize) -> usize {
+        let all = self.universes[u].values.len();
+        if self.universes[u].symmetric {
+            (used + 1).min(all)
+        } else {
+            all
+        }
+    }
+
+    /// The number of workloads [`Vocabulary::draw`] can make within `bounds`: the size of
+    /// the space a verdict over them covers.
+    pub fn count(&self, bounds: Bounds) -> u128 {
+        self.count_from(
+            bounds.requests,
+            bounds.faults,
+            &vec![0; self.universes.len()],
+        )
+    }
+
+    fn count_from(&self, requests: usize, faults: usize, used: &[usize]) -> u128 {
+        let mut total = 1; // stop here
+        for word in self.words {
+            let left = match word.kind {
+                Kind::Request if requests > 0 => (requests - 1, faults),
+                Kind::Fault if faults > 0 => (requests, faults - 1),
+                _ => continue,
+            };
+            total += self.count_args(word.args, used.to_vec(), left);
+        }
+        total
+    }
+
+    fn count_args(&self, args: &[usize], used: Vec<usize>, left: (usize, usize)) -> u128 {
+        let Some((&u, rest)) = args.split_first() else {
+            return self.count_from(left.0, left.1, &used);
+        };
+        (0..self.choices_for(u, used[u]))
+            .map(|value| {
+                let mut used = used.clone();
+                if self.universes[u].symmetric && value == used[u] {
+                    used[u] += 1;
+                }
+                self.count_args(rest, used, left)
+            })
+            .sum()
+    }
+
+    /// `workload` with the names of each symmetric universe renumbered by first use: the
+    /// workload [`Vocabulary::draw`] stands for it with.
+    pub fn canonical(&self, workload: &Workload) -> Workload {
+        let mut renames: Vec<Vec<Option<usize>>> = self
+            .universes
+            .iter()
+            .map(|u| vec![None; u.values.len()])
+            .collect();
+        let mut used = vec![0usize; self.universes.len()];
+        let items = workload
+            .items
+            .iter()
+            .map(|item| {
+                let args = self.words[item.word]
+                    .args
+                    .iter()
+                    .zip(&item.args)
+                    .map(|(&u, &value)| {
+                        if !self.universes[u].symmetric {
+                            return value;
+                        }
+                        *renames[u][value].get_or_insert_with(|| {
+                            used[u] += 1;
+                            used[u] - 1
+                        })
+                    })
+                    .collect();
+                Item {
+                    word: item.word,
+                    args,
+                }
+            })
+            .collect();
+        Workload { items }
+    }
+
+    /// The workload as text: `create(k1) rename(k1,k2) kill`.
+    pub fn show(&self, workload: &Workload) -> String {
+        let items: Vec<String> = workload
+            .items
+            .iter()
+            .map(|item| {
+                let word = &self.words[item.word];
+                if word.args.is_empty() {
+                    return word.name.to_string();
+                }
+                let args: Vec<&str> = word
+                    .args
+                    .iter()
+                    .zip(&item.args)
+                    .map(|(&u, &v)| self.universes[u].values[v])
+                    .collect();
+                format!("{}({})", word.name, args.join(","))
+            })
+            .collect();
+        items.join(" ")
+    }
+
+    /// Read a workload written as [`Vocabulary::show`] writes it. An unknown word, an
+    /// argument outside its universe or a wrong number of arguments is an error that names
+    /// the item and what would have been right.
+    pub fn parse(&self, text: &str) -> Result<Workload, WorkloadError> {
+        let mut items = Vec::new();
+        for token in text.split_whitespace() {
+            let (name, args) = match token.split_once('(') {
+                Some((name, rest)) => {
+                    let Some(inner) = rest.strip_suffix(')') else {
+                        return Err(WorkloadError(format!(
+                            "`{token}`: an argument list ends with `)`"
+                        )));
+                    };
+                    (name, inner.split(',').collect::<Vec<_>>())
+                }
+                None => (token, Vec::new()),
+            };
+            let Some(word) = self.words.iter().position(|w| w.name == name) else {
+                let known: Vec<&str> = self.words.iter().map(|w| w.name).collect();
+                return Err(WorkloadError(format!(
+                    "unknown request or fault `{name}` (known: {})",
+                    known.join(", ")
+                )));
+            };
+            let universes = self.words[word].args;
+            if args.len() != universes.len() {
+                return Err(WorkloadError(format!(
+                    "`{token}`: `{name}` takes {} argument{}",
+                    universes.len(),
+                    if universes.len() == 1 { "" } else { "s" }
+                )));
+            }
+            let args = universes
+                .iter()
+                .zip(&args)
+                .map(|(&u, arg)| {
+                    let universe = &self.universes[u];
+                    universe
+                        .values
+                        .iter()
+                        .position(|v| v == arg)
+                        .ok_or_else(|| {
+                            WorkloadError(format!(
+                                "`{token}`: `{arg}` is not one of the {} ({})",
+                                universe.name,
+                                universe.values.join(", ")
+                            ))
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            items.push(Item { word, args });
+        }
+        Ok(Workload { items })
+    }
+
+    /// Whether `workload` is within `bounds`.
+    pub fn within(&self, workload: &Workload, bounds: Bounds) -> bool {
+        let count = |kind| {
+            workload
+                .items
+                .iter()
+                .filter(|i| self.words[i.word].kind == kind)
+                .count()
+        };
+        count(Kind::Request) <= bounds.requests && count(Kind::Fault) <= bounds.faults
+    }
+}
