@@ -71,7 +71,7 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
-    Cites, CreateCites, CreateCleanup, Dirs, Java, Snapshots, Split,
+    Cites, CreateCites, CreateRevision, Dirs, Java, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
@@ -162,19 +162,18 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
 const CREATES_PARENT: CreateCites = CreateCites {
     key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
     create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
-    create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
-    checkpoint: &parent::OmSnapshotManager::createOmSnapshotCheckpoint,
 };
 
 impl Variant {
-    /// The knobs: only the split differs.
+    /// The knobs: only the split differs; the create's flush is the parent's at all three
+    /// commits (a checkpoint, then the row; no cleanup).
     pub fn java(self) -> Java {
-        let split = match self {
-            Variant::Buggy => Split::OneBatch,
-            Variant::Fixed => Split::Every,
-            Variant::SplitAtCreate => Split::AtCreate,
+        let (split, create) = match self {
+            Variant::Buggy => (Split::OneBatch, CreateRevision::HDDS_7279_PARENT),
+            Variant::Fixed => (Split::Every, CreateRevision::HDDS_7279),
+            Variant::SplitAtCreate => (Split::AtCreate, CreateRevision::HDDS_7279),
         };
-        Java::without_purges(split, CreateCleanup::Keep)
+        Java::without_purges(split, create)
     }
 
     /// The commits its steps cite: the parent's requests and responses (the fixes change only

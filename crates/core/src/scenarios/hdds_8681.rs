@@ -82,7 +82,7 @@
 //! | the snapshot's id, sequence number and creation time | per-OM metadata; the invariants compare table content |
 
 use crate::choices;
-use crate::citation::java::{hdds_11183, hdds_8681 as fix, hdds_8681_parent as parent};
+use crate::citation::java::{hdds_8681 as fix, hdds_8681_parent as parent};
 use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
@@ -93,7 +93,7 @@ use crate::models::om::snapshot::bootstrap::{
 use crate::models::om::snapshot::node::SnapshotOm;
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
-    Cites, CreateCites, CreateCleanup, Dirs, Java, SnapshotDb, Snapshots, Split,
+    Cites, CreateCites, CreateRevision, Dirs, Java, SnapshotDb, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
@@ -236,13 +236,14 @@ pub fn create_log() -> RaftLog<SnapshotRequest> {
 }
 
 impl Variant {
-    /// The knobs: the create's cleanup.
+    /// The knobs: the create's flush as at the variant's commit.
     pub fn java(self) -> Java {
-        let cleanup = match self {
-            Variant::Buggy | Variant::Fixed => CreateCleanup::Unbatched,
-            Variant::BatchedCleanup => CreateCleanup::Batched,
+        let create = match self {
+            Variant::Buggy => CreateRevision::HDDS_8681_PARENT,
+            Variant::Fixed => CreateRevision::HDDS_8681,
+            Variant::BatchedCleanup => CreateRevision::HDDS_11183,
         };
-        Java::without_purges(Split::AtCreate, cleanup)
+        Java::without_purges(Split::AtCreate, create)
     }
 
     /// When the servlet locks.
@@ -255,32 +256,19 @@ impl Variant {
 
     /// The OM's methods at the commit each comes from.
     pub fn cites(self) -> &'static Cites {
+        // The create's flush cites its revision's commit ([`Variant::java`]).
         const CREATES: CreateCites = CreateCites {
             key_request: None,
             create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
-            create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
-            checkpoint: &parent::OmSnapshotManager::createOmSnapshotCheckpoint,
         };
-        const BATCHED: CreateCites = CreateCites {
-            create_response: &hdds_11183::OMSnapshotCreateResponse::addToDBBatch,
-            checkpoint: &hdds_11183::OmSnapshotManager::createOmSnapshotCheckpoint,
-            ..CREATES
-        };
-        const UNBATCHED: Cites = Cites {
+        const CITES: Cites = Cites {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
             split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
             purge: None,
             create: Some(&CREATES),
         };
-        const WITH_BATCHED: Cites = Cites {
-            create: Some(&BATCHED),
-            ..UNBATCHED
-        };
-        match self {
-            Variant::Buggy | Variant::Fixed => &UNBATCHED,
-            Variant::BatchedCleanup => &WITH_BATCHED,
-        }
+        &CITES
     }
 
     /// The servlet's methods.
