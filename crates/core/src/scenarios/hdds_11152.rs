@@ -41,19 +41,36 @@
 //!
 //! # Variants
 //!
-//! - `buggy`: 23f3e5b2e11^.
-//! - `by-id-fallback`: the lookup by id and the loader's fallback, the bookkeeping left at
-//!   apply. Not a proposal from the PR (its review proposed none): a decomposition of the fix,
-//!   showing that its third part is needed. Breaks: the loader finds no id.
-//! - `by-id-moved`: the lookup by id and the bookkeeping moved to flush, the loader without
-//!   its fallback. A decomposition as well: it holds when s1's DB is already open (`warm`)
-//!   and breaks when the flush has to load it (`cold`: the loader sees the tombstone).
-//! - `fixed`: 23f3e5b2e11.
+//! The fix makes five changes the model follows: (1) the purge of keys' response looks the
+//! snapshot up by id; (2) the loader falls back to `getSkipCache`; (3) the snapshot purge
+//! invalidates the snapshot cache entry at flush and (4) drops the id at flush, both at apply
+//! before; (5) the purge of keys' apply reads the row through `SnapshotUtils.getSnapshotInfo`,
+//! an error response when absent. The parent's apply-time actions are the tombstone (which
+//! the fix keeps), the id map's removal (4) and the invalidation (3).
 //!
-//! Every part of the fix is therefore needed on some plan. The citations follow the knobs: a
-//! step of the fix's Java cites `@hdds-11152`, one of the parent's `@hdds-11152-parent`.
-//! `SnapshotCache`, `checkSnapshotDirExist` and the double buffer are cited at the parent for
-//! every variant: the fix does not change them.
+//! - `buggy`: 23f3e5b2e11^; `fixed`: 23f3e5b2e11.
+//! - The parent plus exactly one change: `parent-by-id` (1), `parent-fallback` (2),
+//!   `parent-invalidate-at-flush` (3), `parent-id-at-flush` (4), `parent-purge-keys-required`
+//!   (5). Each still terminates the follower on both plans: the lookup by name meets the
+//!   tombstone, or, with (1) alone, the loader finds no id (the apply dropped it and closed
+//!   the DB). No one change is enough.
+//! - The fix minus exactly one change, which isolates each apply-time action of the parent:
+//!   `fix-by-name` (the tombstone, met by the lookup by name: both plans), `by-id-moved` (the
+//!   tombstone, met by the loader without its fallback: `cold` only, `warm` needs no load),
+//!   `fix-id-at-apply` (the id map: `cold` only, the loader finds no id), and
+//!   `fix-invalidate-at-apply` (the invalidation: both plans, through a flush that opened the
+//!   DB before the purge's apply and then commits to the closed DB; in the lagging order
+//!   itself the invalidation precedes the load, which reopens the DB through the fallback).
+//!   The fix minus (5) behaves as the fix on this log (the row is there when 2 is applied:
+//!   one apply thread applies 2 before 3), so it has no variant.
+//! - `by-id-fallback`: the fix minus (3) and (4) together: the loader finds no id.
+//!
+//! None of these hybrids is a proposal from the PR (its review proposed none). A step follows
+//! the commit of the knob it stands for: a knob at the fix's value cites `@hdds-11152`, at the
+//! parent's `@hdds-11152-parent`; the purge's request cites the parent while it still does
+//! some bookkeeping, its response the fix once it does some. `SnapshotCache`,
+//! `checkSnapshotDirExist` and the double buffer are cited at the parent for every variant:
+//! the fix does not change them.
 //!
 //! # Plans
 //!

@@ -3,7 +3,9 @@
 //! the snapshot's content depends on where the flush thread's swap cut the buffer.
 //!
 //! Buggy: the Java at 6fe2ab80115^ (67e67250bd0); fixed: at the fix 6fe2ab80115 (PR #3958);
-//! `split-at-create`: the split's test as HDDS-7906 (4d09962a659) corrected it. Models:
+//! `split-at-create`: the split's test as HDDS-7906 (4d09962a659) corrected it. The create's
+//! own flush is the same at all three commits ([`CreateRevision::HDDS_7279_PARENT`]: the
+//! checkpoint, then the row; no `deletedTable` cleanup). Models:
 //! [`crate::models::om::snapshot`]. Historical citations: `@hdds-7279-parent`, `@hdds-7279`,
 //! `@hdds-7906` in `citations.toml`.
 //!

@@ -6,8 +6,13 @@
 //! The Java changed under these models: HDDS-11152 (23f3e5b2e11) moved what the purge's apply
 //! did to its flush and changed how the flush finds a snapshot, HDDS-11440 (d2210657055) made
 //! the purge of keys record its index in the snapshot's row, HDDS-11453 (5feb9eacd83) put the
-//! snapshot purge in a batch of its own. [`Java`] says which behaviour a model follows, knob
-//! by knob, and [`Cites`] which commit's methods its trace steps cite; the scenarios choose.
+//! snapshot purge in a batch of its own. The snapshot create's flush changed too: 2f71ee00ab0
+//! stages the row before the checkpoint and cleans the active DB's `deletedTable` unbatched
+//! (whether or not the directory already exists), HDDS-11183 (1996f3aeb4e) moved that cleanup
+//! into the batch. [`Java`] says which behaviour a model follows, knob by knob, with the
+//! create's flush as a [`CreateRevision`] value (the behaviour and the citations of one
+//! commit), and [`Cites`] which commit's other methods its trace steps cite; the scenarios
+//! choose.
 //!
 //! A snapshot is named by its table key (`/vol1/bucket1/s1` is `s1` here): the Java's
 //! snapshot id and table key are one name, and the id map is the set of names it maps.

@@ -8,7 +8,7 @@
 //!   the active DB's committed state into the snapshot's directory, or finds the directory
 //!   there (`OmSnapshotManager.createOmSnapshotCheckpoint`), cleans the active DB's
 //!   `deletedTable` in both cases, and stages the row before or after, as the
-//!   [`CreateRevision`](super::CreateRevision) says.
+//!   [`CreateRevision`] says.
 //! - `PurgeKeys { snapshot, keys }` (`OMKeyPurgeRequest` with a `snapshotTableKey`): delete
 //!   `keys` from the snapshot's own `deletedTable`. The flush opens the snapshot's DB
 //!   (`OmSnapshotManager.getSnapshot`) and commits a batch of its own to it, at once.
