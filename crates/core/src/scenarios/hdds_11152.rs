@@ -41,19 +41,36 @@
 //!
 //! # Variants
 //!
-//! - `buggy`: 23f3e5b2e11^.
-//! - `by-id-fallback`: the lookup by id and the loader's fallback, the bookkeeping left at
-//!   apply. Not a proposal from the PR (its review proposed none): a decomposition of the fix,
-//!   showing that its third part is needed. Breaks: the loader finds no id.
-//! - `by-id-moved`: the lookup by id and the bookkeeping moved to flush, the loader without
-//!   its fallback. A decomposition as well: it holds when s1's DB is already open (`warm`)
-//!   and breaks when the flush has to load it (`cold`: the loader sees the tombstone).
-//! - `fixed`: 23f3e5b2e11.
+//! The fix makes five changes the model follows: (1) the purge of keys' response looks the
+//! snapshot up by id; (2) the loader falls back to `getSkipCache`; (3) the snapshot purge
+//! invalidates the snapshot cache entry at flush and (4) drops the id at flush, both at apply
+//! before; (5) the purge of keys' apply reads the row through `SnapshotUtils.getSnapshotInfo`,
+//! an error response when absent. The parent's apply-time actions are the tombstone (which
+//! the fix keeps), the id map's removal (4) and the invalidation (3).
 //!
-//! Every part of the fix is therefore needed on some plan. The citations follow the knobs: a
-//! step of the fix's Java cites `@hdds-11152`, one of the parent's `@hdds-11152-parent`.
-//! `SnapshotCache`, `checkSnapshotDirExist` and the double buffer are cited at the parent for
-//! every variant: the fix does not change them.
+//! - `buggy`: 23f3e5b2e11^; `fixed`: 23f3e5b2e11.
+//! - The parent plus exactly one change: `parent-by-id` (1), `parent-fallback` (2),
+//!   `parent-invalidate-at-flush` (3), `parent-id-at-flush` (4), `parent-purge-keys-required`
+//!   (5). Each still terminates the follower on both plans: the lookup by name meets the
+//!   tombstone, or, with (1) alone, the loader finds no id (the apply dropped it and closed
+//!   the DB). No one change is enough.
+//! - The fix minus exactly one change, which isolates each apply-time action of the parent:
+//!   `fix-by-name` (the tombstone, met by the lookup by name: both plans), `by-id-moved` (the
+//!   tombstone, met by the loader without its fallback: `cold` only, `warm` needs no load),
+//!   `fix-id-at-apply` (the id map: `cold` only, the loader finds no id), and
+//!   `fix-invalidate-at-apply` (the invalidation: both plans, through a flush that opened the
+//!   DB before the purge's apply and then commits to the closed DB; in the lagging order
+//!   itself the invalidation precedes the load, which reopens the DB through the fallback).
+//!   The fix minus (5) behaves as the fix on this log (the row is there when 2 is applied:
+//!   one apply thread applies 2 before 3), so it has no variant.
+//! - `by-id-fallback`: the fix minus (3) and (4) together: the loader finds no id.
+//!
+//! None of these hybrids is a proposal from the PR (its review proposed none). A step follows
+//! the commit of the knob it stands for: a knob at the fix's value cites `@hdds-11152`, at the
+//! parent's `@hdds-11152-parent`; the purge's request cites the parent while it still does
+//! some bookkeeping, its response the fix once it does some. `SnapshotCache`,
+//! `checkSnapshotDirExist` and the double buffer are cited at the parent for every variant:
+//! the fix does not change them.
 //!
 //! # Plans
 //!
@@ -93,8 +110,8 @@ use crate::models::om::snapshot::requests::{
     self, SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED,
 };
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, CreateCleanup, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
-    SnapshotDb, Snapshots, Split,
+    Bookkeeping, Cites, CreateRevision, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
+    SnapshotDb, Snapshots, Split, Stage,
 };
 use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
@@ -111,10 +128,26 @@ choices! {
     pub enum Variant {
         /// 23f3e5b2e11^: lookup by name through the table cache, loader through the cache only, id map and snapshot cache dropped at apply
         Buggy = "buggy",
-        /// lookup by id and the loader's skip-cache fallback; id map and cache still dropped at apply (a decomposition of the fix)
-        ByIdFallback = "by-id-fallback",
-        /// lookup by id, id map and cache dropped at flush; loader through the cache only (a decomposition of the fix)
+        /// the parent with the fix's lookup by id only
+        ParentById = "parent-by-id",
+        /// the parent with the fix's loader fallback to getSkipCache only
+        ParentFallback = "parent-fallback",
+        /// the parent with the snapshot cache's invalidation moved to flush only
+        ParentInvalidateAtFlush = "parent-invalidate-at-flush",
+        /// the parent with the id map's removal moved to flush only
+        ParentIdAtFlush = "parent-id-at-flush",
+        /// the parent with the fix's OMKeyPurgeRequest (an error response for an absent snapshot) only
+        ParentPurgeKeysRequired = "parent-purge-keys-required",
+        /// the fix with the parent's lookup by name through the table cache
+        FixByName = "fix-by-name",
+        /// the fix with the parent's loader (through the table cache only)
         ByIdMoved = "by-id-moved",
+        /// the fix with the snapshot cache's invalidation back at apply
+        FixInvalidateAtApply = "fix-invalidate-at-apply",
+        /// the fix with the id map's removal back at apply
+        FixIdAtApply = "fix-id-at-apply",
+        /// the fix with both the invalidation and the id map's removal back at apply
+        ByIdFallback = "by-id-fallback",
         /// 23f3e5b2e11: lookup by id, loader falls back to the DB, id map and cache dropped at flush
         Fixed = "fixed",
     }
@@ -169,97 +202,175 @@ pub const SNAPSHOT_PURGED: Invariant<End> = Invariant::eventually(
 /// The snapshot the plans purge.
 pub const SNAPSHOT: &str = "s1";
 
+/// 23f3e5b2e11^'s knobs.
+const PARENT: Java = Java {
+    purge_keys_apply: PurgeKeysApply::MayBeAbsent,
+    lookup: Lookup::ByNameCacheFirst,
+    loader: Loader::CacheFirst,
+    bookkeeping: Bookkeeping::AT_APPLY,
+    split: Split::AtCreate,
+    // No creates in this log: never read; the create's flush at both commits is 1996f3aeb4e's.
+    create: CreateRevision::HDDS_11183,
+};
+
+/// 23f3e5b2e11's knobs.
+const FIX: Java = Java {
+    purge_keys_apply: PurgeKeysApply::Required,
+    lookup: Lookup::ById,
+    loader: Loader::SkipCacheFallback,
+    bookkeeping: Bookkeeping::AT_FLUSH,
+    ..PARENT
+};
+
+/// Each step cites the commit whose code it follows: a knob at the fix's value cites
+/// `@hdds-11152`, at the parent's `@hdds-11152-parent`. The purge's request cites the parent
+/// while it still does some bookkeeping, its response the fix once it does some.
+const fn purge_cites(java: Java) -> PurgeCites {
+    let required = !matches!(java.purge_keys_apply, PurgeKeysApply::MayBeAbsent);
+    let by_id = matches!(java.lookup, Lookup::ById);
+    let fallback = matches!(java.loader, Loader::SkipCacheFallback);
+    let id_at_flush = matches!(java.bookkeeping.id_map, Stage::Flush);
+    let any_at_apply = matches!(java.bookkeeping.id_map, Stage::Apply)
+        || matches!(java.bookkeeping.invalidate, Stage::Apply);
+    let any_at_flush = id_at_flush || matches!(java.bookkeeping.invalidate, Stage::Flush);
+    PurgeCites {
+        purge_keys_request: if required {
+            &fix::OMKeyPurgeRequest::validateAndUpdateCache
+        } else {
+            &parent::OMKeyPurgeRequest::validateAndUpdateCache
+        },
+        purge_keys_response: if by_id {
+            &fix::OMKeyPurgeResponse::addToDBBatch
+        } else {
+            &parent::OMKeyPurgeResponse::addToDBBatch
+        },
+        get_snapshot: if by_id {
+            &fix::OmSnapshotManager::getSnapshot__UUID
+        } else {
+            &parent::OmSnapshotManager::getSnapshot__String_boolean
+        },
+        loader: if fallback {
+            &fix::OmSnapshotManager::createCacheLoader
+        } else {
+            &parent::OmSnapshotManager::createCacheLoader
+        },
+        loader_info: if fallback {
+            &fix::OmSnapshotManager::getSnapshotInfo
+        } else {
+            &parent::SnapshotUtils::getSnapshotInfo__OzoneManager_String
+        },
+        cache_get: &parent::SnapshotCache::get,
+        cache_invalidate: &parent::SnapshotCache::invalidate,
+        dir_exists: &parent::SnapshotUtils::checkSnapshotDirExist,
+        purge_request: if any_at_apply {
+            &parent::OMSnapshotPurgeRequest::validateAndUpdateCache
+        } else {
+            &fix::OMSnapshotPurgeRequest::validateAndUpdateCache
+        },
+        purge_response: if any_at_flush {
+            &fix::OMSnapshotPurgeResponse::addToDBBatch
+        } else {
+            &parent::OMSnapshotPurgeResponse::addToDBBatch
+        },
+        chain_remove: if id_at_flush {
+            &fix::SnapshotChainManager::removeFromSnapshotIdToTable
+        } else {
+            &parent::SnapshotChainManager::deleteSnapshot
+        },
+    }
+}
+
+/// The double buffer is the parent's for every variant: the fix does not change it.
+const fn with(purge: &'static PurgeCites) -> Cites {
+    Cites {
+        add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+        flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
+        split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+        purge: Some(purge),
+        create: None,
+    }
+}
+
 impl Variant {
-    /// The knobs this variant follows.
-    pub fn java(self) -> Java {
-        let (lookup, loader, bookkeeping, purge_keys_apply) = match self {
-            Variant::Buggy => (
-                Lookup::ByNameCacheFirst,
-                Loader::CacheFirst,
-                Bookkeeping::AtApply,
-                PurgeKeysApply::MayBeAbsent,
-            ),
-            Variant::ByIdFallback => (
-                Lookup::ById,
-                Loader::SkipCacheFallback,
-                Bookkeeping::AtApply,
-                PurgeKeysApply::Required,
-            ),
-            Variant::ByIdMoved => (
-                Lookup::ById,
-                Loader::CacheFirst,
-                Bookkeeping::AtFlush,
-                PurgeKeysApply::Required,
-            ),
-            Variant::Fixed => (
-                Lookup::ById,
-                Loader::SkipCacheFallback,
-                Bookkeeping::AtFlush,
-                PurgeKeysApply::Required,
-            ),
+    /// The knobs this variant follows: the parent or the fix, with one change of the fix
+    /// added or taken back (two for `by-id-fallback`).
+    pub const fn java(self) -> Java {
+        const MOVED_INVALIDATE: Bookkeeping = Bookkeeping {
+            invalidate: Stage::Flush,
+            id_map: Stage::Apply,
         };
-        Java {
-            purge_keys_apply,
-            lookup,
-            loader,
-            bookkeeping,
-            split: Split::AtCreate,
-            create_cleanup: CreateCleanup::Keep,
+        const MOVED_ID: Bookkeeping = Bookkeeping {
+            invalidate: Stage::Apply,
+            id_map: Stage::Flush,
+        };
+        match self {
+            Variant::Buggy => PARENT,
+            Variant::ParentById => Java {
+                lookup: FIX.lookup,
+                ..PARENT
+            },
+            Variant::ParentFallback => Java {
+                loader: FIX.loader,
+                ..PARENT
+            },
+            Variant::ParentInvalidateAtFlush => Java {
+                bookkeeping: MOVED_INVALIDATE,
+                ..PARENT
+            },
+            Variant::ParentIdAtFlush => Java {
+                bookkeeping: MOVED_ID,
+                ..PARENT
+            },
+            Variant::ParentPurgeKeysRequired => Java {
+                purge_keys_apply: FIX.purge_keys_apply,
+                ..PARENT
+            },
+            Variant::FixByName => Java {
+                lookup: PARENT.lookup,
+                ..FIX
+            },
+            Variant::ByIdMoved => Java {
+                loader: PARENT.loader,
+                ..FIX
+            },
+            Variant::FixInvalidateAtApply => Java {
+                bookkeeping: MOVED_ID,
+                ..FIX
+            },
+            Variant::FixIdAtApply => Java {
+                bookkeeping: MOVED_INVALIDATE,
+                ..FIX
+            },
+            Variant::ByIdFallback => Java {
+                bookkeeping: PARENT.bookkeeping,
+                ..FIX
+            },
+            Variant::Fixed => FIX,
         }
     }
 
     /// The commits its steps cite.
     pub fn cites(self) -> &'static Cites {
-        const BUGGY: PurgeCites = PurgeCites {
-            purge_keys_request: &parent::OMKeyPurgeRequest::validateAndUpdateCache,
-            purge_keys_response: &parent::OMKeyPurgeResponse::addToDBBatch,
-            get_snapshot: &parent::OmSnapshotManager::getSnapshot__String_boolean,
-            loader: &parent::OmSnapshotManager::createCacheLoader,
-            loader_info: &parent::SnapshotUtils::getSnapshotInfo__OzoneManager_String,
-            cache_get: &parent::SnapshotCache::get,
-            cache_invalidate: &parent::SnapshotCache::invalidate,
-            dir_exists: &parent::SnapshotUtils::checkSnapshotDirExist,
-            purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
-            purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
-            chain_remove: &parent::SnapshotChainManager::deleteSnapshot,
-        };
-        const FIXED: PurgeCites = PurgeCites {
-            purge_keys_request: &fix::OMKeyPurgeRequest::validateAndUpdateCache,
-            purge_keys_response: &fix::OMKeyPurgeResponse::addToDBBatch,
-            get_snapshot: &fix::OmSnapshotManager::getSnapshot__UUID,
-            loader: &fix::OmSnapshotManager::createCacheLoader,
-            loader_info: &fix::OmSnapshotManager::getSnapshotInfo,
-            purge_request: &fix::OMSnapshotPurgeRequest::validateAndUpdateCache,
-            purge_response: &fix::OMSnapshotPurgeResponse::addToDBBatch,
-            chain_remove: &fix::SnapshotChainManager::removeFromSnapshotIdToTable,
-            ..BUGGY
-        };
-        const BY_ID_FALLBACK: PurgeCites = PurgeCites {
-            purge_request: BUGGY.purge_request,
-            purge_response: BUGGY.purge_response,
-            chain_remove: BUGGY.chain_remove,
-            ..FIXED
-        };
-        const BY_ID_MOVED: PurgeCites = PurgeCites {
-            loader: BUGGY.loader,
-            loader_info: BUGGY.loader_info,
-            ..FIXED
-        };
-        // The double buffer is the parent's for every variant: the fix does not change it.
-        const fn with(purge: &'static PurgeCites) -> Cites {
-            Cites {
-                add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
-                flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
-                split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
-                purge: Some(purge),
-                create: None,
-            }
-        }
+        use Variant::*;
         match self {
-            Variant::Buggy => const { &with(&BUGGY) },
-            Variant::ByIdFallback => const { &with(&BY_ID_FALLBACK) },
-            Variant::ByIdMoved => const { &with(&BY_ID_MOVED) },
-            Variant::Fixed => const { &with(&FIXED) },
+            Buggy => const { &with(const { &purge_cites(Buggy.java()) }) },
+            ParentById => const { &with(const { &purge_cites(ParentById.java()) }) },
+            ParentFallback => const { &with(const { &purge_cites(ParentFallback.java()) }) },
+            ParentInvalidateAtFlush => {
+                const { &with(const { &purge_cites(ParentInvalidateAtFlush.java()) }) }
+            }
+            ParentIdAtFlush => const { &with(const { &purge_cites(ParentIdAtFlush.java()) }) },
+            ParentPurgeKeysRequired => {
+                const { &with(const { &purge_cites(ParentPurgeKeysRequired.java()) }) }
+            }
+            FixByName => const { &with(const { &purge_cites(FixByName.java()) }) },
+            ByIdMoved => const { &with(const { &purge_cites(ByIdMoved.java()) }) },
+            FixInvalidateAtApply => {
+                const { &with(const { &purge_cites(FixInvalidateAtApply.java()) }) }
+            }
+            FixIdAtApply => const { &with(const { &purge_cites(FixIdAtApply.java()) }) },
+            ByIdFallback => const { &with(const { &purge_cites(ByIdFallback.java()) }) },
+            Fixed => const { &with(const { &purge_cites(Fixed.java()) }) },
         }
     }
 }
@@ -285,14 +396,27 @@ impl Scenario for Hdds11152 {
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const BOTH: &[Property] = &[NO_OM_TERMINATION.property(), SNAPSHOT_PURGED.property()];
         use Plan::{Cold, Warm};
-        use Variant::{Buggy, ByIdFallback, ByIdMoved, Fixed};
+        use Variant::*;
         match (variant, plan) {
-            (Fixed, Cold | Warm) | (ByIdMoved, Warm) => Expected::Holds,
-            // The lookup by name sees the tombstone; the loader finds no id; or the DB is
-            // closed under the flush.
-            (Buggy | ByIdFallback, Cold | Warm) => Expected::Violates(BOTH),
-            // The loader reads through the table cache and meets the tombstone.
-            (ByIdMoved, Cold) => Expected::Violates(BOTH),
+            (Fixed, Cold | Warm) | (ByIdMoved | FixIdAtApply, Warm) => Expected::Holds,
+            // No one change of the fix is enough: the lookup by name meets the tombstone, or
+            // (`parent-by-id`) the loader finds no id.
+            (
+                Buggy
+                | ParentById
+                | ParentFallback
+                | ParentInvalidateAtFlush
+                | ParentIdAtFlush
+                | ParentPurgeKeysRequired,
+                Cold | Warm,
+            ) => Expected::Violates(BOTH),
+            // The tombstone, met by the lookup by name.
+            (FixByName, Cold | Warm) => Expected::Violates(BOTH),
+            // The DB closed under the flush (or, with the id gone too, the loader finds no id).
+            (FixInvalidateAtApply | ByIdFallback, Cold | Warm) => Expected::Violates(BOTH),
+            // The flush has to load the DB: the loader meets the tombstone (`by-id-moved`) or
+            // finds no id (`fix-id-at-apply`).
+            (ByIdMoved | FixIdAtApply, Cold) => Expected::Violates(BOTH),
         }
     }
 

@@ -76,8 +76,8 @@ use crate::kit::store::{Store, Tables};
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
-    Bookkeeping, Cites, CreateCleanup, Java, Loader, Lookup, PurgeCites, PurgeKeysApply, Snapshots,
-    Split,
+    Bookkeeping, Cites, CreateRevision, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
+    Snapshots, Split,
 };
 use crate::models::om::startup::Replayed;
 use crate::models::om::OmRow;
@@ -167,12 +167,13 @@ impl Variant {
             purge_keys_apply: PurgeKeysApply::RequiredAndRecorded,
             lookup: Lookup::ById,
             loader: Loader::SkipCacheFallback,
-            bookkeeping: Bookkeeping::AtFlush,
+            bookkeeping: Bookkeeping::AT_FLUSH,
             split: match self {
                 Variant::Buggy => Split::AtCreate,
                 Variant::Fixed => Split::AtCreateAndPurge,
             },
-            create_cleanup: CreateCleanup::Keep,
+            // No creates in this log: never read.
+            create: CreateRevision::HDDS_11183,
         }
     }
 }

@@ -3,7 +3,9 @@
 //! the snapshot's content depends on where the flush thread's swap cut the buffer.
 //!
 //! Buggy: the Java at 6fe2ab80115^ (67e67250bd0); fixed: at the fix 6fe2ab80115 (PR #3958);
-//! `split-at-create`: the split's test as HDDS-7906 (4d09962a659) corrected it. Models:
+//! `split-at-create`: the split's test as HDDS-7906 (4d09962a659) corrected it. The create's
+//! own flush is the same at all three commits ([`CreateRevision::HDDS_7279_PARENT`]: the
+//! checkpoint, then the row; no `deletedTable` cleanup). Models:
 //! [`crate::models::om::snapshot`]. Historical citations: `@hdds-7279-parent`, `@hdds-7279`,
 //! `@hdds-7906` in `citations.toml`.
 //!
@@ -71,7 +73,7 @@ use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
-    Cites, CreateCites, CreateCleanup, Dirs, Java, Snapshots, Split,
+    Cites, CreateCites, CreateRevision, Dirs, Java, Snapshots, Split,
 };
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
@@ -162,19 +164,18 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
 const CREATES_PARENT: CreateCites = CreateCites {
     key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
     create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
-    create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
-    checkpoint: &parent::OmSnapshotManager::createOmSnapshotCheckpoint,
 };
 
 impl Variant {
-    /// The knobs: only the split differs.
+    /// The knobs: only the split differs; the create's flush is the parent's at all three
+    /// commits (a checkpoint, then the row; no cleanup).
     pub fn java(self) -> Java {
-        let split = match self {
-            Variant::Buggy => Split::OneBatch,
-            Variant::Fixed => Split::Every,
-            Variant::SplitAtCreate => Split::AtCreate,
+        let (split, create) = match self {
+            Variant::Buggy => (Split::OneBatch, CreateRevision::HDDS_7279_PARENT),
+            Variant::Fixed => (Split::Every, CreateRevision::HDDS_7279),
+            Variant::SplitAtCreate => (Split::AtCreate, CreateRevision::HDDS_7279),
         };
-        Java::without_purges(split, CreateCleanup::Keep)
+        Java::without_purges(split, create)
     }
 
     /// The commits its steps cite: the parent's requests and responses (the fixes change only

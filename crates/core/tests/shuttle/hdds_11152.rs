@@ -1,5 +1,5 @@
-//! HDDS-11152 under shuttle: the fix holds with the follower's lag reached, and each of the
-//! parent's apply-time actions breaks the later flush on its own.
+//! HDDS-11152 under shuttle: the fix holds with the follower's lag reached, no one change of
+//! the fix is enough, and each of the parent's apply-time actions breaks the fix on its own.
 // Reference: HDDS-11152, fix 23f3e5b2e11 (PR #7112).
 
 use crate::support::{pct, run};
@@ -56,20 +56,57 @@ fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
     why
 }
 
-fn each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own() {
-    // The tombstone, seen by the lookup by name.
-    let buggy = lagging_follower(Variant::Buggy, false).unwrap();
-    assert!(buggy.contains("KEY_NOT_FOUND"), "{buggy}");
-    // The id map, seen by the loader (also when the DB was open: the apply closed it).
+/// Each variant that adds one change of the fix (23f3e5b2e11) to its parent (5659b7e90e7)
+/// still terminates the lagging follower: the lookup by name meets the tombstone, or, with
+/// the lookup by id alone, the loader finds no id.
+fn no_one_change_of_the_fix_is_enough() {
+    for warm in [false, true] {
+        let by_id = lagging_follower(Variant::ParentById, warm).unwrap();
+        assert!(by_id.contains("No snapshot exist"), "{by_id}");
+        for variant in [
+            Variant::Buggy,
+            Variant::ParentFallback,
+            Variant::ParentInvalidateAtFlush,
+            Variant::ParentIdAtFlush,
+            Variant::ParentPurgeKeysRequired,
+        ] {
+            let why = lagging_follower(variant, warm).unwrap();
+            assert!(why.contains("KEY_NOT_FOUND"), "{variant}: {why}");
+        }
+    }
+}
+
+/// Each variant that takes one change back from the fix isolates one apply-time action of
+/// the parent: the tombstone (met by the lookup by name, or by the loader without its
+/// fallback), the id map's removal (met by a load), the invalidation (a DB closed under a
+/// flush that loaded it before the purge's apply: not the lag, found by exploration).
+fn each_apply_time_action_of_the_parent_breaks_the_fix_on_its_own() {
+    for warm in [false, true] {
+        let tombstone = lagging_follower(Variant::FixByName, warm).unwrap();
+        assert!(tombstone.contains("KEY_NOT_FOUND"), "{tombstone}");
+    }
+    let no_id = lagging_follower(Variant::FixIdAtApply, false).unwrap();
+    assert!(no_id.contains("No snapshot exist"), "{no_id}");
+    assert_eq!(lagging_follower(Variant::FixIdAtApply, true), None);
+    let loader = lagging_follower(Variant::ByIdMoved, false).unwrap();
+    assert!(loader.contains("is not found"), "{loader}");
+    assert_eq!(lagging_follower(Variant::ByIdMoved, true), None);
+    // In the lag the invalidation precedes the load, which reopens the DB through the
+    // fallback: harmless. The closed DB needs the load first.
+    for warm in [false, true] {
+        assert_eq!(lagging_follower(Variant::FixInvalidateAtApply, warm), None);
+        let plan = if warm { "warm" } else { "cold" };
+        let r = run(S, "fix-invalidate-at-apply", plan, pct(0, 2_000), None);
+        assert_eq!(r.verdict, Verdict::Violated, "{plan}");
+        let detail = r.detail.as_deref().unwrap_or("");
+        assert!(detail.contains("RocksDB is closed"), "{plan}: {detail}");
+    }
+    // Both bookkeeping steps at apply: the loader finds no id, also when the DB was open
+    // (the apply closed it).
     for warm in [false, true] {
         let no_id = lagging_follower(Variant::ByIdFallback, warm).unwrap();
         assert!(no_id.contains("No snapshot exist"), "{no_id}");
     }
-    // The tombstone again, seen by a loader without the skip-cache fallback.
-    let tombstone = lagging_follower(Variant::ByIdMoved, false).unwrap();
-    assert!(tombstone.contains("is not found"), "{tombstone}");
-    // With the DB already open and the bookkeeping at flush, nothing is looked up.
-    assert_eq!(lagging_follower(Variant::ByIdMoved, true), None);
     assert_eq!(lagging_follower(Variant::Fixed, false), None);
     assert_eq!(lagging_follower(Variant::Fixed, true), None);
 }
@@ -78,6 +115,7 @@ fn each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own() {
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         fixed_holds_over_many_seeds_with_the_lag_reached,
-        each_apply_time_action_of_the_parent_breaks_the_flush_on_its_own
+        no_one_change_of_the_fix_is_enough,
+        each_apply_time_action_of_the_parent_breaks_the_fix_on_its_own
     ]
 }

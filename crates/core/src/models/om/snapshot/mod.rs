@@ -6,8 +6,13 @@
 //! The Java changed under these models: HDDS-11152 (23f3e5b2e11) moved what the purge's apply
 //! did to its flush and changed how the flush finds a snapshot, HDDS-11440 (d2210657055) made
 //! the purge of keys record its index in the snapshot's row, HDDS-11453 (5feb9eacd83) put the
-//! snapshot purge in a batch of its own. [`Java`] says which behaviour a model follows, knob
-//! by knob, and [`Cites`] which commit's methods its trace steps cite; the scenarios choose.
+//! snapshot purge in a batch of its own. The snapshot create's flush changed too: 2f71ee00ab0
+//! stages the row before the checkpoint and cleans the active DB's `deletedTable` unbatched
+//! (whether or not the directory already exists), HDDS-11183 (1996f3aeb4e) moved that cleanup
+//! into the batch. [`Java`] says which behaviour a model follows, knob by knob, with the
+//! create's flush as a [`CreateRevision`] value (the behaviour and the citations of one
+//! commit), and [`Cites`] which commit's other methods its trace steps cite; the scenarios
+//! choose.
 //!
 //! A snapshot is named by its table key (`/vol1/bucket1/s1` is `s1` here): the Java's
 //! snapshot id and table key are one name, and the id map is the set of names it maps.
@@ -22,7 +27,7 @@ pub mod node;
 pub mod requests;
 
 use super::{OmRow, OmTables};
-use crate::citation::Citation;
+use crate::citation::{java, Citation};
 use crate::kit::store::{Store, WriteBatch};
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
@@ -42,34 +47,112 @@ pub struct Java {
     pub bookkeeping: Bookkeeping,
     /// How `flushCurrentBuffer` splits the ready buffer into batches.
     pub split: Split,
-    /// What a snapshot create does to the active DB's deleted keys of its bucket.
-    pub create_cleanup: CreateCleanup,
+    /// A snapshot create's flush, as at one Java commit.
+    pub create: CreateRevision,
 }
 
-/// What `createOmSnapshotCheckpoint` does, after the checkpoint, to the active DB's
-/// `deletedTable` rows of the snapshot's bucket (they now live in the snapshot).
+/// What `createOmSnapshotCheckpoint` does to the active DB's `deletedTable` rows of the
+/// snapshot's bucket (they now live in the snapshot). From 2f71ee00ab0 on it does so in both
+/// of its branches: after a new checkpoint, and when the directory already exists (a replay
+/// of the create); the rows are those the active DB holds when it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CreateCleanup {
-    /// 6fe2ab80115 and before: nothing.
+    /// 4d09962a659 and before: nothing.
     Keep,
-    /// 1ae0401b1ac (and long before 1996f3aeb4e): `Table.delete`, unbatched and durable at once,
-    /// before the create's batch commits.
+    /// 2f71ee00ab0, 1ae0401b1ac (and up to 1996f3aeb4e^): `deleteRangeInclusive`, unbatched and
+    /// durable at once, before the create's batch commits.
     Unbatched,
-    /// 1996f3aeb4e (HDDS-11183): `deleteWithBatch` into the create's own batch.
+    /// 1996f3aeb4e (HDDS-11183) on: `deleteWithBatch` into the create's own batch.
     Batched,
 }
 
+/// Where `OMSnapshotCreateResponse.addToDBBatch` stages the snapshot's row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowStaged {
+    /// 4d09962a659 and before: `createOmSnapshotCheckpoint`, then `putWithBatch`.
+    AfterCheckpoint,
+    /// 2f71ee00ab0 on: `putWithBatch`, then `createOmSnapshotCheckpoint` (the response says so
+    /// on purpose, for the compaction DAG's listeners).
+    BeforeCheckpoint,
+}
+
+/// A snapshot create's flush (`OMSnapshotCreateResponse.addToDBBatch` and
+/// `OmSnapshotManager.createOmSnapshotCheckpoint`) as at one Java commit, with that commit's
+/// citations. The row is staged into the batch either way, so its place against the
+/// checkpoint shows in the trace only: a checkpoint holds what is committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreateRevision {
+    /// The commit, for listings and docs.
+    pub commit: &'static str,
+    /// The `deletedTable` cleanup.
+    pub cleanup: CreateCleanup,
+    /// Where the row is staged.
+    pub row: RowStaged,
+    /// `OMSnapshotCreateResponse.addToDBBatch` at that commit.
+    pub create_response: &'static Citation,
+    /// `OmSnapshotManager.createOmSnapshotCheckpoint` at that commit.
+    pub checkpoint: &'static Citation,
+}
+
+impl CreateRevision {
+    /// 67e67250bd0 (HDDS-7279's parent): a checkpoint, then the row; no cleanup, no check
+    /// for an existing directory (`getSnapshot` onto one fails, is logged, and the directory
+    /// stays: what the model's reuse gives).
+    pub const HDDS_7279_PARENT: CreateRevision = CreateRevision {
+        commit: "67e67250bd0 (HDDS-7279's parent)",
+        cleanup: CreateCleanup::Keep,
+        row: RowStaged::AfterCheckpoint,
+        create_response: &java::hdds_7279_parent::OMSnapshotCreateResponse::addToDBBatch,
+        checkpoint: &java::hdds_7279_parent::OmSnapshotManager::createOmSnapshotCheckpoint,
+    };
+
+    /// 6fe2ab80115 (HDDS-7279) and 4d09962a659 (HDDS-7906): the create's flush as at the
+    /// parent (neither touches it).
+    pub const HDDS_7279: CreateRevision = CreateRevision {
+        commit: "6fe2ab80115 (HDDS-7279), 4d09962a659 (HDDS-7906): as 67e67250bd0",
+        ..Self::HDDS_7279_PARENT
+    };
+
+    /// 2f71ee00ab0 (HDDS-8681's parent): the row, then the checkpoint (or the existing
+    /// directory), then in both cases the unbatched cleanup.
+    pub const HDDS_8681_PARENT: CreateRevision = CreateRevision {
+        commit: "2f71ee00ab0 (HDDS-8681's parent)",
+        cleanup: CreateCleanup::Unbatched,
+        row: RowStaged::BeforeCheckpoint,
+        create_response: &java::hdds_8681_parent::OMSnapshotCreateResponse::addToDBBatch,
+        checkpoint: &java::hdds_8681_parent::OmSnapshotManager::createOmSnapshotCheckpoint,
+    };
+
+    /// 1ae0401b1ac (HDDS-8681): the create's flush as at the parent (the fix changes the
+    /// servlet only).
+    pub const HDDS_8681: CreateRevision = CreateRevision {
+        commit: "1ae0401b1ac (HDDS-8681): as 2f71ee00ab0",
+        ..Self::HDDS_8681_PARENT
+    };
+
+    /// 1996f3aeb4e (HDDS-11183): the row, then the checkpoint (or the existing directory),
+    /// then in both cases the cleanup into the create's batch. 5659b7e90e7 and 23f3e5b2e11
+    /// (HDDS-11152 and its parent) have it unchanged.
+    pub const HDDS_11183: CreateRevision = CreateRevision {
+        commit: "1996f3aeb4e (HDDS-11183)",
+        cleanup: CreateCleanup::Batched,
+        row: RowStaged::BeforeCheckpoint,
+        create_response: &java::hdds_11183::OMSnapshotCreateResponse::addToDBBatch,
+        checkpoint: &java::hdds_11183::OmSnapshotManager::createOmSnapshotCheckpoint,
+    };
+}
+
 impl Java {
-    /// The knobs of a log without purges: `split` and `create_cleanup` as given; the purge
-    /// knobs are never read, and take their earliest values.
-    pub const fn without_purges(split: Split, create_cleanup: CreateCleanup) -> Self {
+    /// The knobs of a log without purges: `split` and `create` as given; the purge knobs are
+    /// never read, and take their earliest values.
+    pub const fn without_purges(split: Split, create: CreateRevision) -> Self {
         Self {
             purge_keys_apply: PurgeKeysApply::MayBeAbsent,
             lookup: Lookup::ByNameCacheFirst,
             loader: Loader::CacheFirst,
-            bookkeeping: Bookkeeping::AtApply,
+            bookkeeping: Bookkeeping::AT_APPLY,
             split,
-            create_cleanup,
+            create,
         }
     }
 }
@@ -107,13 +190,38 @@ pub enum Loader {
     SkipCacheFallback,
 }
 
-/// Where a snapshot purge drops the snapshot from the id map and closes its DB.
+/// Where a snapshot purge drops the snapshot from the id map and where it closes its DB:
+/// 23f3e5b2e11 moved both, from `OMSnapshotPurgeRequest.validateAndUpdateCache` to
+/// `OMSnapshotPurgeResponse.addToDBBatch`; they are separate knobs so that a variant can move
+/// one alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bookkeeping {
-    /// 23f3e5b2e11^: in `OMSnapshotPurgeRequest.validateAndUpdateCache` (apply).
-    AtApply,
-    /// 23f3e5b2e11: in `OMSnapshotPurgeResponse.addToDBBatch` (flush).
-    AtFlush,
+pub struct Bookkeeping {
+    /// Where `SnapshotCache.invalidate` closes the DB.
+    pub invalidate: Stage,
+    /// Where the id leaves `snapshotIdToTableKey`.
+    pub id_map: Stage,
+}
+
+/// The thread a snapshot purge's bookkeeping step runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// At apply (`validateAndUpdateCache`, the apply thread).
+    Apply,
+    /// At flush (`addToDBBatch`, the flush thread).
+    Flush,
+}
+
+impl Bookkeeping {
+    /// 23f3e5b2e11^: both at apply.
+    pub const AT_APPLY: Bookkeeping = Bookkeeping {
+        invalidate: Stage::Apply,
+        id_map: Stage::Apply,
+    };
+    /// 23f3e5b2e11: both at flush.
+    pub const AT_FLUSH: Bookkeeping = Bookkeeping {
+        invalidate: Stage::Flush,
+        id_map: Stage::Flush,
+    };
 }
 
 /// How the ready buffer is split into batches.
@@ -130,17 +238,14 @@ pub enum Split {
     AtCreateAndPurge,
 }
 
-/// The methods a log with key writes and snapshot creates cites.
+/// The methods a log with key writes and snapshot creates cites, besides those of its
+/// [`CreateRevision`].
 #[derive(Clone, Copy, Debug)]
 pub struct CreateCites {
     /// `OMKeyCreateRequest.validateAndUpdateCache`, for logs with key writes.
     pub key_request: Option<&'static Citation>,
     /// `OMSnapshotCreateRequest.validateAndUpdateCache`.
     pub create_request: &'static Citation,
-    /// `OMSnapshotCreateResponse.addToDBBatch`.
-    pub create_response: &'static Citation,
-    /// `OmSnapshotManager.createOmSnapshotCheckpoint`.
-    pub checkpoint: &'static Citation,
 }
 
 /// The Java methods a model's steps cite: the commit each comes from follows the knobs.

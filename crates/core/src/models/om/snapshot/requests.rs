@@ -5,8 +5,10 @@
 //!   response writes the open key's row into the batch.
 //! - `CreateSnapshot { snapshot }` (`OMSnapshotCreateRequest`): the row goes into the
 //!   `snapshotInfoTable` cache at apply; at flush the response takes a RocksDB checkpoint of
-//!   the active DB's committed state into the snapshot's directory
-//!   (`OmSnapshotManager.createOmSnapshotCheckpoint`) and stages the row.
+//!   the active DB's committed state into the snapshot's directory, or finds the directory
+//!   there (`OmSnapshotManager.createOmSnapshotCheckpoint`), cleans the active DB's
+//!   `deletedTable` in both cases, and stages the row before or after, as the
+//!   [`CreateRevision`] says.
 //! - `PurgeKeys { snapshot, keys }` (`OMKeyPurgeRequest` with a `snapshotTableKey`): delete
 //!   `keys` from the snapshot's own `deletedTable`. The flush opens the snapshot's DB
 //!   (`OmSnapshotManager.getSnapshot`) and commits a batch of its own to it, at once.
@@ -15,10 +17,12 @@
 //!   snapshot cache entry dropped); at flush, read the row skipping the cache, delete the
 //!   checkpoint directory at once, and stage the row's delete.
 
-use super::{Bookkeeping, CreateCleanup, Failure, Lookup, PurgeKeysApply, Snapshots};
+use super::{
+    CreateCleanup, CreateRevision, Failure, Lookup, PurgeKeysApply, RowStaged, Snapshots, Stage,
+};
 use crate::kit::store::{Store, WriteBatch};
 use crate::models::om::double_buffer::Indexed;
-use crate::models::om::{OmRow, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::models::om::{OmRow, OmTables, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use std::fmt;
@@ -247,8 +251,12 @@ pub fn apply(
                 });
             } else {
                 snaps.mark_purge_applied(snapshot);
-                if java.bookkeeping == Bookkeeping::AtApply {
+                // 23f3e5b2e11^: `updateSnapshotChainAndCache` drops the id, then
+                // `invalidateCacheEntry` closes the DB.
+                if java.bookkeeping.id_map == Stage::Apply {
                     snaps.remove_id(actor, snapshot);
+                }
+                if java.bookkeeping.invalidate == Stage::Apply {
                     snaps.invalidate(actor, snapshot);
                 }
                 store.cache_delete(
@@ -270,6 +278,32 @@ pub fn apply(
     }
 }
 
+/// The keys of `tables`' `deletedTable` (the snapshot's bucket is the only one modelled).
+fn deleted_keys(tables: &OmTables) -> Vec<String> {
+    tables
+        .iter()
+        .filter(|(t, _, _)| *t == DELETED_TABLE)
+        .map(|(_, k, _)| k.to_string())
+        .collect()
+}
+
+/// `OMSnapshotCreateResponse.addToDBBatch`'s `putWithBatch` of the snapshot's row.
+fn stage_create_row(
+    actor: &Actor,
+    create: &CreateRevision,
+    snapshot: &str,
+    batch: &mut WriteBatch<OmRow>,
+) {
+    actor.step_with(create.create_response, || {
+        format!("snapshot {snapshot}'s row staged")
+    });
+    batch.put(
+        SNAPSHOT_INFO_TABLE,
+        snapshot,
+        OmRow::Snapshot { last_tx: 0 },
+    );
+}
+
 /// The response's `addToDBBatch`, on the flush thread: writes to snapshot DBs and deletes of
 /// directories happen at once; the active DB's rows go into `batch`. `crash_after_dir_delete`
 /// is the plan's fault: the process dies right after a directory deletion.
@@ -286,43 +320,49 @@ pub fn add_to_batch(
         Effect::Nothing => {}
         Effect::Rows(rows) => batch.append(rows.clone()),
         Effect::CreateSnapshot { snapshot } => {
-            let cc = c.creates();
-            if snaps.dirs.exists(snapshot) {
+            let create = java.create;
+            if create.row == RowStaged::BeforeCheckpoint {
+                stage_create_row(actor, &create, snapshot, batch);
+            }
+            // `createOmSnapshotCheckpoint`: the checkpoint or the existing directory, then
+            // (from 2f71ee00ab0 on) the cleanup in both cases.
+            let deleted: Vec<String> = if snaps.dirs.exists(snapshot) {
                 // A replay after a crash, or a follower that installed the directory.
-                actor.step_with(cc.checkpoint, || {
+                actor.step_with(create.checkpoint, || {
                     format!("{snapshot}'s directory exists: reuse it")
                 });
-            } else {
-                let checkpoint = store.checkpoint(actor, cc.checkpoint);
-                let deleted: Vec<String> = checkpoint
-                    .iter()
-                    .filter(|(t, _, _)| *t == DELETED_TABLE)
-                    .map(|(_, k, _)| k.to_string())
-                    .collect();
-                snaps.dirs.create(snapshot, checkpoint);
-                match (java.create_cleanup, deleted.last()) {
-                    (CreateCleanup::Keep, _) | (_, None) => {}
-                    // `deleteRangeInclusive`: `deleteRange(bucket prefix, last key)`, then
-                    // `delete(last key)`; two writes, each durable at once.
-                    (CreateCleanup::Unbatched, Some(last)) => {
-                        store.delete_range(actor, cc.checkpoint, DELETED_TABLE, "", last);
-                        store.delete(actor, cc.checkpoint, DELETED_TABLE, last);
+                match create.cleanup {
+                    CreateCleanup::Keep => Vec::new(),
+                    // The cleanup's iterator reads the active DB as it is now.
+                    CreateCleanup::Unbatched | CreateCleanup::Batched => {
+                        deleted_keys(&store.scan(actor, create.checkpoint))
                     }
-                    (CreateCleanup::Batched, Some(_)) => {
-                        for key in &deleted {
-                            batch.delete(DELETED_TABLE, key);
-                        }
+                }
+            } else {
+                // The checkpoint is the active DB as the cleanup's iterator then reads it
+                // (only the flush thread writes it).
+                let checkpoint = store.checkpoint(actor, create.checkpoint);
+                let deleted = deleted_keys(&checkpoint);
+                snaps.dirs.create(snapshot, checkpoint);
+                deleted
+            };
+            match (create.cleanup, deleted.last()) {
+                (CreateCleanup::Keep, _) | (_, None) => {}
+                // `deleteRangeInclusive`: `deleteRange(bucket prefix, last key)`, then
+                // `delete(last key)`; two writes, each durable at once.
+                (CreateCleanup::Unbatched, Some(last)) => {
+                    store.delete_range(actor, create.checkpoint, DELETED_TABLE, "", last);
+                    store.delete(actor, create.checkpoint, DELETED_TABLE, last);
+                }
+                (CreateCleanup::Batched, Some(_)) => {
+                    for key in &deleted {
+                        batch.delete(DELETED_TABLE, key);
                     }
                 }
             }
-            actor.step_with(cc.create_response, || {
-                format!("snapshot {snapshot}'s row staged")
-            });
-            batch.put(
-                SNAPSHOT_INFO_TABLE,
-                snapshot,
-                OmRow::Snapshot { last_tx: 0 },
-            );
+            if create.row == RowStaged::AfterCheckpoint {
+                stage_create_row(actor, &create, snapshot, batch);
+            }
         }
         Effect::PurgeKeys {
             from: None, keys, ..
@@ -383,8 +423,11 @@ pub fn add_to_batch(
             {
                 return Ok(());
             }
-            if java.bookkeeping == Bookkeeping::AtFlush {
+            // 23f3e5b2e11: `invalidateCacheEntry`, then `removeFromSnapshotIdToTable`.
+            if java.bookkeeping.invalidate == Stage::Flush {
                 snaps.invalidate(actor, snapshot);
+            }
+            if java.bookkeeping.id_map == Stage::Flush {
                 snaps.remove_id(actor, snapshot);
             }
             snaps
