@@ -72,7 +72,7 @@ pub fn usage_from_traces(executions: usize, seed: u64) -> Result<Usage, ExploreE
     for s in scenarios::all() {
         for c in s.cases() {
             let run = Arc::new(Labels {
-                case: s.prepare(c.variant, c.plan, None)?,
+                case: s.prepare(c.variant, c.plan, None, None)?,
                 recorder: Arc::new(Recorder::new(None)),
                 seen: Ghost::default(),
             });

@@ -152,6 +152,13 @@ struct ExploreArgs {
     /// The scenarios' size knob (see `list`); expectations are stated for the default.
     #[arg(long)]
     size: Option<usize>,
+    /// Requests at most in a generated workload (the `generated` plan; default: each
+    /// scenario's vocabulary's bound, see `list`). Runs only generated plans.
+    #[arg(long, value_name = "N")]
+    requests: Option<usize>,
+    /// Faults at most in a generated workload (default: the vocabulary's bound).
+    #[arg(long, value_name = "F")]
+    faults: Option<usize>,
     /// Seeds per case for random and PCT: seed, seed+1, ..., seed+SEEDS-1.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
@@ -281,6 +288,12 @@ struct ReplayArgs {
     /// The size knob the schedule was recorded at.
     #[arg(long)]
     size: Option<usize>,
+    /// The workload bounds the schedule was recorded at (a generated plan).
+    #[arg(long, value_name = "N")]
+    requests: Option<usize>,
+    /// The workload bounds the schedule was recorded at (a generated plan).
+    #[arg(long, value_name = "F")]
+    faults: Option<usize>,
     #[command(flatten)]
     sources: SourceArgs,
 }
@@ -371,6 +384,8 @@ fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
         depth: args.depth,
         preemption_bound: preemption_bound(args.preemption_bound)?,
         size: args.size,
+        requests: args.requests,
+        faults: args.faults,
         shard: args.shard,
         time_budget: args.time_budget,
         no_minimize: args.no_minimize,
@@ -652,7 +667,13 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode, Failure> {
     let links = args.sources.links()?;
     let request = Request::new(&args.variant, &args.plan, Strategy::Replay { schedule })
         .watch(args.invariant.as_deref())
-        .size(args.size);
+        .size(args.size)
+        .bounds(ozone_ha_check::jobs::bounds(
+            args.requests,
+            args.faults,
+            s,
+            &args.plan,
+        ));
     let report = explore(s, &request).map_err(|e| {
         if e.is_usage() {
             Failure::Usage(e.to_string())

@@ -142,6 +142,34 @@ fn bad_input_is_a_usage_error() {
         ],
         "not a schedule",
     );
+    // Workload bounds: only for generated plans, and never empty.
+    assert_usage_error(
+        &["check", "hdds-16092", "--plan", "steady", "--requests", "2"],
+        "`steady` is a written plan",
+    );
+    assert_usage_error(
+        &["check", "hdds-16092", "--requests", "2"],
+        "no selected scenario has a `generated` plan",
+    );
+    assert_usage_error(
+        &["check", "--requests", "0", "--faults", "0"],
+        "leaves no workload",
+    );
+    assert_usage_error(
+        &[
+            "replay",
+            "hdds-16092",
+            "--variant",
+            "buggy",
+            "--plan",
+            "steady",
+            "--schedule",
+            "v1:0",
+            "--requests",
+            "2",
+        ],
+        "`steady` is a written plan",
+    );
 }
 
 #[test]

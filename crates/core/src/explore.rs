@@ -8,6 +8,7 @@ use crate::scenarios::{AnyScenario, PrepareError, UnknownName};
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
 use crate::trace::Event;
+use crate::workload::Bounds;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -120,6 +121,13 @@ pub struct Report {
     pub minimized: Option<Minimized>,
     /// The size knob's value, when one was given.
     pub size: Option<usize>,
+    /// The workload bounds, when they were given (a generated plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Bounds>,
+    /// What the verdict covers, for a generated plan: the bounds and the number of
+    /// workloads within them ([`AnyScenario::scope`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Whether `--time-budget` ended the exploration before the engine did.
     pub out_of_time: bool,
     /// Scheduling decisions per execution, on average (shuttle engines only).
@@ -211,6 +219,8 @@ pub struct Request<'a> {
     pub stop_at_first: bool,
     /// The scenario's size knob; `None` is its default size.
     pub size: Option<usize>,
+    /// The bounds of a generated plan's workloads; `None` is the vocabulary's defaults.
+    pub bounds: Option<Bounds>,
     /// Stop exploring at this instant and report how far the exploration got.
     pub deadline: Option<Instant>,
 }
@@ -226,6 +236,7 @@ impl<'a> Request<'a> {
             watch: None,
             stop_at_first: true,
             size: None,
+            bounds: None,
             deadline: None,
         }
     }
@@ -245,6 +256,12 @@ impl<'a> Request<'a> {
     /// The size knob's value.
     pub fn size(mut self, size: Option<usize>) -> Self {
         self.size = size;
+        self
+    }
+
+    /// The bounds of a generated plan's workloads.
+    pub fn bounds(mut self, bounds: Option<Bounds>) -> Self {
+        self.bounds = bounds;
         self
     }
 
@@ -517,6 +534,8 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         watched: watch.map(str::to_string),
         minimized: None,
         size: request.size,
+        bounds: request.bounds,
+        scope: scenario.scope(request.plan, request.bounds),
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)
@@ -536,7 +555,7 @@ fn new_run(
     watch: Option<&'static str>,
     tracing: bool,
 ) -> Result<Arc<Run>, ExploreError> {
-    let case = scenario.prepare(request.variant, request.plan, request.size)?;
+    let case = scenario.prepare(request.variant, request.plan, request.size, request.bounds)?;
     Ok(Arc::new(Run {
         case,
         recorder: Arc::new(Recorder::with_tracing(watch, tracing)),

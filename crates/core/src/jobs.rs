@@ -16,7 +16,9 @@
 use crate::engine::{available_engines, Ask, Engine, PreemptionBound, Strategy};
 use crate::explore::{explore, ExploreError, Report, Request};
 use crate::minimize::minimize;
+use crate::scenario::GENERATED;
 use crate::scenarios::{self, AnyScenario, UnknownName};
+use crate::workload::Bounds;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -94,6 +96,11 @@ pub struct Selection {
     pub preemption_bound: PreemptionBound,
     /// The size knob (`None`: each scenario's default).
     pub size: Option<usize>,
+    /// Requests at most in a generated workload (`None`: each vocabulary's default). Given
+    /// this or [`Selection::faults`], only generated plans are run.
+    pub requests: Option<usize>,
+    /// Faults at most in a generated workload (`None`: each vocabulary's default).
+    pub faults: Option<usize>,
     /// Run only this part.
     pub shard: Option<Shard>,
     /// Seconds for the whole run, split evenly across its items.
@@ -116,6 +123,8 @@ impl Default for Selection {
             depth: Ask::DEFAULT_DEPTH,
             preemption_bound: PreemptionBound::DEFAULT,
             size: None,
+            requests: None,
+            faults: None,
             shard: None,
             time_budget: None,
             no_minimize: false,
@@ -312,6 +321,26 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         selection.invariant.as_deref(),
         |s| s.invariants().iter().map(|p| p.name).collect(),
     )?;
+    let bounded = selection.requests.is_some() || selection.faults.is_some();
+    if selection.requests == Some(0) && selection.faults == Some(0) {
+        return Err(PlanError::Invalid(
+            "--requests 0 --faults 0 leaves no workload: a workload has at least one item".into(),
+        ));
+    }
+    if bounded {
+        if let Some(plan) = selection.plan.as_deref().filter(|p| *p != GENERATED) {
+            return Err(PlanError::Invalid(format!(
+                "--requests and --faults bound generated workloads; `{plan}` is a written \
+                 plan (use --plan {GENERATED})"
+            )));
+        }
+        if !scenarios.iter().any(|s| s.vocabulary().is_some()) {
+            return Err(PlanError::Invalid(format!(
+                "--requests and --faults bound generated workloads, and no selected scenario \
+                 has a `{GENERATED}` plan (`list` shows each scenario's vocabulary)"
+            )));
+        }
+    }
     let mut jobs = Vec::new();
     for s in scenarios {
         if let Some(i) = &selection.invariant {
@@ -325,6 +354,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
                 .as_deref()
                 .is_some_and(|v| v != case.variant)
                 || selection.plan.as_deref().is_some_and(|p| p != case.plan)
+                || (bounded && case.plan != GENERATED)
             {
                 continue;
             }
@@ -358,6 +388,32 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         return Err(PlanError::NoMatch);
     }
     Ok(jobs)
+}
+
+/// The workload bounds of a generated plan: the ones given (`--requests`, `--faults`),
+/// each missing one from the scenario's vocabulary; `None` when none were given or the plan
+/// is written (the scenario then refuses them when both are given, see
+/// [`AnyScenario::prepare`]).
+pub fn bounds(
+    requests: Option<usize>,
+    faults: Option<usize>,
+    scenario: &dyn AnyScenario,
+    plan: &str,
+) -> Option<Bounds> {
+    if requests.is_none() && faults.is_none() {
+        return None;
+    }
+    let default = scenario.vocabulary().filter(|_| plan == GENERATED).map_or(
+        Bounds {
+            requests: 0,
+            faults: 0,
+        },
+        |v| v.bounds,
+    );
+    Some(Bounds {
+        requests: requests.unwrap_or(default.requests),
+        faults: faults.unwrap_or(default.faults),
+    })
 }
 
 /// Why a run stopped early.
@@ -404,6 +460,12 @@ pub fn run(
             .stop_at_first(job.strategy.engine() != Engine::Threads)
             .watch(selection.invariant.as_deref())
             .size(selection.size)
+            .bounds(bounds(
+                selection.requests,
+                selection.faults,
+                job.scenario,
+                job.plan,
+            ))
             .deadline(deadline);
         let found = explore(job.scenario, &request).and_then(|r| {
             if selection.no_minimize {

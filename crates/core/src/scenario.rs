@@ -30,6 +30,7 @@ pub use crate::engine::Budget;
 use crate::properties::{Probe, Property};
 use crate::recorder::Recorder;
 use crate::sync::Arc;
+use crate::workload::{Bounds, Vocabulary};
 use std::fmt::Debug;
 
 /// A closed set of named choices: a scenario's variants or its plans.
@@ -178,9 +179,33 @@ pub trait Scenario: Send + Sync + 'static {
     /// shuttle suite fails when a seed misses).
     const EXECUTIONS: Budget = Budget::CHECK;
 
-    /// The verdict `variant` is expected to get on `plan`, at the default size.
+    /// The requests and faults the modelled Java path handles ([`crate::workload`]), for
+    /// the plan named [`GENERATED`]: each of its executions draws a workload from it. A
+    /// scenario with a vocabulary has that plan, and one without has none (the shuttle
+    /// suite checks both ways).
+    const VOCABULARY: Option<Vocabulary> = None;
+
+    /// The verdict `variant` is expected to get on `plan`, at the default size (for the
+    /// [`GENERATED`] plan: over every workload within the default bounds).
     fn expected(variant: Self::Variant, plan: Self::Plan) -> Expected;
 
     /// Prepare a (variant, plan) at `size` (1 without a knob, else at least 1).
     fn prepare(&self, variant: Self::Variant, plan: Self::Plan, size: usize) -> Box<dyn Case>;
+
+    /// Prepare the [`GENERATED`] plan of `variant`: a case that draws a workload within
+    /// `bounds` ([`Vocabulary::draw`]) before it spawns, then runs it. `None` (the default)
+    /// for a scenario without a vocabulary.
+    fn prepare_generated(
+        &self,
+        variant: Self::Variant,
+        bounds: Bounds,
+        size: usize,
+    ) -> Option<Box<dyn Case>> {
+        let _ = (variant, bounds, size);
+        None
+    }
 }
+
+/// The name of the plan whose workloads are generated from the scenario's vocabulary
+/// ([`Scenario::VOCABULARY`]) rather than written.
+pub const GENERATED: &str = "generated";

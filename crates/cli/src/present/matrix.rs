@@ -769,6 +769,8 @@ mod tests {
             watched: None,
             minimized: None,
             size: None,
+            bounds: None,
+            scope: None,
             out_of_time: false,
             decisions_per_execution: None,
             tasks: None,

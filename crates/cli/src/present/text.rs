@@ -4,8 +4,10 @@
 use super::{broke, verdict_words};
 use ozone_ha_check::engine::Engine;
 use ozone_ha_check::explore::{Expectation, Report, Verdict};
+use ozone_ha_check::scenario::GENERATED;
 use ozone_ha_check::scenarios::AnyScenario;
 use ozone_ha_check::trace::render_timeline;
+use ozone_ha_check::workload::{Kind, Vocabulary};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -147,8 +149,19 @@ pub fn case_line(reports: &[Report]) -> String {
 }
 
 /// How far an exploration that found nothing got: every schedule (with loom's bound, or
-/// `unbounded`), or stopped by the clock; nothing for the sampling engines.
+/// `unbounded`), or stopped by the clock; nothing for the sampling engines. A generated
+/// plan's line says over which workloads: `(exhausted; every workload of at most 2
+/// requests and 1 fault (83 workloads))`, or `(sampled from every workload of ...)`.
 fn coverage(r: &Report) -> String {
+    let how = how_far(r);
+    match (&r.scope, how.is_empty()) {
+        (None, _) => how,
+        (Some(scope), true) => format!(" (sampled from {scope})"),
+        (Some(scope), false) => format!("{}; {scope})", how.trim_end_matches(')')),
+    }
+}
+
+fn how_far(r: &Report) -> String {
     if r.out_of_time {
         " (out of time: not exhausted)".to_string()
     } else if r.exhausted {
@@ -226,6 +239,9 @@ pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
         for p in s.plans() {
             let _ = writeln!(out, "    {:<18} {}", p.name, p.doc);
         }
+        if let Some(v) = s.vocabulary() {
+            vocabulary(&mut out, &v);
+        }
         let _ = writeln!(out, "  properties:");
         for p in s.properties() {
             let kind = if p.required {
@@ -250,6 +266,45 @@ pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
         }
     }
     out
+}
+
+/// The `generated` plan's vocabulary: universes, words and default bounds, with the number
+/// of workloads within them.
+fn vocabulary(out: &mut String, v: &Vocabulary) {
+    let _ = writeln!(
+        out,
+        "  vocabulary (plan `{GENERATED}`; default: {}, {} workloads):",
+        v.bounds,
+        v.count(v.bounds)
+    );
+    for u in v.universes {
+        let symmetric = if u.symmetric { ", symmetric" } else { "" };
+        let _ = writeln!(out, "    {:<18} {}{symmetric}", u.name, u.values.join(", "));
+    }
+    for w in v.words {
+        let args: Vec<&str> = w.args.iter().map(|&u| v.universes[u].name).collect();
+        let kind = match w.kind {
+            Kind::Request => "request",
+            Kind::Fault => "fault",
+        };
+        let head = format!("{}({})", w.name, args.join(","));
+        let _ = writeln!(out, "    {head:<18} {kind:<8} {}", w.doc);
+    }
+}
+
+/// A vocabulary as JSON.
+fn vocabulary_json(v: &Vocabulary) -> Value {
+    json!({
+        "universes": v.universes.iter().map(|u| json!({ "name": u.name, "values": u.values, "symmetric": u.symmetric })).collect::<Vec<_>>(),
+        "words": v.words.iter().map(|w| json!({
+            "name": w.name,
+            "kind": w.kind,
+            "args": w.args.iter().map(|&u| v.universes[u].name).collect::<Vec<_>>(),
+            "doc": w.doc,
+        })).collect::<Vec<_>>(),
+        "bounds": v.bounds,
+        "workloads": v.count(v.bounds).to_string(),
+    })
 }
 
 /// The same listing as JSON.
@@ -286,6 +341,7 @@ pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
                     "probes": properties(s.probes()),
                     "required_probes": s.required_probes(),
                     "size_knob": s.size_knob().map(|k| json!({ "counts": k.counts, "default": k.default })),
+                    "vocabulary": s.vocabulary().as_ref().map(vocabulary_json),
                     "expected": expected,
                 })
             })

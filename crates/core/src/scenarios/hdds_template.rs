@@ -17,6 +17,9 @@
 //!
 //! - `two-handlers`: TODO which actors run, which fault happens. Two handlers update the row.
 //! - `three-handlers`: TODO. Three handlers update the row.
+//! - `generated`: every workload of the vocabulary ([`VOCABULARY`]) within its bounds, each
+//!   drawn by the engine: TODO the requests and faults the Java path meets. Here: up to
+//!   three updates, each on its own handler.
 //!
 //! # Properties
 //!
@@ -39,6 +42,7 @@ use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::ghost::Ghost;
 use crate::sync::{thread, Arc, Mutex, Volatile};
+use crate::workload::{Bounds, Kind, Vocabulary, Word};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -61,8 +65,26 @@ choices! {
         TwoHandlers = "two-handlers",
         /// TODO three handlers update the row
         ThreeHandlers = "three-handlers",
+        /// every workload of the vocabulary within its bounds, drawn by the engine
+        Generated = "generated",
     }
 }
+
+/// TODO the requests and faults the modelled Java path handles, each citing its Java, with
+/// the universes their arguments range over (keys, buckets, ids) and the default bounds.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[Word {
+        name: "update",
+        kind: Kind::Request,
+        args: &[],
+        doc: "a handler's read and write of the row, on its own thread",
+    }],
+    bounds: Bounds {
+        requests: 3,
+        faults: 0,
+    },
+};
 
 /// What a handler saw at its write.
 pub struct Write {
@@ -122,28 +144,49 @@ impl Scenario for HddsTemplate {
         ALL_UPDATES_APPLIED.property(),
         UPDATE_OVERLAPPED.required(),
     ];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const LOST: &[Property] = &[NO_LOST_UPDATE.property(), ALL_UPDATES_APPLIED.property()];
         // TODO one arm per verdict, no `_`; say why where the Java is not obvious.
         match (variant, plan) {
-            (Variant::Buggy, Plan::TwoHandlers | Plan::ThreeHandlers) => Expected::Violates(LOST),
-            (Variant::Fixed, Plan::TwoHandlers | Plan::ThreeHandlers) => Expected::Holds,
+            (Variant::Buggy, Plan::TwoHandlers | Plan::ThreeHandlers | Plan::Generated) => {
+                Expected::Violates(LOST)
+            }
+            (Variant::Fixed, Plan::TwoHandlers | Plan::ThreeHandlers | Plan::Generated) => {
+                Expected::Holds
+            }
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
         let handlers = match plan {
             Plan::TwoHandlers => 2,
-            Plan::ThreeHandlers => 3,
+            Plan::ThreeHandlers | Plan::Generated => 3,
         };
-        Box::new(Prepared { variant, handlers })
+        Box::new(Prepared {
+            variant,
+            handlers: Handlers::Written(handlers),
+        })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared {
+            variant,
+            handlers: Handlers::Drawn(bounds),
+        }))
     }
 }
 
 // TODO cite the Java each step stands for (`&java::Class::method`, from `citations.toml`);
 // `Label::model` is for steps that stand for no one Java method.
 const READ: Label = Label::model("read the row");
+const WORKLOAD: Label = Label::model("the workload drawn");
 const WRITE: Label = Label::model("write the row");
 
 /// TODO the model of the Java: in `src/models/`, reusing and extending the existing ones.
@@ -211,15 +254,32 @@ impl Row {
     }
 }
 
+/// How many handlers run: as a plan writes it, or as many as the updates of a workload
+/// drawn within the bounds.
+enum Handlers {
+    Written(u64),
+    Drawn(Bounds),
+}
+
 struct Prepared {
     variant: Variant,
-    handlers: u64,
+    handlers: Handlers,
 }
 
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
+        // A workload is drawn before anything is spawned (see `Vocabulary::draw`), and the
+        // trace shows it first.
+        let handlers = match self.handlers {
+            Handlers::Written(n) => n,
+            Handlers::Drawn(bounds) => {
+                let workload = VOCABULARY.draw(bounds);
+                Actor::new("client", recorder).step(WORKLOAD, VOCABULARY.show(&workload));
+                workload.items.len() as u64
+            }
+        };
         let row = Arc::new(Row::default());
-        let threads: Vec<_> = (1..=self.handlers)
+        let threads: Vec<_> = (1..=handlers)
             .map(|i| {
                 let name = format!("handler{i}");
                 let (row, me, variant) =
@@ -227,13 +287,16 @@ impl Case for Prepared {
                 thread::spawn(&name, move || row.update(variant, &me))
             })
             .collect();
+        // The client reads the row while its requests are served, so that even a workload
+        // of one request races something: PCT needs its first execution to make a choice.
+        let _ = row.value();
         for t in threads {
             t.join();
         }
         recorder.quiesce();
         let end = End {
             row: row.value(),
-            handlers: self.handlers,
+            handlers,
         };
         ALL_UPDATES_APPLIED.check_into(&end, recorder);
     }

@@ -27,7 +27,10 @@ pub mod hdds_8681;
 pub mod hdds_template;
 
 use crate::properties::{Kind, Property};
-use crate::scenario::{Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob};
+use crate::scenario::{
+    Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob, GENERATED,
+};
+use crate::workload::{Bounds, Vocabulary};
 use std::fmt;
 
 /// Every registered scenario.
@@ -101,6 +104,18 @@ pub enum PrepareError {
         /// The size asked for.
         size: usize,
     },
+    /// Workload bounds were given for a plan whose workload is written, not generated.
+    Bounds {
+        /// The scenario.
+        scenario: &'static str,
+        /// The plan.
+        plan: String,
+    },
+    /// The scenario declares a vocabulary but prepares no generated case (a scenario bug).
+    NoGenerated {
+        /// The scenario.
+        scenario: &'static str,
+    },
 }
 
 impl fmt::Display for PrepareError {
@@ -117,6 +132,15 @@ impl fmt::Display for PrepareError {
             PrepareError::Size { scenario, size } => write!(
                 f,
                 "{scenario} has no size knob; it runs at size 1 only, not {size}"
+            ),
+            PrepareError::Bounds { scenario, plan } => write!(
+                f,
+                "{scenario}: `{plan}` is a written plan; workload bounds apply to the \
+                 `{GENERATED}` plan only"
+            ),
+            PrepareError::NoGenerated { scenario } => write!(
+                f,
+                "{scenario} has a vocabulary but prepares no `{GENERATED}` case"
             ),
         }
     }
@@ -169,13 +193,36 @@ pub trait AnyScenario: Sync {
     fn cases(&self) -> Vec<CaseName>;
     /// The expected verdict of a (variant, plan) at the default size.
     fn expected(&self, variant: &str, plan: &str) -> Result<Expected, UnknownName>;
-    /// Prepare a (variant, plan) at `size` (`None`: the default size).
+    /// The requests and faults of its generated plan, if it has one
+    /// ([`Scenario::VOCABULARY`]).
+    fn vocabulary(&self) -> Option<Vocabulary>;
+    /// Prepare a (variant, plan) at `size` (`None`: the default size); for the generated
+    /// plan, drawing workloads within `bounds` (`None`: the vocabulary's defaults). Bounds
+    /// for a written plan are an error.
     fn prepare(
         &self,
         variant: &str,
         plan: &str,
         size: Option<usize>,
+        bounds: Option<Bounds>,
     ) -> Result<Box<dyn Case>, PrepareError>;
+
+    /// What a verdict on `plan` covers, for a generated plan: the bounds and how many
+    /// workloads lie within them (`None` for a written plan).
+    ///
+    /// ```
+    /// use ozone_ha_check::scenarios::find;
+    /// let s = find("hdds-16092").unwrap();
+    /// assert_eq!(s.scope("steady", None), None);
+    /// ```
+    fn scope(&self, plan: &str, bounds: Option<Bounds>) -> Option<String> {
+        let vocabulary = self.vocabulary().filter(|_| plan == GENERATED)?;
+        let bounds = bounds.unwrap_or(vocabulary.bounds);
+        Some(format!(
+            "every workload of {bounds} ({} workloads)",
+            vocabulary.count(bounds)
+        ))
+    }
 
     /// The invariant (always or eventually) called `name`.
     fn invariant(&self, name: &str) -> Option<Property> {
@@ -305,14 +352,19 @@ impl<S: Scenario> AnyScenario for S {
         ))
     }
 
+    fn vocabulary(&self) -> Option<Vocabulary> {
+        S::VOCABULARY
+    }
+
     fn prepare(
         &self,
         variant: &str,
         plan: &str,
         size: Option<usize>,
+        bounds: Option<Bounds>,
     ) -> Result<Box<dyn Case>, PrepareError> {
         let v = parse(S::NAME, "variant", variant).map_err(PrepareError::Unknown)?;
-        let p = parse(S::NAME, "plan", plan).map_err(PrepareError::Unknown)?;
+        let p: S::Plan = parse(S::NAME, "plan", plan).map_err(PrepareError::Unknown)?;
         let size = size.unwrap_or_else(|| S::SIZE.map_or(1, |k| k.default));
         if size == 0 || size > MAX_SIZE || (S::SIZE.is_none() && size != 1) {
             return Err(PrepareError::Size {
@@ -320,6 +372,17 @@ impl<S: Scenario> AnyScenario for S {
                 size,
             });
         }
-        Ok(Scenario::prepare(self, v, p, size))
+        match S::VOCABULARY.filter(|_| p.name() == GENERATED) {
+            Some(vocabulary) => {
+                let bounds = bounds.unwrap_or(vocabulary.bounds);
+                Scenario::prepare_generated(self, v, bounds, size)
+                    .ok_or(PrepareError::NoGenerated { scenario: S::NAME })
+            }
+            None if bounds.is_some() => Err(PrepareError::Bounds {
+                scenario: S::NAME,
+                plan: plan.to_string(),
+            }),
+            None => Ok(Scenario::prepare(self, v, p, size)),
+        }
     }
 }

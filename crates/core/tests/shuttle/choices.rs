@@ -274,6 +274,7 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
     let v = words::VOCABULARY;
     let want: BTreeSet<String> = every_workload(&v, v.bounds)
         .iter()
+        .filter(|w| !w.items.is_empty())
         .map(|w| v.show(&v.canonical(w)))
         .collect();
     let x = Arc::new(Drawn(std::sync::Mutex::new(BTreeSet::new())));
@@ -318,6 +319,78 @@ fn a_malformed_workload_is_a_one_line_error() {
     }
 }
 
+/// A scenario has a `generated` plan exactly when it has a vocabulary, and written plans
+/// refuse workload bounds.
+fn a_generated_plan_comes_with_a_vocabulary() {
+    use ozone_ha_check::scenario::GENERATED;
+    use ozone_ha_check::scenarios::{all, hdds_template::HddsTemplate, AnyScenario};
+    use ozone_ha_check::workload::Bounds;
+    let template: &dyn AnyScenario = &HddsTemplate;
+    for s in all().iter().copied().chain([template]) {
+        let has_plan = s.plans().iter().any(|p| p.name == GENERATED);
+        assert_eq!(s.vocabulary().is_some(), has_plan, "{}", s.name());
+        let written = s.plans().iter().find(|p| p.name != GENERATED).unwrap().name;
+        let variant = s.variants()[0].name;
+        let bounds = Some(Bounds {
+            requests: 1,
+            faults: 0,
+        });
+        let refused = s.prepare(variant, written, None, bounds).err().unwrap();
+        assert!(refused.to_string().contains("a written plan"), "{refused}");
+    }
+    let scope = template.scope(GENERATED, None).unwrap();
+    assert_eq!(
+        scope,
+        "every workload of at most 3 requests and 0 faults (3 workloads)"
+    );
+}
+
+/// The template's generated plan end to end: PCT breaks the buggy variant with a workload
+/// it records in the schedule, the trace shows the workload first, and the report states
+/// its scope; the stateful engine exhausts the fix over every workload.
+fn the_template_generated_plan_breaks_under_pct_and_replays() {
+    use ozone_ha_check::explore::{explore, Request, Verdict};
+    use ozone_ha_check::scenarios::hdds_template::HddsTemplate;
+    let s = &HddsTemplate;
+    let found = explore(
+        s,
+        &Request::new(
+            "buggy",
+            "generated",
+            Strategy::Pct {
+                seed: 0,
+                depth: 3,
+                executions: 1_000,
+            },
+        ),
+    )
+    .unwrap();
+    assert_eq!(found.verdict, Verdict::Violated);
+    assert_eq!(found.trace[0].actor, "client");
+    assert!(found.trace[0].action.starts_with("update update"));
+    assert!(found.scope.as_deref().unwrap().contains("3 workloads"));
+    let schedule = found.schedule.clone().unwrap();
+    let again = explore(
+        s,
+        &Request::new("buggy", "generated", Strategy::Replay { schedule }),
+    )
+    .unwrap();
+    assert_eq!(again.trace, found.trace);
+    let held = explore(
+        s,
+        &Request::new(
+            "fixed",
+            "generated",
+            Strategy::Stateful {
+                executions: 1_000_000,
+            },
+        ),
+    )
+    .unwrap();
+    assert_eq!(held.verdict, Verdict::Held);
+    assert!(held.exhausted);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -326,5 +399,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_stateful_engine_explores_choices_that_follow_a_race,
         the_stateful_engine_draws_every_canonical_workload_once,
         a_malformed_workload_is_a_one_line_error,
+        a_generated_plan_comes_with_a_vocabulary,
+        the_template_generated_plan_breaks_under_pct_and_replays,
     ]
 }
