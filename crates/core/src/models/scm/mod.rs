@@ -13,7 +13,8 @@
 //! - [`deleted_blocks`]: the leader's in-memory deleted-block summary, its load from the DB
 //!   and the summary argument of the requests it submits.
 //! - [`state_machine`]: `applyTransaction`, `notifyTermIndexUpdated`, `notifyLeaderChanged`,
-//!   `takeSnapshot`, and a follower's install of a checkpoint.
+//!   the new leader's startup entry (`notifyConfigurationChanged`, Ratis's ready flag,
+//!   `notifyLeaderReady`), `takeSnapshot`, and a follower's install of a checkpoint.
 //! - [`inter_scm`]: the checkpoint download.
 
 pub mod deleted_blocks;
