@@ -8,7 +8,8 @@
 //! `SCMDeletedBlockTransactionStatusManager`) and `.../scm/container/`
 //! (`ContainerStateManagerImpl`). Jira: HDDS-16452.
 //!
-//! - [`tx_buffer`]: the batch of staged writes, the index it claims, its two flushes.
+//! - [`tx_buffer`]: the batch of staged writes, the index it claims, its two flushes; generic
+//!   over the rows, and also the buffer of [`crate::models::scm_cert`]'s SCMs.
 //! - [`request`]: the replicated requests of the plans and what each one's apply writes.
 //! - [`deleted_blocks`]: the leader's in-memory deleted-block summary, its load from the DB
 //!   and the summary argument of the requests it submits.
