@@ -24,7 +24,7 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 25)] {
+    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 30)] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
@@ -444,8 +444,8 @@ fn report_formats_cover_the_matrix() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     // One verdict matrix, a cell per case, and every report in the table of all.
     assert_eq!(page.matches("<table class=\"matrix\"").count(), 1);
-    assert_eq!(page.matches("<td class=\"cell ").count(), 25, "{page}");
-    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 25, "{page}");
+    assert_eq!(page.matches("<td class=\"cell ").count(), 30, "{page}");
+    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 30, "{page}");
     // Every violated cell links to a diagram on the page.
     for anchor in page.split("class=\"to-diagram\" href=\"#").skip(1) {
         let id = &anchor[..anchor.find('"').unwrap()];
@@ -692,13 +692,13 @@ fn check_prints_a_line_per_case_and_a_summary() {
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| !l.is_empty()).collect();
-    // 25 cases, one line each, then the summary; no counterexample is printed when every
+    // 30 cases, one line each, then the summary; no counterexample is printed when every
     // verdict is as expected.
-    assert_eq!(lines.len(), 26, "{stdout}");
-    assert!(lines[..25].iter().all(|l| l.contains(" ok ")), "{stdout}");
-    let last = lines[25];
+    assert_eq!(lines.len(), 31, "{stdout}");
+    assert!(lines[..30].iter().all(|l| l.contains(" ok ")), "{stdout}");
+    let last = lines[30];
     assert!(
-        last.starts_with("25 cases as expected: 11 violated, 14 held; 0 unexpected ("),
+        last.starts_with("30 cases as expected: 12 violated, 18 held; 0 unexpected ("),
         "{last}"
     );
     // With --trace every counterexample is printed.

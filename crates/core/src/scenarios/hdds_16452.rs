@@ -12,9 +12,10 @@
 //! |---|---|---|
 //! | `setup` | the SCM before the race | applies the leader's configuration entry (index 1, [`notifyTermIndexUpdated`](crate::citation::java::SCMStateMachine::notifyTermIndexUpdated)) and takes a snapshot ([`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot)): the DB claims TX 1 and Ratis purged its log through 1, so a follower at 0 must install a checkpoint |
 //! | `apply` | Ratis `StateMachineUpdater` in [`applyTransaction`](crate::citation::java::SCMStateMachine::applyTransaction) | begin; the request's buffer calls (read lock per call); `updateLatestTrxInfo(i)` (no lock); end |
-//! | `download` | a gRPC thread in [`InterSCMGrpcService.download`](crate::citation::java::InterSCMGrpcService::download) | flush (variant-dependent), then the RocksDB checkpoint |
+//! | `download` | a gRPC thread in [`InterSCMGrpcService.download`](crate::citation::java::InterSCMGrpcService::download) | flush (variant-dependent), then the RocksDB checkpoint. In `with-leader-change` it runs on the `leader-change` thread once `notifyLeaderChanged` returned: Ratis calls that from `becomeLeader`, before `leader.start()` starts the appenders from which a follower learns of the new leader ([`RaftServerImpl.changeToLeader`](crate::citation::java::RaftServerImpl::changeToLeader)) |
 //! | `leader-change` | the Ratis election thread in [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged) | flush (variant-dependent), then `onBecomeLeader`'s summary load |
-//! | `main` | after the joins | a late download (every apply has finished), the leader's `takeSnapshot`; a follower at applied index 0 verifies the racing download's checkpoint, installs it, reloads, and re-applies the entries after its TX. In `leader-summary`: the new leader's startup entry, `notifyLeaderReady`, one `addTransactions` submitted with the leader's counters and applied |
+//! | `main` | after the joins | a late download (every apply has finished), the leader's `takeSnapshot`; a follower at applied index 0 verifies the racing download's checkpoint, installs it, reloads, and re-applies the entries after its TX. In `leader-summary`: the updater applies the new leader's startup entry in Ratis's order ([`Updater::apply_startup_entry`](crate::models::scm::state_machine::Updater::apply_startup_entry): `notifyConfigurationChanged`, `checkReady` setting Ratis's ready flag, `notifyLeaderReady`, `notifyTermIndexUpdated`), then applies the client's entry |
+//! | `client` | the OM's `deleteKeyBlocks` on an RPC handler ([`ScmBlockLocationProtocolServerSideTranslatorPB.send`](crate::citation::java::ScmBlockLocationProtocolServerSideTranslatorPB::send), which asks Ratis through [`checkLeader`](crate::citation::java::StorageContainerManager::checkLeader)) | started when Ratis's ready flag is set, racing the rest of the startup entry: one [`addTransactions`](crate::citation::java::SCMDeletedBlockTransactionStatusManager::addTransactions) with the leader's counters, appended to the log |
 //!
 //! # Plans
 //!
@@ -22,9 +23,9 @@
 //! |---|---|---|
 //! | `base` | `addTransactionsToDB` of txIDs 1 (2 blocks) and 2 (3 blocks) with the leader's summary (three puts) | `apply`, `download` |
 //! | `container-transition` | the transition of container 1 from DELETING to CLOSED (one put) | `apply`, `download` |
-//! | `with-leader-change` | the transition, then the deleted-block entry of `base` | `apply`, `download`, `leader-change` |
+//! | `with-leader-change` | the transition, then the deleted-block entry of `base` | `apply`, `leader-change` followed by `download` |
 //! | `save-configuration` | the deleted-block entry of `base`; `saveConfiguration` of `ContainerBalancer` (a put, then the buffer's unguarded `flush()` inside the apply) | `apply`, `download` |
-//! | `leader-summary` | two `addTransactionsToDB` of an earlier term (txID 1, 2 blocks; txID 2, 3 blocks; summaries 1/2 and 2/5), then, in `main`, this SCM's startup entry and its own `addTransactionsToDB` of txID 3 (4 blocks) | `apply` (the two old entries), `leader-change` |
+//! | `leader-summary` | two `addTransactionsToDB` of an earlier term (txID 1, 2 blocks; txID 2, 3 blocks; summaries 1/2 and 2/5), then, in `main`, this SCM's startup entry and the client's `addTransactionsToDB` of txID 3 (4 blocks) | `apply` (the two old entries), `leader-change`; then `main` (the startup entry), `client` |
 //!
 //! The size knob repeats the plan's entry (in `with-leader-change` the pair, one container
 //! each; in `leader-summary` the old-term entries). `base` and `container-transition` are
@@ -40,6 +41,7 @@
 //! | `fixed` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | before the index | `onBecomeLeader` |
 //! | `fixed-save-after-index` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | after the index | `onBecomeLeader` |
 //! | `fixed-load-on-ready` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | after the index | `notifyLeaderReady`, after a flush |
+//! | `fixed-load-before-ready` | `flushIfNeeded(0)` | `flushIfNeeded(0)` | after the index | the startup entry's `notifyConfigurationChanged`, after a flush |
 //!
 //! `takeSnapshot` keeps `flush()` in every variant: it runs on the apply thread between
 //! applies.
@@ -61,7 +63,25 @@
 //! preceded there by `transactionBuffer.flush()`. Ratis calls `notifyLeaderReady` on the
 //! updater thread when it applies the leader's startup entry: every entry of the earlier
 //! terms is applied by then and nothing applies concurrently, so the unguarded flush there is
-//! as safe as `takeSnapshot`'s, and the load reads the last summary of the earlier terms.
+//! as safe as `takeSnapshot`'s, and the load reads the last summary of the earlier terms. But
+//! Ratis calls it late: [`LeaderStateImpl.checkReady`](crate::citation::java::LeaderStateImpl::checkReady)
+//! first completes the startup entry's future (`StartupLogEntry.checkStartIndex`), from
+//! which on Ratis's `isLeaderReady` is true, Ratis accepts client writes, and the SCM's block
+//! protocol (which asks Ratis, not `SCMContext`) accepts the OM's `deleteKeyBlocks`. A
+//! submission in that gap reads the counters before the load: it replicates a stale summary,
+//! and the load then overwrites its increment.
+//!
+//! `fixed-load-before-ready` moves the load (with its flush) into
+//! [`SCMStateMachine.notifyConfigurationChanged`](crate::citation::java::SCMStateMachine::notifyConfigurationChanged)
+//! for the new leader's startup entry (this SCM leads, `SCMContext.isLeaderReady` is still
+//! false, the entry is of the current term). Ratis's
+//! [`applyLogToStateMachine`](crate::citation::java::RaftServerImpl::applyLogToStateMachine)
+//! calls it on the updater thread just before `checkReady`: every earlier entry is applied,
+//! nothing applies concurrently, and Ratis refuses client writes (`LeaderNotReadyException`
+//! from `checkLeaderState`) until the ready flag is set after it. Loading on the
+//! `SCMContext` flag instead (load in `notifyLeaderReady` before `setLeaderReady`, and have
+//! `addTransactions` refuse until `SCMContext.isLeaderReady`) would also close the gap, but
+//! needs a new check on the request path.
 //!
 //! # Properties
 //!
@@ -81,7 +101,9 @@
 //!   Every replica persists the same bytes, so `leader-summary` checks the leader only.
 //! - Probes: `FlushDuringApply` (required: a download or leader-change flush was attempted
 //!   while an apply was in flight) and `StaleSummaryLoaded` (a new leader's counters after
-//!   its load differ from the summary of the last entry of the earlier terms).
+//!   its load differ from the summary of the last entry of the earlier terms) and
+//!   `SubmitDuringStartupEntry` (the client read the counters once Ratis accepted writes and
+//!   before the updater finished the startup entry: the gap of `fixed-load-on-ready`).
 //!
 //! # Replica harm: the container transition, not a counter
 //!
@@ -121,7 +143,12 @@
 //! the load reads the DB before the old entries are applied (or flushed), the leader's next
 //! `addTransactionsToDB` carries a stale summary, and every replica persists it. With the
 //! guarded leader-change flush of `fixed` the load is stale in more interleavings (a flush
-//! deferred while an entry applies leaves even older data). `fixed-load-on-ready` holds.
+//! deferred while an entry applies leaves even older data). `fixed-load-on-ready` breaks too,
+//! with one preemption: Ratis's ready flag is set, the client's `addTransactions` reads the
+//! counters the SCM built over TX 0 (no summary row: zero) and submits summary 1/4, then
+//! `notifyLeaderReady` flushes and loads 2/5; the table ends with 3 transactions, 9 blocks.
+//! `fixed-load-before-ready` holds (every engine; the stateful engine exhausts it) with the
+//! client racing the startup entry (`SubmitDuringStartupEntry`).
 //!
 //! # Abstractions
 //!
@@ -138,14 +165,21 @@
 //! | no logical rejection (a non-fatal `SCMException` at apply) | no modelled request raises one |
 //! | `updateLatestTrxInfo`'s throw is modelled but never reached | every plan's indices only increase; `takeSnapshot`'s catch-up is modelled but a no-op (`latestTrxInfo` equals the applied index at every snapshot of the plans) |
 //! | one SCM's leader change, not an election | `notifyLeaderChanged` is what the new leader runs; Ratis calls it before it appends its startup entry, which is why `leader-summary` applies that entry in `main` after the joins |
+//! | one client, started when Ratis's ready flag is set | a later client only drops interleavings; a client before the flag is refused by Ratis (`LeaderNotReadyException`) and by `checkLeader` |
+//! | the setup's configuration entry runs `notifyTermIndexUpdated` only | the setup SCM's readiness plays no part in any plan |
 //! | the summary's two sizes | they move with the counts |
 //! | the checkpoint's memtable flush and TX read | neither changes the content |
 //!
-//! A follower never flushes on its own (the monitor runs on a ready leader only), so the
-//! stale window of `leader-summary` on a real follower reaches back to its last snapshot
-//! (up to a thousand entries by default): the plan's two entries are its smallest case.
+//! A follower flushes only where the apply thread flushes: at `takeSnapshot` (Ratis triggers
+//! it every `ozone.scm.ha.ratis.snapshot.threshold` entries, a thousand by default) and
+//! inside a `saveConfiguration` apply; the monitor's `flushIfNeeded` runs on a ready leader
+//! only (`BackgroundSCMService` runs while `SCMContext.isLeaderReady`). So the stale window
+//! of `leader-summary` on a real follower reaches back to its last snapshot or
+//! `saveConfiguration`, up to a thousand entries: the plan's two entries are its smallest
+//! case.
 
 use crate::choices;
+use crate::citation::java;
 use crate::kit::raft_log::{LogEntry, RaftLog};
 use crate::kit::store::durable_observer;
 use crate::kit::store::{Checkpoint, Store, Tables};
@@ -154,8 +188,8 @@ use crate::models::scm::deleted_blocks::DeletedBlockStatus;
 use crate::models::scm::inter_scm::download;
 use crate::models::scm::request::ScmRequest;
 use crate::models::scm::state_machine::{
-    install_and_catch_up, notify_leader_changed, notify_leader_ready, reference_states,
-    ApplyOutcome, Install, SaveFlush, SummaryLoad, Updater,
+    install_and_catch_up, notify_leader_changed, reference_states, ApplyOutcome, Install,
+    SaveFlush, SummaryLoad, Updater,
 };
 use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, FLUSH_DURING_APPLY};
 use crate::models::scm::{initial_tables, stored_summary, table_summary, ScmRow, Summary};
@@ -182,6 +216,8 @@ choices! {
         FixedSaveAfterIndex = "fixed-save-after-index",
         /// fixed-save-after-index, and the new leader loads its summary in notifyLeaderReady after a flush
         FixedLoadOnReady = "fixed-load-on-ready",
+        /// fixed-save-after-index, and the new leader loads its summary after a flush on its startup entry, before Ratis is ready
+        FixedLoadBeforeReady = "fixed-load-before-ready",
     }
 }
 
@@ -216,16 +252,20 @@ impl Variant {
         let (download, leader_change) = match self {
             Variant::Buggy => (Unguarded, Unguarded),
             Variant::DownloadGuarded => (Guarded, Unguarded),
-            Variant::Fixed | Variant::FixedSaveAfterIndex | Variant::FixedLoadOnReady => {
-                (Guarded, Guarded)
-            }
+            Variant::Fixed
+            | Variant::FixedSaveAfterIndex
+            | Variant::FixedLoadOnReady
+            | Variant::FixedLoadBeforeReady => (Guarded, Guarded),
         };
         let save = match self {
-            Variant::FixedSaveAfterIndex | Variant::FixedLoadOnReady => SaveFlush::AfterIndex,
+            Variant::FixedSaveAfterIndex
+            | Variant::FixedLoadOnReady
+            | Variant::FixedLoadBeforeReady => SaveFlush::AfterIndex,
             _ => SaveFlush::Java,
         };
         let load = match self {
             Variant::FixedLoadOnReady => SummaryLoad::OnLeaderReady,
+            Variant::FixedLoadBeforeReady => SummaryLoad::BeforeReady,
             _ => SummaryLoad::OnBecomeLeader,
         };
         Paths {
@@ -375,6 +415,13 @@ pub const STALE_SUMMARY_LOADED: Probe = Probe::new(
     "a new leader's counters after its summary load differ from the summary of the last entry of the earlier terms",
 );
 
+/// A client's submission read the new leader's counters after Ratis's ready flag was set and
+/// before the updater finished the startup entry.
+pub const SUBMIT_DURING_STARTUP_ENTRY: Probe = Probe::new(
+    "SubmitDuringStartupEntry",
+    "a deleted-block submission read the new leader's counters once Ratis accepted writes and before the updater finished the startup entry (notifyLeaderReady, notifyTermIndexUpdated)",
+);
+
 const DURABLE: &[Invariant<DurableStep>] = &[NO_PARTIAL_TRANSACTION, DURABLE_INDEX_MATCHES_DATA];
 
 impl Scenario for Hdds16452 {
@@ -393,6 +440,7 @@ impl Scenario for Hdds16452 {
         SUMMARY_MATCHES_TABLE.property(),
         FLUSH_DURING_APPLY.required(),
         STALE_SUMMARY_LOADED.property(),
+        SUBMIT_DURING_STARTUP_ENTRY.property(),
     ];
     const SIZE: Option<SizeKnob> = Some(SizeKnob {
         counts: "deleted-block entries in the log",
@@ -433,24 +481,35 @@ impl Scenario for Hdds16452 {
         ];
         const SUMMARY: &[Property] = &[SUMMARY_MATCHES_TABLE.property()];
         use Plan::{Base, ContainerTransition, LeaderSummary, SaveConfiguration, WithLeaderChange};
-        use Variant::{Buggy, DownloadGuarded, Fixed, FixedLoadOnReady, FixedSaveAfterIndex};
+        use Variant::{
+            Buggy, DownloadGuarded, Fixed, FixedLoadBeforeReady, FixedLoadOnReady,
+            FixedSaveAfterIndex,
+        };
         match (variant, plan) {
             // The replay of a deleted-block entry writes the same bytes: no replica harm.
             (Buggy, Base) => Expected::Violates(HALF),
             (Buggy, ContainerTransition) => Expected::Violates(REPLAY),
             (Buggy | DownloadGuarded, WithLeaderChange) => Expected::Violates(ALL),
-            (DownloadGuarded | Fixed | FixedSaveAfterIndex | FixedLoadOnReady, Base)
-            | (
-                DownloadGuarded | Fixed | FixedSaveAfterIndex | FixedLoadOnReady,
-                ContainerTransition,
+            (
+                DownloadGuarded | Fixed | FixedSaveAfterIndex | FixedLoadOnReady
+                | FixedLoadBeforeReady,
+                Base | ContainerTransition,
             )
-            | (Fixed | FixedSaveAfterIndex | FixedLoadOnReady, WithLeaderChange) => Expected::Holds,
+            | (
+                Fixed | FixedSaveAfterIndex | FixedLoadOnReady | FixedLoadBeforeReady,
+                WithLeaderChange,
+            ) => Expected::Holds,
             (Buggy, SaveConfiguration) => Expected::Violates(SAVE_UNGUARDED),
             (DownloadGuarded | Fixed, SaveConfiguration) => Expected::Violates(SAVE_GUARDED),
-            (FixedSaveAfterIndex | FixedLoadOnReady, SaveConfiguration) => Expected::Holds,
+            (FixedSaveAfterIndex | FixedLoadOnReady | FixedLoadBeforeReady, SaveConfiguration) => {
+                Expected::Holds
+            }
             (Buggy | DownloadGuarded, LeaderSummary) => Expected::Violates(SUMMARY_UNGUARDED),
-            (Fixed | FixedSaveAfterIndex, LeaderSummary) => Expected::Violates(SUMMARY),
-            (FixedLoadOnReady, LeaderSummary) => Expected::Holds,
+            // fixed-load-on-ready: a client submits between Ratis's ready flag and the load.
+            (Fixed | FixedSaveAfterIndex | FixedLoadOnReady, LeaderSummary) => {
+                Expected::Violates(SUMMARY)
+            }
+            (FixedLoadBeforeReady, LeaderSummary) => Expected::Holds,
         }
     }
 
@@ -540,6 +599,21 @@ pub fn plan_log(plan: Plan, size: u64) -> RaftLog<ScmRequest> {
     log
 }
 
+/// A download racing the applies: the checkpoint, checked against the log so far.
+fn racing_download(
+    buffer: &TransactionBuffer,
+    reference: &Ghost<Reference>,
+    me: &Actor,
+    path: FlushPath,
+) -> Checkpoint<ScmRow> {
+    let taken = CheckpointTaken {
+        checkpoint: download(buffer, me, path),
+        reference: reference.get(),
+    };
+    CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
+    taken.checkpoint
+}
+
 struct Prepared {
     paths: Paths,
     plan: Plan,
@@ -586,44 +660,54 @@ impl Case for Prepared {
                 updater
             })
         };
-        let downloader = (self.plan != Plan::LeaderSummary).then(|| {
+        // In `with-leader-change` the download follows this SCM's notifyLeaderChanged: a
+        // follower asks a new leader only once its appenders run (changeToLeader).
+        let downloader = matches!(
+            self.plan,
+            Plan::Base | Plan::ContainerTransition | Plan::SaveConfiguration
+        )
+        .then(|| {
             let (buffer, reference, me) = (
                 Arc::clone(&buffer),
                 Arc::clone(&reference),
                 Actor::new("download", recorder),
             );
             thread::spawn("download", move || {
-                let taken = CheckpointTaken {
-                    checkpoint: download(&buffer, &me, paths.download),
-                    reference: reference.get(),
-                };
-                CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
-                taken.checkpoint
+                racing_download(&buffer, &reference, &me, paths.download)
             })
         });
         let leader_change =
             matches!(self.plan, Plan::WithLeaderChange | Plan::LeaderSummary).then(|| {
-                let (buffer, status, me) = (
+                let (buffer, status, reference, me, grpc) = (
                     Arc::clone(&buffer),
                     Arc::clone(&status),
+                    Arc::clone(&reference),
                     Actor::new("leader-change", recorder),
+                    Actor::new("download", recorder),
                 );
                 let last_old = old_term_summary(self.size + 1);
-                let summary_plan = self.plan == Plan::LeaderSummary;
+                let plan = self.plan;
                 thread::spawn("leader-change", move || {
                     notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
-                    if summary_plan
+                    if plan == Plan::LeaderSummary
                         && paths.load == SummaryLoad::OnBecomeLeader
                         && status.summary() != last_old
                     {
                         me.probe(&STALE_SUMMARY_LOADED);
                     }
+                    (plan == Plan::WithLeaderChange).then(|| {
+                        grpc.step(
+                            &java::RaftServerImpl::changeToLeader,
+                            "leader started: a follower learns of it and asks for a checkpoint",
+                        );
+                        racing_download(&buffer, &reference, &grpc, paths.download)
+                    })
                 })
             });
         let mut updater = apply.join();
-        let checkpoint = downloader.map(|d| d.join());
+        let mut checkpoint = downloader.map(|d| d.join());
         if let Some(t) = leader_change {
-            t.join();
+            checkpoint = checkpoint.or(t.join());
         }
         recorder.quiesce();
 
@@ -635,10 +719,40 @@ impl Case for Prepared {
             let startup = log.start_term(2);
             reference.set(Arc::new(reference_states(&log, self.initial.clone())));
             let entry = log.entry(startup).cloned().expect("startup entry");
-            updater.apply(&buffer, &me, &entry, paths.save);
-            notify_leader_ready(&buffer, &me, &status, paths.load);
-            let n = self.size + 2;
-            let request = status.add_transactions(&me, vec![(n, n + 1)]);
+            // A client (the OM's deleteKeyBlocks) submits as soon as Ratis accepts writes,
+            // racing notifyLeaderReady on the updater thread.
+            let finished = Arc::new(Ghost::new(false));
+            let mut client = None;
+            updater.apply_startup_entry(
+                &buffer,
+                &me,
+                &entry,
+                &status,
+                paths.load,
+                || {
+                    let (status, finished, me) = (
+                        Arc::clone(&status),
+                        Arc::clone(&finished),
+                        Actor::new("client", recorder),
+                    );
+                    let n = self.size + 2;
+                    client = Some(thread::spawn("client", move || {
+                        me.step(
+                            &java::ScmBlockLocationProtocolServerSideTranslatorPB::send,
+                            "deleteKeyBlocks: checkLeader asks Ratis, which is ready",
+                        );
+                        let request = status.add_transactions(&me, vec![(n, n + 1)]);
+                        // Read after the counters: still unset, so they were read before
+                        // the updater finished the startup entry.
+                        if !finished.get() {
+                            me.probe(&SUBMIT_DURING_STARTUP_ENTRY);
+                        }
+                        request
+                    }));
+                },
+                || finished.set(true),
+            );
+            let request = client.expect("spawned once ready").join();
             let index = log.append(request);
             reference.set(Arc::new(reference_states(&log, self.initial.clone())));
             let entry = log.entry(index).cloned().expect("submitted entry");

@@ -3,6 +3,7 @@
 // Reference: HDDS-16452.
 
 use crate::support::{pct, run};
+use ozone_ha_check::citation::java;
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::{LogEntry, RaftLog};
@@ -12,8 +13,8 @@ use ozone_ha_check::models::scm::deleted_blocks::DeletedBlockStatus;
 use ozone_ha_check::models::scm::inter_scm::download;
 use ozone_ha_check::models::scm::request::ScmRequest;
 use ozone_ha_check::models::scm::state_machine::{
-    install_and_catch_up, notify_leader_changed, notify_leader_ready, reference_states,
-    take_snapshot, ApplyOutcome, Install, SaveFlush, SummaryLoad, Updater,
+    install_and_catch_up, notify_leader_changed, reference_states, take_snapshot, ApplyOutcome,
+    Install, SaveFlush, SummaryLoad, Updater,
 };
 use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm::{
@@ -22,7 +23,7 @@ use ozone_ha_check::models::scm::{
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenario::Scenario;
-use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452, Plan};
+use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452, Plan, Variant};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
@@ -36,7 +37,7 @@ fn holding_cases_hold_over_many_seeds_with_their_window_reached() {
             ("download-guarded", "base"),
             ("download-guarded", "container-transition"),
             ("fixed-save-after-index", "save-configuration"),
-            ("fixed-load-on-ready", "leader-summary"),
+            ("fixed-load-before-ready", "leader-summary"),
         ] {
             let r = run(S, variant, plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {variant} {plan}");
@@ -44,6 +45,12 @@ fn holding_cases_hold_over_many_seeds_with_their_window_reached() {
                 r.probes["FlushDuringApply"] > 0,
                 "seed {seed} {variant} {plan}"
             );
+            if plan == "leader-summary" {
+                assert!(
+                    r.probes["SubmitDuringStartupEntry"] > 0,
+                    "seed {seed}: the client never raced the startup entry"
+                );
+            }
         }
     }
 }
@@ -371,9 +378,16 @@ fn the_load_on_leader_ready_reads_the_last_summary() {
             l.apply(&entry(&log, i), SaveFlush::AfterIndex);
         }
         let startup = log.start_term(2);
-        l.apply(&entry(&log, startup), SaveFlush::AfterIndex);
         let me = l.actor("apply");
-        notify_leader_ready(&l.buffer, &me, &status, SummaryLoad::OnLeaderReady);
+        l.updater.apply_startup_entry(
+            &l.buffer,
+            &me,
+            &entry(&log, startup),
+            &status,
+            SummaryLoad::OnLeaderReady,
+            || {},
+            || {},
+        );
         assert_eq!(
             status.summary(),
             Summary {
@@ -381,6 +395,151 @@ fn the_load_on_leader_ready_reads_the_last_summary() {
                 blocks: 5
             }
         );
+    });
+}
+
+/// A leader of term 2 over `leader-summary`'s log: the old-term entries applied, its
+/// startup entry appended (not applied), and its deleted-block manager built over TX 0.
+fn new_leader_before_its_startup_entry() -> (Leader, LogEntry<ScmRequest>, DeletedBlockStatus) {
+    let mut log = plan_log(Plan::LeaderSummary, 1);
+    let mut l = Leader::new(initial_tables(0));
+    let status = DeletedBlockStatus::new(&initial_tables(0));
+    for i in 1..=3 {
+        assert_eq!(
+            l.apply(&entry(&log, i), SaveFlush::AfterIndex),
+            ApplyOutcome::Applied
+        );
+    }
+    let startup = log.start_term(2);
+    (l, entry(&log, startup), status)
+}
+
+/// Ratis applies the leader's startup entry as `notifyConfigurationChanged`, then
+/// `checkReady` (the ready flag, then `notifyLeaderReady`), then `notifyTermIndexUpdated`: a
+/// flush in `notifyLeaderReady` commits the previous entry's index, and the index moves to
+/// the startup entry only afterwards.
+// Reference: RaftServerImpl.applyLogToStateMachine, LeaderStateImpl.checkReady (Ratis);
+// SCMStateMachine.notifyLeaderReady, SCMStateMachine.notifyTermIndexUpdated.
+fn the_startup_entry_notifies_leader_ready_before_its_term_index() {
+    run_once(|| {
+        let (mut l, startup, status) = new_leader_before_its_startup_entry();
+        let me = l.actor("apply");
+        let mut at_ready = None;
+        let outcome = l.updater.apply_startup_entry(
+            &l.buffer,
+            &me,
+            &startup,
+            &status,
+            SummaryLoad::OnLeaderReady,
+            || at_ready = Some(l.buffer.latest_trx_info()),
+            || {},
+        );
+        assert_eq!(outcome, ApplyOutcome::Applied);
+        assert_eq!(
+            at_ready,
+            Some((1, 3)),
+            "ready before the startup entry's index"
+        );
+        assert_eq!(
+            stored_index(&l.store.durable()),
+            3,
+            "notifyLeaderReady's flush commits TX 3"
+        );
+        assert_eq!(l.buffer.latest_trx_info(), (2, 4));
+        assert_eq!(l.updater.last_applied, (2, 4));
+        let trace = l.rec.take().trace;
+        let at = |id: &str| {
+            trace
+                .iter()
+                .rposition(|e| e.java == id)
+                .unwrap_or_else(|| panic!("no step of {id}"))
+        };
+        let order = [
+            at(java::SCMStateMachine::notifyConfigurationChanged.id),
+            at(java::LeaderStateImpl::checkReady.id),
+            at(java::SCMStateMachine::notifyLeaderReady.id),
+            at(java::SCMStateMachine::notifyTermIndexUpdated.id),
+        ];
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    });
+}
+
+/// Ratis accepts writes once `checkReady` completed the startup future, before it calls
+/// `notifyLeaderReady`: a `deleteKeyBlocks` submission in that gap reads the counters before
+/// a load on `notifyLeaderReady`, submits a stale summary, and the load then overwrites its
+/// increment. A load on the startup entry's `notifyConfigurationChanged` precedes the flag.
+// Reference: LeaderStateImpl.checkReady (Ratis), StorageContainerManager.checkLeader,
+// ScmBlockLocationProtocolServerSideTranslatorPB.send,
+// SCMDeletedBlockTransactionStatusManager.addTransactions, SCMStateMachine.notifyLeaderReady,
+// SCMStateMachine.notifyConfigurationChanged.
+fn a_submission_once_ratis_is_ready_precedes_a_load_on_leader_ready() {
+    run_once(|| {
+        for (load, submitted, after) in [
+            (
+                SummaryLoad::OnLeaderReady,
+                Summary {
+                    tx_count: 1,
+                    blocks: 4,
+                },
+                Summary {
+                    tx_count: 2,
+                    blocks: 5,
+                },
+            ),
+            (
+                SummaryLoad::BeforeReady,
+                Summary {
+                    tx_count: 3,
+                    blocks: 9,
+                },
+                Summary {
+                    tx_count: 3,
+                    blocks: 9,
+                },
+            ),
+        ] {
+            let (mut l, startup, status) = new_leader_before_its_startup_entry();
+            let (me, client) = (l.actor("apply"), l.actor("client"));
+            let mut request = None;
+            l.updater.apply_startup_entry(
+                &l.buffer,
+                &me,
+                &startup,
+                &status,
+                load,
+                || request = Some(status.add_transactions(&client, vec![(3, 4)])),
+                || {},
+            );
+            let Some(ScmRequest::AddTransactionsToDb { summary, .. }) = request else {
+                panic!("{load:?}: no submission");
+            };
+            assert_eq!(summary, Some(submitted), "{load:?}");
+            assert_eq!(status.summary(), after, "{load:?}");
+        }
+    });
+}
+
+/// In `with-leader-change` the download comes only after this SCM's `notifyLeaderChanged`:
+/// Ratis runs it (through `becomeLeader`) before `leader.start()` starts the appenders from
+/// which a follower learns of the new leader.
+// Reference: RaftServerImpl.changeToLeader (Ratis), SCMStateMachine.notifyLeaderChanged,
+// InterSCMGrpcService.download.
+fn with_leader_change_downloads_after_notify_leader_changed() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        Hdds16452
+            .prepare(Variant::Fixed, Plan::WithLeaderChange, 1)
+            .run(&rec);
+        let trace = rec.take().trace;
+        let changed = trace
+            .iter()
+            .position(|e| e.java == java::SCMStateMachine::notifyLeaderChanged.id)
+            .expect("a leader change");
+        let first_download = trace
+            .iter()
+            .position(|e| e.actor == "download")
+            .expect("a download");
+        assert!(changed < first_download, "{changed} vs {first_download}");
     });
 }
 
@@ -399,6 +558,9 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         follower_that_installs_a_closed_container_under_tx_1_terminates_on_replay,
         a_replayed_deleted_block_entry_writes_the_same_rows,
         a_leader_change_during_an_apply_loads_and_submits_a_stale_summary,
-        the_load_on_leader_ready_reads_the_last_summary
+        the_load_on_leader_ready_reads_the_last_summary,
+        the_startup_entry_notifies_leader_ready_before_its_term_index,
+        a_submission_once_ratis_is_ready_precedes_a_load_on_leader_ready,
+        with_leader_change_downloads_after_notify_leader_changed
     ]
 }

@@ -8,12 +8,14 @@
 //! `SCMDeletedBlockTransactionStatusManager`) and `.../scm/container/`
 //! (`ContainerStateManagerImpl`). Jira: HDDS-16452.
 //!
-//! - [`tx_buffer`]: the batch of staged writes, the index it claims, its two flushes.
+//! - [`tx_buffer`]: the batch of staged writes, the index it claims, its two flushes; generic
+//!   over the rows, and also the buffer of [`crate::models::scm_cert`]'s SCMs.
 //! - [`request`]: the replicated requests of the plans and what each one's apply writes.
 //! - [`deleted_blocks`]: the leader's in-memory deleted-block summary, its load from the DB
 //!   and the summary argument of the requests it submits.
 //! - [`state_machine`]: `applyTransaction`, `notifyTermIndexUpdated`, `notifyLeaderChanged`,
-//!   `takeSnapshot`, and a follower's install of a checkpoint.
+//!   the new leader's startup entry (`notifyConfigurationChanged`, Ratis's ready flag,
+//!   `notifyLeaderReady`), `takeSnapshot`, and a follower's install of a checkpoint.
 //! - [`inter_scm`]: the checkpoint download.
 
 pub mod deleted_blocks;

@@ -27,11 +27,23 @@
 //!   deleted-block summary from the DB ([`super::deleted_blocks`]). Ratis calls it on the
 //!   election thread, before the new leader appends its startup entry, while the updater may
 //!   still be applying entries of earlier terms.
-//! - [`notifyLeaderReady`](crate::citation::java::SCMStateMachine::notifyLeaderReady): Ratis calls
-//!   it on the updater thread when it applies the leader's startup entry, so every earlier
-//!   entry is applied and nothing applies concurrently. The Java does not load the summary
-//!   there; [`SummaryLoad::OnLeaderReady`] is the proposed change that moves the load (with a
-//!   flush before it) from `onBecomeLeader` to this point.
+//! - The new leader's startup (configuration) entry, on the updater thread, in the order of
+//!   Ratis's [`RaftServerImpl.applyLogToStateMachine`](crate::citation::java::RaftServerImpl::applyLogToStateMachine)
+//!   ([`Updater::apply_startup_entry`]):
+//!   [`notifyConfigurationChanged`](crate::citation::java::SCMStateMachine::notifyConfigurationChanged)
+//!   (the Java logs an event); [`LeaderStateImpl.checkReady`](crate::citation::java::LeaderStateImpl::checkReady),
+//!   whose `StartupLogEntry.checkStartIndex` completes the startup future, so Ratis's
+//!   `isLeaderReady` is true from here on (Ratis's `checkLeaderState` accepts client writes, and
+//!   the SCM's request paths, which ask Ratis through
+//!   [`StorageContainerManager.checkLeader`](crate::citation::java::StorageContainerManager::checkLeader),
+//!   accept requests such as the OM's `deleteKeyBlocks`), and only then
+//!   [`notifyLeaderReady`](crate::citation::java::SCMStateMachine::notifyLeaderReady), which sets
+//!   `SCMContext`'s own ready flag; last `notifyTermIndexUpdated` of the entry. Every earlier
+//!   entry is applied by then and nothing applies concurrently, but clients may already
+//!   submit. The Java does not load the summary in either callback:
+//!   [`SummaryLoad::OnLeaderReady`] (in `notifyLeaderReady`, after a flush) and
+//!   [`SummaryLoad::BeforeReady`] (in `notifyConfigurationChanged` of the startup entry,
+//!   after a flush) are proposed changes that move the load there from `onBecomeLeader`.
 //! - [`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot): begin; if
 //!   `latestTrxInfo` is behind the applied index, catch it up (`updateLatestTrxInfo`); the
 //!   unguarded `flush()`; end. It runs on the updater thread between applies, so it keeps
@@ -74,8 +86,13 @@ pub enum SaveFlush {
 pub enum SummaryLoad {
     /// The Java: in `onBecomeLeader`, from `notifyLeaderChanged`.
     OnBecomeLeader,
-    /// The proposed change: in `notifyLeaderReady`, after a flush.
+    /// A proposed change: in `notifyLeaderReady`, after a flush. Ratis has already set its
+    /// ready flag then, so a client's submission can read the counters before the load.
     OnLeaderReady,
+    /// A proposed change: in `notifyConfigurationChanged` of the new leader's startup entry
+    /// (this SCM leads and `SCMContext.isLeaderReady` is still false), after a flush: on the
+    /// updater thread, before Ratis sets its ready flag.
+    BeforeReady,
 }
 
 /// How an apply ended.
@@ -124,6 +141,43 @@ impl Updater {
                 apply_transaction(buffer, actor, &mut self.view, entry, request, save)
             }
         };
+        if outcome == ApplyOutcome::Applied {
+            self.last_applied = (entry.term, entry.index);
+        }
+        outcome
+    }
+
+    /// Ratis's apply of this leader's startup (configuration) entry, in the order of
+    /// [`RaftServerImpl.applyLogToStateMachine`](java::RaftServerImpl::applyLogToStateMachine):
+    /// `notifyConfigurationChanged`; then
+    /// [`LeaderStateImpl.checkReady`](java::LeaderStateImpl::checkReady), which completes the
+    /// startup entry's future (from then on Ratis's `isLeaderReady` is true and client writes
+    /// are accepted: `ready` runs there) and only then calls `notifyLeaderReady`; last
+    /// `notifyTermIndexUpdated`, after which `done` runs. So `notifyLeaderReady` still sees
+    /// `latestTrxInfo` at the previous entry.
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply_startup_entry(
+        &mut self,
+        buffer: &TransactionBuffer,
+        actor: &Actor,
+        entry: &LogEntry<ScmRequest>,
+        status: &DeletedBlockStatus,
+        load: SummaryLoad,
+        ready: impl FnOnce(),
+        done: impl FnOnce(),
+    ) -> ApplyOutcome {
+        assert_eq!(entry.payload, Payload::Configuration, "a startup entry");
+        notify_configuration_changed(buffer, actor, status, load);
+        actor.step_with(&java::LeaderStateImpl::checkReady, || {
+            format!(
+                "startup entry {} applied: the leader is ready (Ratis accepts writes)",
+                entry.index
+            )
+        });
+        ready();
+        notify_leader_ready(buffer, actor, status, load);
+        let outcome = notify_term_index_updated(buffer, actor, entry.term, entry.index);
+        done();
         if outcome == ApplyOutcome::Applied {
             self.last_applied = (entry.term, entry.index);
         }
@@ -228,6 +282,31 @@ pub fn notify_leader_changed(
     );
     buffer.flush_from(actor, path, "leader change");
     if load == SummaryLoad::OnBecomeLeader {
+        status.on_become_leader(actor, buffer.store());
+    }
+}
+
+/// `notifyConfigurationChanged` of the new leader's startup entry, on the updater thread:
+/// every earlier entry is applied and Ratis's ready flag is not set yet. The Java only logs
+/// an event; with [`SummaryLoad::BeforeReady`], a flush and the summary load.
+pub fn notify_configuration_changed(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    status: &DeletedBlockStatus,
+    load: SummaryLoad,
+) {
+    actor.step(
+        &java::SCMStateMachine::notifyConfigurationChanged,
+        "startup entry: configuration changed",
+    );
+    if load == SummaryLoad::BeforeReady {
+        actor.step(
+            crate::citation::Label::model(
+                "proposed: flush, then load the summary, on the startup entry before Ratis is ready",
+            ),
+            "load-before-ready",
+        );
+        buffer.flush(actor, "startup entry");
         status.on_become_leader(actor, buffer.store());
     }
 }

@@ -43,7 +43,7 @@
 use super::ScmRow;
 use crate::citation::{java, Citation};
 use crate::kit::store::{Store, TableName, WriteBatch};
-use crate::kit::tx_info::stage_tx_info;
+use crate::kit::tx_info::{stage_tx_info, TxRow};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
@@ -64,27 +64,37 @@ pub enum FlushPath {
     Guarded,
 }
 
-#[derive(Debug, Default)]
-struct Batch {
-    ops: WriteBatch<ScmRow>,
+#[derive(Debug)]
+struct Batch<R> {
+    ops: WriteBatch<R>,
     /// `txFlushPending`.
     pending: u64,
 }
 
-/// The transaction buffer of one SCM.
-pub struct TransactionBuffer {
-    store: Arc<Store<ScmRow>>,
+impl<R> Default for Batch<R> {
+    fn default() -> Self {
+        Self {
+            ops: WriteBatch::new(),
+            pending: 0,
+        }
+    }
+}
+
+/// The transaction buffer of one SCM, over the rows `R` of its DB (the SCM scenarios model
+/// different tables of the same DB).
+pub struct TransactionBuffer<R = ScmRow> {
+    store: Arc<Store<R>>,
     /// `rwLock`, with what it guards: `currentBatchOperation` and `txFlushPending`.
-    rw_lock: RwLock<Batch>,
+    rw_lock: RwLock<Batch<R>>,
     latest_trx_info: Volatile<(u64, u64)>,
     applying: Volatile<u64>,
     /// Ghost copy of `applying`, for the probe of the unguarded path.
     applying_ghost: Ghost<u64>,
 }
 
-impl TransactionBuffer {
+impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// A buffer over `store`, whose latest transaction is `(term, index)`.
-    pub fn new(store: Arc<Store<ScmRow>>, term: u64, index: u64) -> Self {
+    pub fn new(store: Arc<Store<R>>, term: u64, index: u64) -> Self {
         Self {
             store,
             rw_lock: RwLock::new(Batch::default()),
@@ -95,15 +105,28 @@ impl TransactionBuffer {
     }
 
     /// The SCM's DB.
-    pub fn store(&self) -> &Store<ScmRow> {
+    pub fn store(&self) -> &Store<R> {
         &self.store
+    }
+
+    /// `init` (a restart, or `reinitialize` after a checkpoint install): a new, empty batch
+    /// and `latestTrxInfo = (term, index)`, the DB's TX. The caller records the step.
+    pub fn init(&self, term: u64, index: u64) {
+        let mut b = self.rw_lock.write();
+        *b = Batch::default();
+        self.latest_trx_info.set((term, index));
+    }
+
+    /// The staged batch, as an observation (no Java counterpart).
+    pub fn staged(&self) -> WriteBatch<R> {
+        self.rw_lock.read().ops.clone()
     }
 
     /// `addToBuffer`: stage one put under the lock (the Java's read lock, see the module
     /// docs).
-    pub fn add_to_buffer(&self, actor: &Actor, table: TableName, key: &str, row: ScmRow) {
+    pub fn add_to_buffer(&self, actor: &Actor, table: TableName, key: &str, row: R) {
         let mut b = self.rw_lock.write();
-        b.ops.put(table, key, row);
+        b.ops.put(table, key, row.clone());
         b.pending += 1;
         actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
             format!("read lock; stage {table}/{key}={row}")
@@ -227,7 +250,7 @@ impl TransactionBuffer {
         true
     }
 
-    fn flush_under_write_lock(&self, b: &mut Batch, actor: &Actor, why: &str) {
+    fn flush_under_write_lock(&self, b: &mut Batch<R>, actor: &Actor, why: &str) {
         const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         let (term, index) = self.latest_trx_info.get();
         let mut batch = std::mem::take(&mut b.ops);

@@ -4,8 +4,12 @@
 //! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`. Its mutex orders
 //! the applies of one SCM (Ratis applies one entry at a time) and guards what the updater
 //! thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded from the LOCAL
-//! `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint install), the
-//! transaction buffer's staged batch and `latestTrxInfo`, and the applied index.
+//! `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint install), and the
+//! applied index. The transaction buffer is the shared model of
+//! `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`], with its read-write
+//! lock), but every call into it here is made under this mutex, so a flush never lands
+//! inside an apply in this model (HDDS-16452's model, which has no such mutex, shows what
+//! does); `updateLatestTrxInfo` runs at the end of each apply, with term 0.
 //!
 //! - [`allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch)
 //!   is a compare-and-set of the map entry (an absent row reads as 0): on a match it stages
@@ -21,7 +25,7 @@
 //!   what it finds expired, in a direct batch.
 //! - A configuration entry ([`notifyTermIndexUpdated`](crate::citation::java::SCMStateMachine::notifyTermIndexUpdated))
 //!   only moves `latestTrxInfo`.
-//! - [`Scm::flush`]: [`flush`](crate::citation::java::SCMHADBTransactionBufferImpl::flush), the
+//! - [`Scm::flush`]: the buffer's [`flush`](crate::citation::java::SCMHADBTransactionBufferImpl::flush), the
 //!   staged batch with `TransactionInfo = latestTrxInfo`, committed at once. The cluster calls
 //!   it where the Java does: the stop snapshot, a new leader's `notifyLeaderChanged`, the
 //!   leader's snapshot before a purge and its checkpoint download.
@@ -44,10 +48,11 @@ use crate::citation::{java, Citation, Label};
 use crate::kit::raft_log::{LogEntry, Payload};
 use crate::kit::replica::{Applier, CatchUp, SharedLog};
 use crate::kit::store::{Observer, Store, Tables, WriteBatch};
-use crate::kit::tx_info::{stage_tx_info, stored_index};
+use crate::kit::tx_info::stored_index;
+use crate::models::scm::tx_buffer::TransactionBuffer;
 use crate::properties::Probe;
 use crate::recorder::Actor;
-use crate::sync::Mutex;
+use crate::sync::{Arc, Mutex};
 use std::collections::BTreeMap;
 
 /// The startup window of the plan was reached.
@@ -101,10 +106,6 @@ struct Machine {
     up: bool,
     /// The applied index.
     applier: Applier,
-    /// `latestTrxInfo`'s index.
-    latest: u64,
-    /// The buffer's `currentBatchOperation`.
-    staged: WriteBatch<ScmRow>,
     /// `StateManagerImpl.sequenceIdToLastIdMap[CertificateId]`, loaded lazily.
     last_id: Option<u64>,
     /// Replies of applied entries, by index, until the submitter takes them.
@@ -122,7 +123,9 @@ pub struct Batch {
 /// One SCM.
 pub struct Scm {
     name: String,
-    store: Store<ScmRow>,
+    /// `SCMHADBTransactionBufferImpl` over the SCM's DB (the shared model), always used under
+    /// `machine`: one lock covers an apply and a flush here.
+    buffer: TransactionBuffer<ScmRow>,
     machine: Mutex<Machine>,
     generator: Mutex<Batch>,
 }
@@ -138,14 +141,13 @@ impl Scm {
         observer: Option<Observer<ScmRow>>,
     ) -> Self {
         let applied = stored_index(&tables);
+        let store = Arc::new(Store::with_state(tables, observer));
         Self {
             name: name.to_string(),
-            store: Store::with_state(tables, observer),
+            buffer: TransactionBuffer::new(store, 0, applied),
             machine: Mutex::new(Machine {
                 up,
                 applier: Applier::new(applied),
-                latest: applied,
-                staged: WriteBatch::new(),
                 last_id: None,
                 replies: BTreeMap::new(),
             }),
@@ -160,7 +162,7 @@ impl Scm {
 
     /// Its DB.
     pub fn store(&self) -> &Store<ScmRow> {
-        &self.store
+        self.buffer.store()
     }
 
     /// The generator's batch, under `SequenceIdGenerator.lock`.
@@ -172,7 +174,7 @@ impl Scm {
         if let Some(id) = m.last_id {
             return id;
         }
-        let id = match self.store.get_skip_cache(
+        let id = match self.store().get_skip_cache(
             me,
             &java::SequenceIdGenerator::StateManagerImpl::initialize,
             SEQUENCE_ID_TABLE,
@@ -202,7 +204,7 @@ impl Scm {
             }
             Role::Other => &java::SCMCertStore::storeValidCertificate,
         };
-        self.store.commit(me, java, batch);
+        self.store().commit(me, java, batch);
     }
 
     fn apply(&self, me: &Actor, m: &mut Machine, entry: &LogEntry<ScmTx>) {
@@ -215,8 +217,12 @@ impl Scm {
             Payload::Data(ScmTx::AllocateBatch { prev, next }) => {
                 let actual = self.load_last_id(me, m);
                 if actual == *prev {
-                    m.staged
-                        .put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(*next));
+                    self.buffer.add_to_buffer(
+                        me,
+                        SEQUENCE_ID_TABLE,
+                        CERTIFICATE_ID,
+                        ScmRow::LastId(*next),
+                    );
                     m.last_id = Some(*next);
                     (
                         Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
@@ -260,7 +266,7 @@ impl Scm {
             }
             Payload::Data(ScmTx::RemoveExpired) => {
                 let tables = self
-                    .store
+                    .store()
                     .scan(me, &java::SCMCertStore::removeAllExpiredCertificates);
                 let mut batch = WriteBatch::new();
                 let mut removed = Vec::new();
@@ -272,8 +278,11 @@ impl Scm {
                     }
                 }
                 if !batch.is_empty() {
-                    self.store
-                        .commit(me, &java::SCMCertStore::removeAllExpiredCertificates, batch);
+                    self.store().commit(
+                        me,
+                        &java::SCMCertStore::removeAllExpiredCertificates,
+                        batch,
+                    );
                 }
                 (
                     Label::Java(&java::SCMCertStore::removeAllExpiredCertificates),
@@ -284,8 +293,12 @@ impl Scm {
             Payload::Data(ScmTx::RaiseCertificateId { to }) => {
                 let actual = self.load_last_id(me, m);
                 let raised = actual.max(*to);
-                m.staged
-                    .put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(raised));
+                self.buffer.add_to_buffer(
+                    me,
+                    SEQUENCE_ID_TABLE,
+                    CERTIFICATE_ID,
+                    ScmRow::LastId(raised),
+                );
                 m.last_id = Some(raised);
                 (
                     Label::model("replicated raise of the through-ratis variant"),
@@ -294,7 +307,12 @@ impl Scm {
                 )
             }
         };
-        m.latest = entry.index;
+        if let Err(e) = self.buffer.update_latest_trx_info(me, 0, entry.index) {
+            panic!(
+                "model error: {} applies index {}: {e}",
+                self.name, entry.index
+            );
+        }
         me.step(
             java,
             format!(
@@ -324,14 +342,10 @@ impl Scm {
         (result, reply)
     }
 
-    fn flush_locked(&self, me: &Actor, m: &mut Machine, java: &'static Citation, why: &str) {
-        let mut batch = std::mem::take(&mut m.staged);
-        stage_tx_info(&mut batch, 0, m.latest);
-        me.step_with(java, || {
-            format!("{} {why}: flush, TX = {}", self.name, m.latest)
-        });
-        self.store
-            .commit(me, &java::SCMHADBTransactionBufferImpl::flush, batch);
+    /// The buffer's `flush()` from `java`; `_m` is the held machine lock.
+    fn flush_locked(&self, me: &Actor, _m: &mut Machine, java: &'static Citation, why: &str) {
+        me.step(java, format!("{} {why}: flush", self.name));
+        self.buffer.flush(me, &format!("{} {why}", self.name));
     }
 
     /// The buffer's `flush()`, called from `java` (the stop snapshot, a new leader's
@@ -349,11 +363,10 @@ impl Scm {
     pub fn install(&self, me: &Actor, checkpoint: Tables<ScmRow>) {
         let mut m = self.machine.lock();
         let index = stored_index(&checkpoint);
-        self.store
+        self.store()
             .install(me, &java::SCMStateMachine::reinitialize, checkpoint);
         m.applier.installed(index);
-        m.latest = index;
-        m.staged = WriteBatch::new();
+        self.buffer.init(0, index);
         m.last_id = None;
     }
 
@@ -361,13 +374,12 @@ impl Scm {
         m.up = false;
         m.last_id = None;
         m.replies.clear();
-        m.staged = WriteBatch::new();
-        self.store
+        self.store()
             .reopen(me, Label::model("SCM restart: reopen the DB"));
-        let durable = self.store.durable();
+        let durable = self.store().durable();
         let index = stored_index(&durable);
         m.applier = Applier::new(index);
-        m.latest = index;
+        self.buffer.init(0, index);
         me.step_with(&java::SCMHADBTransactionBufferImpl::init, || {
             format!(
                 "{} {how}; init: latestTrxInfo = durable TX {index}, row {}",
@@ -390,8 +402,9 @@ impl Scm {
     /// the last flush, and every direct certificate write.
     pub fn kill(&self, me: &Actor) {
         let mut m = self.machine.lock();
+        let staged = self.buffer.staged();
         me.step_with(Label::model("kill: no final flush"), || {
-            format!("{} killed: staged batch {} lost", self.name, m.staged)
+            format!("{} killed: staged batch {staged} lost", self.name)
         });
         self.go_down(me, &mut m, "killed");
     }
@@ -401,13 +414,13 @@ impl Scm {
     /// the row is absent.
     pub fn upgrade_to_sequence_id(&self, me: &Actor) {
         const JAVA: &Citation = &java::SequenceIdGenerator::upgradeToSequenceId;
-        let tables = self.store.scan(me, JAVA);
+        let tables = self.store().scan(me, JAVA);
         match last_id(&tables) {
             Some(row) => me.step(JAVA, format!("{}: row {row} present: no write", self.name)),
             None => {
                 me.probe(&ROW_ABSENT_AT_STARTUP);
                 me.probe(&STARTUP_WINDOW_REACHED);
-                self.store.put(
+                self.store().put(
                     me,
                     JAVA,
                     SEQUENCE_ID_TABLE,
@@ -426,7 +439,7 @@ impl Scm {
             (ROOT_CA_CERT_SERIAL, "root-ca".to_string()),
         ] {
             let present = self
-                .store
+                .store()
                 .get_skip_cache(
                     me,
                     &java::StorageContainerManager::persistPrimarySCMCerts,
@@ -450,11 +463,11 @@ impl Scm {
     pub fn upgrade_certificate_id(&self, me: &Actor, upgrade: Upgrade) -> Option<u64> {
         const JAVA: &Citation = &java::SequenceIdGenerator::upgradeToCertificateSequenceId;
         let tables = match upgrade {
-            Upgrade::NoForcedCall => self.store.scan(
+            Upgrade::NoForcedCall => self.store().scan(
                 me,
                 Label::model("no forced call: the row and the stored serials, unread by the SCM"),
             ),
-            _ => self.store.scan(me, JAVA),
+            _ => self.store().scan(me, JAVA),
         };
         let largest = largest_serial(&tables);
         let row = last_id(&tables);
@@ -479,7 +492,7 @@ impl Scm {
             Upgrade::NoForcedCall | Upgrade::ThroughRatis => false,
         };
         if write {
-            self.store.put(
+            self.store().put(
                 me,
                 JAVA,
                 SEQUENCE_ID_TABLE,
@@ -524,17 +537,18 @@ impl Scm {
 
     /// The committed state, as a final observation.
     pub fn durable(&self) -> Tables<ScmRow> {
-        self.store.durable()
+        self.store().durable()
     }
 
     /// The state a flush would commit now (the committed state with the staged batch and
     /// `latestTrxInfo` on top), as a final observation.
     pub fn buffered(&self) -> Tables<ScmRow> {
-        let m = self.machine.lock();
-        let mut t = self.store.durable();
-        t.apply(&m.staged);
-        if has_tx(&t) || m.latest > 0 {
-            crate::kit::tx_info::put_tx_info(&mut t, 0, m.latest);
+        let _m = self.machine.lock();
+        let mut t = self.store().durable();
+        t.apply(&self.buffer.staged());
+        let (_, latest) = self.buffer.latest_trx_info();
+        if has_tx(&t) || latest > 0 {
+            crate::kit::tx_info::put_tx_info(&mut t, 0, latest);
         }
         t
     }
