@@ -242,6 +242,7 @@ impl Case for Prepared {
             for attempt in 1..=2 {
                 let (om, stored) =
                     SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+                let om = Arc::new(om);
                 let replayed = om.replay(&self.log, stored, &me);
                 purged.extend(om.snapshots().opened_purged());
                 match replayed {

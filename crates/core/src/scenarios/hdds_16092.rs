@@ -155,7 +155,7 @@ use crate::models::om::actors::{
 use crate::models::om::node::OmNode;
 use crate::models::om::persist::{IndexWrite, TxInfoWriter, SNAPSHOT_IN_FLUSH_WINDOW};
 use crate::models::om::requests::OmRequest;
-use crate::models::om::startup::{restart_and_replay, Replayed};
+use crate::models::om::startup::{replay_after, restart_and_replay, Replayed};
 use crate::models::om::{initial_tables, OmRow};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
@@ -192,6 +192,8 @@ choices! {
         Restart = "restart",
         /// a leader change: a configuration entry after a data entry, then data of the new term; then the restart
         SecondTerm = "second-term",
+        /// steady, then a follower installs the OM's DB checkpoint and applies the log after the checkpoint's TransactionInfo; the OM does not restart
+        Install = "install",
     }
 }
 
@@ -354,25 +356,28 @@ impl Scenario for Hdds16092 {
             DURABLE_INDEX_COVERS_DATA.property(),
             NO_OM_TERMINATION.property(),
         ];
-        use Plan::{Restart, SecondTerm, Steady};
+        use Plan::{Install, Restart, SecondTerm, Steady};
         use Variant::{Buggy, CachedRead1d260d5, CompareOnly, Fixed, LockOnly};
         match (variant, plan) {
             // 1d260d5's Table.get misses the PARTIAL_CACHE table cache and reads RocksDB.
-            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm) => Expected::Holds,
+            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm | Install) => Expected::Holds,
             // A comparing write lowers the index only across a CommitKey, never below a
             // CreateKey whose key is committed: the replay finds no open key (module docs).
-            (CompareOnly, Steady | Restart | SecondTerm) | (Buggy | LockOnly, Steady) => {
+            (CompareOnly, Steady | Restart | SecondTerm | Install) | (Buggy | LockOnly, Steady) => {
                 Expected::Violates(DURABLE_BOTH)
             }
             // Lowered below a committed key's CreateKey: the replayed create throws and the OM
-            // terminates, on every restart.
-            (Buggy | LockOnly, Restart | SecondTerm) => Expected::Violates(AND_TERMINATES),
+            // terminates, on every restart; a follower that installs the lowered checkpoint
+            // applies the same entries and terminates the same way.
+            (Buggy | LockOnly, Restart | SecondTerm | Install) => {
+                Expected::Violates(AND_TERMINATES)
+            }
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
         let log = match plan {
-            Plan::Steady | Plan::Restart => sized_log(size),
+            Plan::Steady | Plan::Restart | Plan::Install => sized_log(size),
             Plan::SecondTerm => second_term_log(size),
         };
         let reference = Arc::new(reference_states(&log));
@@ -383,7 +388,11 @@ impl Scenario for Hdds16092 {
         };
         Box::new(Prepared {
             write: variant.index_write(),
-            restart: plan != Plan::Steady,
+            after: match plan {
+                Plan::Steady => After::Nothing,
+                Plan::Restart | Plan::SecondTerm => After::Restart,
+                Plan::Install => After::Install,
+            },
             log: Arc::new(log),
             reference,
             updater,
@@ -434,9 +443,19 @@ pub fn reference_states(log: &RaftLog<OmRequest>) -> Vec<Tables<OmRow>> {
     })
 }
 
+/// What follows the run of the three threads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    Nothing,
+    /// The OM restarts and replays after its stored index.
+    Restart,
+    /// A fresh follower installs the OM's checkpoint and applies the log after its index.
+    Install,
+}
+
 struct Prepared {
     write: IndexWrite,
-    restart: bool,
+    after: After,
     log: Arc<RaftLog<OmRequest>>,
     reference: Arc<Vec<Tables<OmRow>>>,
     updater: UpdaterConfig,
@@ -494,27 +513,80 @@ impl Case for Prepared {
         SNAPSHOT_INDEX_PERSISTED.check_into(&stopped, recorder);
 
         let mut exits = node.exits();
-        if self.restart {
-            let me = Actor::new("restart", recorder);
-            // A restart that terminates is followed by another: the same entry is replayed
-            // and terminates again (the crash loop).
-            for attempt in 1..=2 {
-                match restart_and_replay(&store, &self.log, &me) {
-                    Replayed::Completed => break,
-                    Replayed::Terminated { index, why } => {
-                        exits.push(format!("restart {attempt}, replay of index {index}: {why}"));
-                    }
+        if self.after != After::Nothing {
+            let (replica, replayed) = match self.after {
+                After::Install => {
+                    let me = Actor::new("follower", recorder);
+                    let (replica, replayed) = install_checkpoint(&store, &self.log, &me);
+                    (replica, replayed)
                 }
+                _ => {
+                    // One restart: a second would replay from the same stored index (the
+                    // terminating entry queued nothing), so it terminates at the same entry;
+                    // the staged test `replaying_a_committed_keys_create_terminates_the_om_on_every_restart`
+                    // shows it. Loom's five threads do not leave room for it.
+                    let me = Actor::new("restart", recorder);
+                    let replayed = restart_and_replay(&store, &self.log, &me);
+                    (Arc::clone(&store), replayed)
+                }
+            };
+            if let Replayed::Terminated { index, why } = replayed {
+                exits.push(format!("replay of index {index}: {why}"));
             }
             let last = usize::try_from(self.log.last_index()).unwrap_or(usize::MAX);
             let peer = self.reference[last].clone();
+            let me = Actor::new("peer", recorder);
             me.step(
                 Label::model("peer OM"),
                 format!("applied 1..{last} once, no restart: {peer}"),
             );
-            let restarted = store.durable();
+            let restarted = replica.durable();
             REPLICAS_AGREE.check_into(&Replicas { restarted, peer }, recorder);
         }
         NO_OM_TERMINATION.check_into(&Exits { exits }, recorder);
     }
+}
+
+/// A fresh follower (applied index 0) installs `leader`'s DB as a checkpoint
+/// ([`OzoneManager.installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path_TransactionInfo)):
+/// the checkpoint's index is the `TransactionInfo` stored in it (the two-argument
+/// [`installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path)
+/// reads it from the checkpoint's own DB);
+/// the install proceeds when that index is above the follower's applied index
+/// ([`verifyTransactionInfo`](crate::citation::java::HAUtils::verifyTransactionInfo)), replaces
+/// the DB and unpauses the state machine at it; Ratis then applies the log after it
+/// ([`StateMachineUpdater.reload`](crate::citation::java::StateMachineUpdater::reload)), here
+/// through [`replay_after`]. A checkpoint at index 0 is refused: the follower applies the
+/// whole log on its empty DB. Returns the follower's DB and how its apply ended.
+///
+/// Abstracted away: the download, the backup of the old DB, the RPC server and background
+/// services, the leader's log purge (the follower receives every entry after the checkpoint's
+/// index, which the leader still holds: its Ratis snapshot index is at most the index its
+/// `takeSnapshot` reported).
+pub fn install_checkpoint(
+    leader: &Store<OmRow>,
+    log: &RaftLog<OmRequest>,
+    me: &Actor,
+) -> (Arc<Store<OmRow>>, Replayed) {
+    let checkpoint = leader.checkpoint(
+        me,
+        &crate::citation::java::OzoneManager::installCheckpoint__String_Path,
+    );
+    let index = stored_index(&checkpoint);
+    let (state, from) = if index > 0 {
+        me.step(
+            &crate::citation::java::HAUtils::verifyTransactionInfo,
+            format!("checkpoint TX {index} > applied 0: install it, unpause at {index}"),
+        );
+        (checkpoint, index)
+    } else {
+        me.step(
+            &crate::citation::java::HAUtils::verifyTransactionInfo,
+            "checkpoint TX 0 <= applied 0: refused; apply the log from 1",
+        );
+        (initial_tables(), 0)
+    };
+    let store = Arc::new(Store::with_state(state.clone(), None));
+    let replayed = replay_after(&store, log, from, state, me);
+    (store, replayed)
 }

@@ -57,7 +57,7 @@ fn crash_in_the_shared_swap(variant: Variant) -> (u64, Vec<Replayed>, bool) {
         for _ in 0..2 {
             let (om, stored) =
                 SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            out.1.push(om.replay(&log, stored, &me));
+            out.1.push(Arc::new(om).replay(&log, stored, &me));
         }
         out.2 = store.durable().get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
     });

@@ -197,7 +197,7 @@ fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
         let reference = reference_states(&log);
         let mut lowered: Tables<OmRow> = reference[3].clone();
         put_tx_info(&mut lowered, 1, 1);
-        let store = Store::with_state(lowered.clone(), None);
+        let store = Arc::new(Store::with_state(lowered.clone(), None));
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("restart", &rec);
         for _ in 0..2 {
@@ -244,7 +244,7 @@ fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
         let reference = reference_states(&log);
         let mut lowered = reference[3].clone();
         put_tx_info(&mut lowered, 1, 2);
-        let store = Store::with_state(lowered, None);
+        let store = Arc::new(Store::with_state(lowered, None));
         let rec = Arc::new(Recorder::new(None));
         let replayed = restart_and_replay(&store, &log, &Actor::new("restart", &rec));
         assert_eq!(replayed, Replayed::Completed);
