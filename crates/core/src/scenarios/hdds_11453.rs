@@ -116,6 +116,18 @@ pub struct Opened {
     pub purged: Vec<String>,
 }
 
+/// A restart's replay terminated the OM: its flush of the purge of keys ran before the apply of
+/// the snapshot's purge (the row still in the table cache).
+pub const REPLAY_TERMINATED: Probe =
+    Probe::new("ReplayTerminated", "a restart's replay terminated the OM");
+
+/// A restart's replay completed after the crash: the apply of the snapshot's purge preceded
+/// the flush of the purge of keys, so the loader opened an empty DB in the directory's place.
+pub const REPLAY_RECOVERED: Probe = Probe::new(
+    "ReplayRecovered",
+    "a restart after the crash replayed every entry without terminating",
+);
+
 /// No replay against a purged snapshot.
 pub const NO_REPLAY_AGAINST_PURGED_SNAPSHOT: Invariant<Opened> = Invariant::eventually(
     "NoReplayAgainstPurgedSnapshot",
@@ -189,6 +201,8 @@ impl Scenario for Hdds11453 {
         NO_OM_TERMINATION.property(),
         SNAPSHOT_PURGED.property(),
         PURGE_SWAPPED_WITH_ITS_KEYS.required(),
+        REPLAY_TERMINATED.property(),
+        REPLAY_RECOVERED.property(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
@@ -246,8 +260,12 @@ impl Case for Prepared {
                 let replayed = om.replay(&self.log, stored, &me);
                 purged.extend(om.snapshots().opened_purged());
                 match replayed {
-                    Replayed::Completed => break,
+                    Replayed::Completed => {
+                        me.probe(&REPLAY_RECOVERED);
+                        break;
+                    }
                     Replayed::Terminated { index, why } => {
+                        me.probe(&REPLAY_TERMINATED);
                         exits.push(format!("restart {attempt}, replay of index {index}: {why}"));
                     }
                 }
