@@ -19,7 +19,8 @@
 //! | `ratis` | Ratis `StateMachineUpdater` | notifies each configuration entry ([`notifyTermIndexUpdated`](crate::citation::java::OzoneManagerStateMachine::notifyTermIndexUpdated)), submits each data entry to `apply` ([`applyTransaction`](crate::citation::java::OzoneManagerStateMachine::applyTransaction)); before each snapshot waits for the apply futures of every entry it submitted ([`StateMachineUpdater.takeSnapshot`](crate::citation::java::StateMachineUpdater::takeSnapshot)); takes a periodic snapshot after the first data entry that follows the last configuration entry, and the stop snapshot when its applied index is past the last snapshot's ([`shouldTakeSnapshot`](crate::citation::java::StateMachineUpdater::shouldTakeSnapshot)); checks the returned index (above applied: a logged `StateMachineException`; below the last one: the server closes, [`run`](crate::citation::java::StateMachineUpdater::run)); stops the double buffer |
 //! | `apply` | `OMStateMachineApplyTransactionThread` | runs `validateAndUpdateCache` and adds the response to the double buffer; a throwable that is not an `IOException` terminates the OM ([`runCommand`](crate::citation::java::OzoneManagerStateMachine::runCommand)) |
 //! | `flush` | `OMDoubleBufferFlushThread` | reads `isRunning`, `canFlush`, swaps, commits `{rows, TX = last (term, index)}`, cleans up, advances applied (an assertion failure there terminates the OM, [`flushCurrentBuffer`](crate::citation::java::OzoneManagerDoubleBuffer::flushCurrentBuffer)) |
-//! | `restart` | OM startup (`restart`, `second-term`) | reopens the DB, `loadSnapshotInfoFromDB`, replays the log after the stored index; a replay that terminates is followed by one more restart |
+//! | `restart` | OM startup (`restart`, `second-term`) | reopens the DB, `loadSnapshotInfoFromDB`, and replays the log after the stored index as Ratis does: it submits and applies each entry while a `replay-flush` thread flushes ([`replay_after`]) |
+//! | `follower` | a follower's `installCheckpoint` (`install`) | installs the OM's DB as a checkpoint and applies the log after the checkpoint's `TransactionInfo`, with its own `replay-flush` thread ([`install_checkpoint`]) |
 //!
 //! # Plans
 //!
@@ -31,6 +32,10 @@
 //!   while a peer OM that did not restart holds `apply(log[1..3])` exactly once. The peer is a
 //!   sequential application of the same request code: its own races are this OM's, and loom's
 //!   four-thread limit is spent on the three threads above.
+//! - `install`: `steady`, then a follower that has applied nothing installs the OM's DB as its
+//!   checkpoint (`notifyInstallSnapshotFromLeader` -> `installSnapshotFromLeader` ->
+//!   `installCheckpoint`) and applies the log after the checkpoint's index; the OM itself does
+//!   not restart. Checked against the same peer as `restart`.
 //! - `second-term`: a leader change. 1 configuration (term 1), 2 `CreateKey k1` (term 1, left
 //!   open), 3 configuration (term 2), 4 `CreateKey k2`, 5 `CommitKey k2` (term 2); the periodic
 //!   snapshot follows the apply of 4; then the restart and the peer, as in `restart`. Entry 3
@@ -73,8 +78,13 @@
 //!   [`WithObjectID.Builder.validate`](crate::citation::java::WithObjectID::Builder::validate)
 //!   throws `IllegalArgumentException`, which the request does not catch, and
 //!   [`runCommand`](crate::citation::java::OzoneManagerStateMachine::runCommand) terminates the OM
-//!   before any row or cache changed. Every restart replays the same entry and terminates
-//!   again: **a crash loop, not drift**. Every row stays as the peer's (k1 with updateID 3,
+//!   before any row or cache changed. The replay runs as Ratis runs it (the apply thread and the
+//!   double buffer's flush thread concurrently), but the harm is decided at apply time, before
+//!   anything of the entry is queued: whatever the flush thread committed of earlier replayed
+//!   entries, the stored index stays below the throwing entry, so every restart replays it and
+//!   terminates again: **a crash loop, not drift**, whatever the interleaving (the scenario
+//!   runs one restart, loom's five threads leaving no room for a second; the staged test
+//!   `replaying_a_committed_keys_create_terminates_the_om_on_every_restart` runs two). Every row stays as the peer's (k1 with updateID 3,
 //!   usedBytes 10, usedNamespace 1, no open key); only `TransactionInfo` is lower.
 //! - lowered to 2: the replayed `CommitKey` reads the committed key, finds no open key and fails
 //!   with `KEY_NOT_FOUND`; the flush writes TX 3. No damage.
@@ -89,9 +99,41 @@
 //! and succeeded, and withdrew its crash-loop claim. The model follows the Java, and that
 //! conflicts with the report for any log that holds a key's `CreateKey` above the stored index
 //! and its `CommitKey` at or below the index the DB reflects. The report does not say which
-//! entries lay in 34..41; a replay of entries with no later-committed `CreateKey` (volume or
-//! bucket creation, keys whose commit is also replayed) succeeds (inferred). This is an open
-//! discrepancy with the report, not a statement about that experiment.
+//! entries lay in 34..41. The replay succeeds exactly when no replayed request rebuilds an
+//! object whose stored `updateID` is above the replayed entry's index: `prepareFileInfo` builds
+//! the open key with `toBuilder()` from the stored key and `setUpdateID(index)`, and
+//! [`WithObjectID.Builder.validate`](crate::citation::java::WithObjectID::Builder::validate)
+//! throws when that index is below the stored one. So a replayed `CreateKey` whose key's
+//! `CommitKey` is also among the replayed entries (already in the DB, with the commit's higher
+//! `updateID`) is precisely the entry that terminates the OM; a replay of entries none of which
+//! meets a later write of its object (volume or bucket creation, keys created and committed
+//! at or below the stored index, keys committed only after the DB's content) succeeds
+//! (inferred for requests other than the two key requests, which are not modelled). No
+//! replay check exists at the pinned commit (no request compares the index with the stored
+//! `updateID` to skip an entry). This is an open discrepancy with the report, not a statement
+//! about that experiment.
+//!
+//! # A follower that installs the lowered checkpoint (`install`)
+//!
+//! The restart is not the only path to that replay. A follower too far behind the leader's log
+//! is told to install a snapshot: [`notifyInstallSnapshotFromLeader`](crate::citation::java::OzoneManagerStateMachine::notifyInstallSnapshotFromLeader)
+//! downloads the leader's DB checkpoint, and
+//! [`installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path)
+//! takes the checkpoint's index from the `TransactionInfo` stored in that checkpoint, which is
+//! the leader's lowered index. [`verifyTransactionInfo`](crate::citation::java::HAUtils::verifyTransactionInfo)
+//! accepts it when it is above the follower's applied index;
+//! [`installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path_TransactionInfo)
+//! replaces the DB, sets the in-memory `TransactionInfo` and unpauses the state machine at that
+//! index, and returns it to Ratis, which reloads the state machine
+//! ([`StateMachineUpdater.reload`](crate::citation::java::StateMachineUpdater::reload): applied
+//! = `getLatestSnapshot()`, the checkpoint's index) and applies the entries after it. Those
+//! entries' effects are already in the checkpoint, so the follower, which never restarted,
+//! replays them: a `CreateKey` whose key is committed in the checkpoint terminates it, and its
+//! next start replays from the same stored index. `install` shows it with the same verdicts
+//! as `restart` (`NoOmTermination` for `buggy` and `lock-only`; `ReplicasAgree` holds). The
+//! leader sends the follower the entries after the checkpoint's index: its Ratis log is purged
+//! at most up to the index its `takeSnapshot` reported, and the lowered index is one that a
+//! snapshot reported.
 //!
 //! The comparing variants lower the index only from 3 to 2 on the first log (the periodic
 //! snapshot's candidate always beats the initial 0, so a comparing write can never put 1 over a
@@ -138,7 +180,7 @@
 //! | the in-memory `TransactionInfo` copy, `getLatestSnapshot`, Ratis log purge | read only by Ratis at a restart, where the model reads the stored row (`loadSnapshotInfoFromDB` sets both from it) |
 //! | `flushDB`; RocksDB's WAL without fsync | every write is durable at once; an OS crash is not a plan |
 //! | the peer is a sequential `apply(log)` | its own races only lower its `TransactionInfo`, which `ReplicasAgree` does not compare; it does not restart |
-//! | the restart replay applies and commits entry by entry, with no state machine and no snapshot, and each restart is a fresh store reopen | replay snapshots could only lower `TransactionInfo` again in `buggy`, which already violates; the termination stops the replay exactly where `runCommand` would |
+//! | the replay (restart or install) runs the apply executor and a flush thread with a fresh state machine at the stored index, and takes no snapshot; one restart | replay snapshots could only lower `TransactionInfo` again in `buggy`, which already violates; the termination stops the replay exactly where `runCommand` would, before the throwing entry is queued, so a second restart starts from the same index |
 //! | the periodic snapshot's trigger (`autoSnapshotThreshold` against the state machine's applied index) is one fixed point per log | any trigger point waits for the same futures and takes the same snapshot; the chosen point puts a snapshot between a data entry's apply and the next entry |
 //! | `processResponse` terminations (INTERNAL_ERROR, METADATA_ERROR) | no request of these logs returns either |
 //! | `AllocateBlock` and other requests | not in the logs. A replayed `AllocateBlock` before its key's commit appends the same block again (`OMAllocateBlockRequest`, not examined): a candidate for real replay drift that **could change `ReplicasAgree`** if added |
@@ -155,7 +197,7 @@ use crate::models::om::actors::{
 use crate::models::om::node::OmNode;
 use crate::models::om::persist::{IndexWrite, TxInfoWriter, SNAPSHOT_IN_FLUSH_WINDOW};
 use crate::models::om::requests::OmRequest;
-use crate::models::om::startup::{restart_and_replay, Replayed};
+use crate::models::om::startup::{replay_after, restart_and_replay, Replayed};
 use crate::models::om::{initial_tables, OmRow};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
@@ -192,6 +234,8 @@ choices! {
         Restart = "restart",
         /// a leader change: a configuration entry after a data entry, then data of the new term; then the restart
         SecondTerm = "second-term",
+        /// steady, then a follower installs the OM's DB checkpoint and applies the log after the checkpoint's TransactionInfo; the OM does not restart
+        Install = "install",
     }
 }
 
@@ -324,10 +368,12 @@ impl Scenario for Hdds16092 {
         "OM snapshot's unbatched TransactionInfo put lowers the persisted index";
     // `NoOmTermination` watched alone needs a restart that replays a committed key: over
     // seeds 0..20 a random walk needed up to 27,395 executions on `restart` (median about
-    // 3,100) and PCT up to 2,089 on `second-term` (`bench --budgets`).
+    // 3,100) and PCT up to 2,089 on `second-term` (`bench --budgets`), measured before the
+    // replay ran its own flush thread. With it, PCT over seeds 0..20 needs up to 5,071 on
+    // `buggy/second-term` (median about 700) and 2,475 on `lock-only/second-term`.
     const EXECUTIONS: Budget = Budget {
         random: 60_000,
-        pct: 5_000,
+        pct: 15_000,
     };
     const PROPERTIES: &'static [Property] = &[
         TX_INDEX_MONOTONE.property(),
@@ -354,25 +400,28 @@ impl Scenario for Hdds16092 {
             DURABLE_INDEX_COVERS_DATA.property(),
             NO_OM_TERMINATION.property(),
         ];
-        use Plan::{Restart, SecondTerm, Steady};
+        use Plan::{Install, Restart, SecondTerm, Steady};
         use Variant::{Buggy, CachedRead1d260d5, CompareOnly, Fixed, LockOnly};
         match (variant, plan) {
             // 1d260d5's Table.get misses the PARTIAL_CACHE table cache and reads RocksDB.
-            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm) => Expected::Holds,
+            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm | Install) => Expected::Holds,
             // A comparing write lowers the index only across a CommitKey, never below a
             // CreateKey whose key is committed: the replay finds no open key (module docs).
-            (CompareOnly, Steady | Restart | SecondTerm) | (Buggy | LockOnly, Steady) => {
+            (CompareOnly, Steady | Restart | SecondTerm | Install) | (Buggy | LockOnly, Steady) => {
                 Expected::Violates(DURABLE_BOTH)
             }
             // Lowered below a committed key's CreateKey: the replayed create throws and the OM
-            // terminates, on every restart.
-            (Buggy | LockOnly, Restart | SecondTerm) => Expected::Violates(AND_TERMINATES),
+            // terminates, on every restart; a follower that installs the lowered checkpoint
+            // applies the same entries and terminates the same way.
+            (Buggy | LockOnly, Restart | SecondTerm | Install) => {
+                Expected::Violates(AND_TERMINATES)
+            }
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
         let log = match plan {
-            Plan::Steady | Plan::Restart => sized_log(size),
+            Plan::Steady | Plan::Restart | Plan::Install => sized_log(size),
             Plan::SecondTerm => second_term_log(size),
         };
         let reference = Arc::new(reference_states(&log));
@@ -383,7 +432,11 @@ impl Scenario for Hdds16092 {
         };
         Box::new(Prepared {
             write: variant.index_write(),
-            restart: plan != Plan::Steady,
+            after: match plan {
+                Plan::Steady => After::Nothing,
+                Plan::Restart | Plan::SecondTerm => After::Restart,
+                Plan::Install => After::Install,
+            },
             log: Arc::new(log),
             reference,
             updater,
@@ -434,9 +487,19 @@ pub fn reference_states(log: &RaftLog<OmRequest>) -> Vec<Tables<OmRow>> {
     })
 }
 
+/// What follows the run of the three threads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    Nothing,
+    /// The OM restarts and replays after its stored index.
+    Restart,
+    /// A fresh follower installs the OM's checkpoint and applies the log after its index.
+    Install,
+}
+
 struct Prepared {
     write: IndexWrite,
-    restart: bool,
+    after: After,
     log: Arc<RaftLog<OmRequest>>,
     reference: Arc<Vec<Tables<OmRow>>>,
     updater: UpdaterConfig,
@@ -494,27 +557,80 @@ impl Case for Prepared {
         SNAPSHOT_INDEX_PERSISTED.check_into(&stopped, recorder);
 
         let mut exits = node.exits();
-        if self.restart {
-            let me = Actor::new("restart", recorder);
-            // A restart that terminates is followed by another: the same entry is replayed
-            // and terminates again (the crash loop).
-            for attempt in 1..=2 {
-                match restart_and_replay(&store, &self.log, &me) {
-                    Replayed::Completed => break,
-                    Replayed::Terminated { index, why } => {
-                        exits.push(format!("restart {attempt}, replay of index {index}: {why}"));
-                    }
+        if self.after != After::Nothing {
+            let (replica, replayed) = match self.after {
+                After::Install => {
+                    let me = Actor::new("follower", recorder);
+                    let (replica, replayed) = install_checkpoint(&store, &self.log, &me);
+                    (replica, replayed)
                 }
+                _ => {
+                    // One restart: a second would replay from the same stored index (the
+                    // terminating entry queued nothing), so it terminates at the same entry;
+                    // the staged test `replaying_a_committed_keys_create_terminates_the_om_on_every_restart`
+                    // shows it. Loom's five threads do not leave room for it.
+                    let me = Actor::new("restart", recorder);
+                    let replayed = restart_and_replay(&store, &self.log, &me);
+                    (Arc::clone(&store), replayed)
+                }
+            };
+            if let Replayed::Terminated { index, why } = replayed {
+                exits.push(format!("replay of index {index}: {why}"));
             }
             let last = usize::try_from(self.log.last_index()).unwrap_or(usize::MAX);
             let peer = self.reference[last].clone();
+            let me = Actor::new("peer", recorder);
             me.step(
                 Label::model("peer OM"),
                 format!("applied 1..{last} once, no restart: {peer}"),
             );
-            let restarted = store.durable();
+            let restarted = replica.durable();
             REPLICAS_AGREE.check_into(&Replicas { restarted, peer }, recorder);
         }
         NO_OM_TERMINATION.check_into(&Exits { exits }, recorder);
     }
+}
+
+/// A fresh follower (applied index 0) installs `leader`'s DB as a checkpoint
+/// ([`OzoneManager.installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path_TransactionInfo)):
+/// the checkpoint's index is the `TransactionInfo` stored in it (the two-argument
+/// [`installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path)
+/// reads it from the checkpoint's own DB);
+/// the install proceeds when that index is above the follower's applied index
+/// ([`verifyTransactionInfo`](crate::citation::java::HAUtils::verifyTransactionInfo)), replaces
+/// the DB and unpauses the state machine at it; Ratis then applies the log after it
+/// ([`StateMachineUpdater.reload`](crate::citation::java::StateMachineUpdater::reload)), here
+/// through [`replay_after`]. A checkpoint at index 0 is refused: the follower applies the
+/// whole log on its empty DB. Returns the follower's DB and how its apply ended.
+///
+/// Abstracted away: the download, the backup of the old DB, the RPC server and background
+/// services, the leader's log purge (the follower receives every entry after the checkpoint's
+/// index, which the leader still holds: its Ratis snapshot index is at most the index its
+/// `takeSnapshot` reported).
+pub fn install_checkpoint(
+    leader: &Store<OmRow>,
+    log: &RaftLog<OmRequest>,
+    me: &Actor,
+) -> (Arc<Store<OmRow>>, Replayed) {
+    let checkpoint = leader.checkpoint(
+        me,
+        &crate::citation::java::OzoneManager::installCheckpoint__String_Path,
+    );
+    let index = stored_index(&checkpoint);
+    let (state, from) = if index > 0 {
+        me.step(
+            &crate::citation::java::HAUtils::verifyTransactionInfo,
+            format!("checkpoint TX {index} > applied 0: install it, unpause at {index}"),
+        );
+        (checkpoint, index)
+    } else {
+        me.step(
+            &crate::citation::java::HAUtils::verifyTransactionInfo,
+            "checkpoint TX 0 <= applied 0: refused; apply the log from 1",
+        );
+        (initial_tables(), 0)
+    };
+    let store = Arc::new(Store::with_state(state.clone(), None));
+    let replayed = replay_after(&store, log, from, state, me);
+    (store, replayed)
 }

@@ -411,7 +411,7 @@ impl Case for Prepared {
             let store = Arc::new(Store::with_state(tarball.active.clone(), None));
             let (om, stored) =
                 SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            om.replay(&self.log, stored, &me);
+            Arc::new(om).replay(&self.log, stored, &me);
             (store.durable(), dirs.content(SNAPSHOT))
         });
         let end = End {

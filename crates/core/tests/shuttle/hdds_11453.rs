@@ -1,5 +1,6 @@
-//! HDDS-11453 under shuttle: the fix holds with both entries swapped together, and the
-//! parent's crash inside the shared batch leaves an OM that terminates on every restart.
+//! HDDS-11453 under shuttle: the fix holds with both entries swapped together, and after the
+//! parent's crash inside the shared batch a restart terminates or recovers depending on
+//! whether its flush of the purge of keys precedes its apply of the snapshot's purge.
 // Reference: HDDS-11453, fix 5feb9eacd83 (PR #7188).
 
 use crate::support::{pct, run};
@@ -29,11 +30,24 @@ fn fixed_holds_over_many_seeds_with_both_entries_swapped_together() {
     }
 }
 
-/// Both entries applied before the swap, the crash after the directory deletion, then two
-/// restarts. Returns the stored index after the crash, each replay's end, and whether the
-/// row survived.
-fn crash_in_the_shared_swap(variant: Variant) -> (u64, Vec<Replayed>, bool) {
-    let out = std::sync::Arc::new(std::sync::Mutex::new((0, Vec::new(), false)));
+/// In which order a restart's replay runs the flush of the purge of keys (2) and the apply of
+/// the snapshot's purge (3): the Java's apply and flush threads race there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// Apply 2, flush it, then apply 3.
+    FlushFirst,
+    /// Apply 2 and 3, then flush.
+    ApplyFirst,
+}
+
+/// What the staged run saw: the stored index after the crash, each restart's end, whether
+/// the row survived, and the snapshots each restart opened after their directory was deleted.
+type Seen = (u64, Vec<Replayed>, bool, Vec<Vec<String>>);
+
+/// Both entries applied before the swap, the crash after the directory deletion, then one
+/// restart per entry of `orders`, each driven through fixed steps in that order.
+fn crash_in_the_shared_swap(variant: Variant, orders: &'static [Order]) -> Seen {
+    let out = std::sync::Arc::new(std::sync::Mutex::new((0, Vec::new(), false, Vec::new())));
     let seen = std::sync::Arc::clone(&out);
     run_once(move || {
         let mut out = seen.lock().unwrap();
@@ -54,10 +68,42 @@ fn crash_in_the_shared_swap(variant: Variant) -> (u64, Vec<Replayed>, bool) {
         assert!(om.crashed());
         assert!(!dirs.exists(SNAPSHOT));
         out.0 = stored_index(&store.durable());
-        for _ in 0..2 {
+        for order in orders {
             let (om, stored) =
                 SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            out.1.push(om.replay(&log, stored, &me));
+            let entries: Vec<_> = log
+                .after(stored)
+                .filter_map(|e| match &e.payload {
+                    Payload::Data(request) => Some((e.index, e.term, request.clone())),
+                    Payload::Configuration => None,
+                })
+                .collect();
+            let last = log.last_index();
+            match order {
+                Order::FlushFirst => {
+                    for (index, term, request) in &entries {
+                        if om.apply(&me, *index, *term, request) {
+                            om.flush_thread(&me, *index);
+                        }
+                    }
+                }
+                Order::ApplyFirst => {
+                    for (index, term, request) in &entries {
+                        assert!(om.apply(&me, *index, *term, request));
+                    }
+                    if !entries.is_empty() {
+                        om.flush_thread(&me, last);
+                    }
+                }
+            }
+            out.1.push(match om.exits().last() {
+                None => Replayed::Completed,
+                Some(why) => Replayed::Terminated {
+                    index: entries[0].0,
+                    why: why.clone(),
+                },
+            });
+            out.3.push(om.snapshots().opened_purged());
         }
         out.2 = store.durable().get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
     });
@@ -65,8 +111,19 @@ fn crash_in_the_shared_swap(variant: Variant) -> (u64, Vec<Replayed>, bool) {
     result
 }
 
-fn the_parents_crash_replays_the_purge_of_keys_on_every_restart() {
-    let (stored, replays, row) = crash_in_the_shared_swap(Variant::Buggy);
+/// The parent's crash inside the shared batch, then a restart whose flush of the purge of keys
+/// runs before its apply of the snapshot's purge: the row is in the table cache, so the
+/// loader ([`createCacheLoader`]) builds the snapshot's metadata manager expecting the
+/// directory, which is gone, and `addToBatch` terminates the OM; nothing is committed, so the
+/// next restart in the same order does the same.
+// Reference: OmSnapshotManager.java:357-375 at 703c4d50f89 (isSnapshotInCache).
+///
+/// [`createCacheLoader`]: ozone_ha_check::citation::java::hdds_11453_parent::OmSnapshotManager::createCacheLoader
+fn a_restart_whose_flush_precedes_the_purges_apply_terminates() {
+    let _ =
+        &ozone_ha_check::citation::java::hdds_11453_parent::OmSnapshotManager::createCacheLoader;
+    let (stored, replays, row, opened) =
+        crash_in_the_shared_swap(Variant::Buggy, &[Order::FlushFirst, Order::FlushFirst]);
     assert_eq!(stored, 0, "nothing of the shared batch committed");
     assert_eq!(replays.len(), 2);
     for r in &replays {
@@ -76,20 +133,60 @@ fn the_parents_crash_replays_the_purge_of_keys_on_every_restart() {
         );
     }
     assert!(row, "the row stays");
+    assert!(opened.iter().all(|o| o == &[SNAPSHOT.to_string()]));
+}
+
+/// The same crash, then a restart whose apply of the snapshot's purge precedes the flush of
+/// the purge of keys: the purge's apply left a delete marker for the row in the table cache,
+/// so the loader reads the row from RocksDB, finds it not cached and opens the snapshot's DB
+/// with `createIfMissing` (an empty DB where the directory was); the batch commits and the OM
+/// starts, having opened the purged snapshot. After a terminating restart, a recovering one.
+// Reference: OmSnapshotManager.java:357-375 and getSnapshotInfo :736-746 at 703c4d50f89.
+fn a_restart_whose_purge_is_applied_first_recovers_over_an_empty_db() {
+    let _ = &ozone_ha_check::citation::java::hdds_11453_parent::OmSnapshotManager::getSnapshotInfo;
+    let (stored, replays, row, opened) =
+        crash_in_the_shared_swap(Variant::Buggy, &[Order::FlushFirst, Order::ApplyFirst]);
+    assert_eq!(stored, 0);
+    assert!(matches!(&replays[0], Replayed::Terminated { index: 2, .. }));
+    assert_eq!(replays[1], Replayed::Completed);
+    assert!(!row, "the second restart purged the row");
+    assert_eq!(
+        opened[1],
+        vec![SNAPSHOT.to_string()],
+        "it opened the purged s1"
+    );
 }
 
 fn the_fix_commits_the_purge_of_keys_before_the_directory_goes() {
-    let (stored, replays, row) = crash_in_the_shared_swap(Variant::Fixed);
-    assert_eq!(stored, 2, "the purge of keys committed in its own batch");
-    assert_eq!(replays, vec![Replayed::Completed, Replayed::Completed]);
-    assert!(!row);
+    for order in [Order::FlushFirst, Order::ApplyFirst] {
+        let orders: &'static [Order] = match order {
+            Order::FlushFirst => &[Order::FlushFirst, Order::FlushFirst],
+            Order::ApplyFirst => &[Order::ApplyFirst, Order::ApplyFirst],
+        };
+        let (stored, replays, row, opened) = crash_in_the_shared_swap(Variant::Fixed, orders);
+        assert_eq!(stored, 2, "the purge of keys committed in its own batch");
+        assert_eq!(replays, vec![Replayed::Completed, Replayed::Completed]);
+        assert!(!row);
+        assert!(opened.iter().all(Vec::is_empty), "{order:?}");
+    }
+}
+
+/// The scenario reaches both branches of the restart's race: a terminating restart and a
+/// recovering one.
+fn the_buggy_crash_reaches_both_outcomes_of_the_replay_race() {
+    let r = run(S, "buggy", "crash", pct(0, 2_000), Some("SnapshotPurged"));
+    assert_eq!(r.verdict, Verdict::Violated);
+    assert!(r.probes["ReplayTerminated"] > 0);
+    assert!(r.probes["ReplayRecovered"] > 0);
 }
 
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         fixed_holds_over_many_seeds_with_both_entries_swapped_together,
-        the_parents_crash_replays_the_purge_of_keys_on_every_restart,
-        the_fix_commits_the_purge_of_keys_before_the_directory_goes
+        a_restart_whose_flush_precedes_the_purges_apply_terminates,
+        a_restart_whose_purge_is_applied_first_recovers_over_an_empty_db,
+        the_fix_commits_the_purge_of_keys_before_the_directory_goes,
+        the_buggy_crash_reaches_both_outcomes_of_the_replay_race
     ]
 }

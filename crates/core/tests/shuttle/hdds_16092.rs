@@ -17,7 +17,9 @@ use ozone_ha_check::models::om::{
     initial_tables, OmRow, TermIndex, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_16092::{reference_states, second_term_log, sized_log};
+use ozone_ha_check::scenarios::hdds_16092::{
+    install_checkpoint, reference_states, second_term_log, sized_log,
+};
 use ozone_ha_check::sync::{thread, Arc};
 
 const S: &str = "hdds-16092";
@@ -54,7 +56,8 @@ fn termination_schedule() -> String {
 
 /// The committed counterexample: the stop snapshot puts TX 1 over the batch {2, 3}; the
 /// restart replays `CreateKey k1` (index 2) against the committed k1 (updateID 3) and
-/// terminates, and so does the next restart.
+/// terminates (the next restart does the same: see
+/// `replaying_a_committed_keys_create_terminates_the_om_on_every_restart`).
 fn committed_termination_counterexample_replays() {
     let r = replay(
         S,
@@ -67,7 +70,7 @@ fn committed_termination_counterexample_replays() {
     assert_eq!(r.invariant.as_deref(), Some("NoOmTermination"));
     let detail = r.detail.unwrap();
     assert!(
-        detail.contains("2 termination(s)") && detail.contains("IllegalArgumentException"),
+        detail.contains("1 termination(s)") && detail.contains("IllegalArgumentException"),
         "{detail}"
     );
 }
@@ -197,7 +200,7 @@ fn replaying_a_committed_keys_create_terminates_the_om_on_every_restart() {
         let reference = reference_states(&log);
         let mut lowered: Tables<OmRow> = reference[3].clone();
         put_tx_info(&mut lowered, 1, 1);
-        let store = Store::with_state(lowered.clone(), None);
+        let store = Arc::new(Store::with_state(lowered.clone(), None));
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("restart", &rec);
         for _ in 0..2 {
@@ -244,7 +247,7 @@ fn a_regression_to_2_replays_a_commit_that_finds_no_open_key() {
         let reference = reference_states(&log);
         let mut lowered = reference[3].clone();
         put_tx_info(&mut lowered, 1, 2);
-        let store = Store::with_state(lowered, None);
+        let store = Arc::new(Store::with_state(lowered, None));
         let rec = Arc::new(Recorder::new(None));
         let replayed = restart_and_replay(&store, &log, &Actor::new("restart", &rec));
         assert_eq!(replayed, Replayed::Completed);
@@ -487,6 +490,40 @@ fn second_term_log_has_a_data_entry_inside_the_notification_gap() {
     );
 }
 
+/// A follower that installs a checkpoint whose `TransactionInfo` was lowered to 1 (k1 committed
+/// at 3): `installCheckpoint` takes the index from the checkpoint, `verifyTransactionInfo`
+/// accepts it (above the follower's 0), and Ratis applies 2 and 3 over the checkpoint. The
+/// replayed `CreateKey k1` throws and the follower terminates without any restart; its DB is
+/// the checkpoint's, unchanged.
+// Reference: OzoneManager.java:4305-4312, 4343-4409 and HAUtils.java:303-321 at 78d5650c313;
+// StateMachineUpdater.java:229-241 at Ratis 37932bf6011.
+fn a_follower_installing_a_lowered_checkpoint_replays_and_terminates() {
+    let _ = &ozone_ha_check::citation::java::OzoneManager::installCheckpoint__String_Path;
+    let _ = &ozone_ha_check::citation::java::StateMachineUpdater::reload;
+    run_once(|| {
+        let log = sized_log(1);
+        let reference = reference_states(&log);
+        let mut lowered: Tables<OmRow> = reference[3].clone();
+        put_tx_info(&mut lowered, 1, 1);
+        let leader = Store::with_state(lowered.clone(), None);
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("follower", &rec);
+        let (follower, replayed) = install_checkpoint(&leader, &log, &me);
+        assert!(
+            matches!(&replayed, Replayed::Terminated { index: 2, why } if why.contains("IllegalArgumentException")),
+            "{replayed:?}"
+        );
+        assert_eq!(follower.durable(), lowered, "the checkpoint, unchanged");
+        // The leader is untouched: only the follower replays.
+        assert_eq!(leader.durable(), lowered);
+        // Its next start replays from the same index and terminates again.
+        assert!(matches!(
+            restart_and_replay(&follower, &log, &me),
+            Replayed::Terminated { index: 2, .. }
+        ));
+    });
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -500,6 +537,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_values_of_the_pr_fixed_and_1d260d5_keep_105_and_report_it,
         replaying_a_committed_keys_create_terminates_the_om_on_every_restart,
         a_regression_to_2_replays_a_commit_that_finds_no_open_key,
+        a_follower_installing_a_lowered_checkpoint_replays_and_terminates,
         an_overwrite_discounts_the_old_key,
         a_flush_inside_the_notification_gap_jumps_to_the_notified_entry,
         a_decreasing_applied_index_terminates_the_om_on_the_flush_thread,

@@ -50,6 +50,24 @@ pub struct ApplyFutures {
     completed: channel::Receiver<u64>,
 }
 
+impl ApplyFutures {
+    /// `applyTransaction` of a data entry outside [`ratis_updater`] (a replay): submit it to
+    /// the apply executor.
+    pub fn submit(&self, me: &Actor, index: u64, term: u64, request: &OmRequest) {
+        me.step_with(&java::OzoneManagerStateMachine::applyTransaction, || {
+            format!("submit index {index} {request}")
+        });
+        self.submit.send(Submission {
+            index,
+            term,
+            request: request.clone(),
+        });
+    }
+
+    /// Nothing more to submit: the executor drains what was submitted and returns.
+    pub fn close(self) {}
+}
+
 /// The apply executor's side: the submitted entries, and the futures it completes.
 pub struct ApplyQueue {
     submitted: channel::Receiver<Submission>,

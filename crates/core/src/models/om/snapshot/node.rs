@@ -1,7 +1,7 @@
 //! One OM with snapshots: the apply thread's side ([`SnapshotOm::apply`]), the
 //! `OMDoubleBufferFlushThread` loop with the batch split and `addToBatch`'s termination
 //! ([`SnapshotOm::flush_thread`]), and a restart that replays the log after the stored index
-//! ([`SnapshotOm::restart`], [`SnapshotOm::replay`]).
+//! ([`SnapshotOm::restart`], [`SnapshotOm::replay`], whose apply and flush run concurrently).
 //!
 //! `flushCurrentBuffer` swaps, splits the ready buffer
 //! ([`splitReadyBufferAtCreateSnapshot`](super::Cites::split)) and runs `flushBatch` per
@@ -46,6 +46,8 @@ pub struct SnapshotOm {
     /// Ghost: responses queued and not yet committed.
     in_flight: Ghost<usize>,
     exits: Ghost<Vec<String>>,
+    /// Ghost: the index of the response whose `addToDBBatch` terminated the OM.
+    terminated_at: Ghost<Option<u64>>,
 }
 
 impl SnapshotOm {
@@ -64,6 +66,7 @@ impl SnapshotOm {
             crash: Ghost::new(crash),
             in_flight: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
+            terminated_at: Ghost::new(None),
         }
     }
 
@@ -182,6 +185,7 @@ impl SnapshotOm {
                     actor.step_with(c.add_to_batch, || {
                         format!("addToDBBatch of index {} threw: terminate", response.index)
                     });
+                    self.terminated_at.set(Some(response.index));
                     self.exit(actor, why);
                     return Err(());
                 }
@@ -253,26 +257,45 @@ impl SnapshotOm {
         }
     }
 
-    /// Replay every entry of `log` after `stored`, each applied and flushed in order, until
-    /// one terminates the OM.
-    pub fn replay(&self, log: &RaftLog<SnapshotRequest>, stored: u64, actor: &Actor) -> Replayed {
-        for (entry, request) in data_after(log, stored) {
-            let response = apply(
-                &self.snaps,
-                &self.store,
-                actor,
-                entry.index,
-                entry.term,
-                request,
+    /// Replay every entry of `log` after `stored` as a restarted OM does: Ratis'
+    /// [`StateMachineUpdater`](java::StateMachineUpdater::run) hands each committed entry after
+    /// the stored index to `applyTransaction`, and the double buffer's flush thread, started
+    /// with the state machine, flushes what the apply thread queued, concurrently. `actor` is
+    /// the updater and the apply thread (one thread applying in log order); a spawned
+    /// `replay-flush` thread is [`SnapshotOm::flush_thread`]. Ends when every entry is flushed or
+    /// a flush terminated the OM (the apply thread then queues nothing more).
+    ///
+    /// So whether a later entry's apply precedes an earlier entry's flush is a race here, as in
+    /// the Java: the replay is not apply-then-flush per entry.
+    pub fn replay(
+        self: &Arc<Self>,
+        log: &RaftLog<SnapshotRequest>,
+        stored: u64,
+        actor: &Actor,
+    ) -> Replayed {
+        let Some(last) = data_after(log, stored).map(|(e, _)| e.index).max() else {
+            return Replayed::Completed;
+        };
+        let flush = {
+            let (om, me) = (
+                Arc::clone(self),
+                Actor::new("replay-flush", actor.recorder()),
             );
-            if self.flush_batch(actor, &[response]).is_err() {
-                return Replayed::Terminated {
-                    index: entry.index,
-                    why: self.exits().last().cloned().unwrap_or_default(),
-                };
+            thread::spawn("replay-flush", move || om.flush_thread(&me, last))
+        };
+        for (entry, request) in data_after(log, stored) {
+            if !self.apply(actor, entry.index, entry.term, request) {
+                break;
             }
         }
-        Replayed::Completed
+        flush.join();
+        match self.terminated_at.get() {
+            None => Replayed::Completed,
+            Some(index) => Replayed::Terminated {
+                index,
+                why: self.exits().last().cloned().unwrap_or_default(),
+            },
+        }
     }
 }
 
