@@ -79,18 +79,38 @@ pub enum Design {
     /// The leader calls the store once in `preExecute`, before the entry is replicated, and
     /// puts its decision in the entry; applying only updates caches and the OM's DB (a
     /// replicated row per access id); a store failure is a clean per-request error and the
-    /// entry is not replicated.
+    /// entry is not replicated. The id's lock is held for the `preExecute` only, so RPC
+    /// handlers pre-execute ahead of the apply and may append in another order.
     LeaderSide,
-    /// As [`Design::LeaderSide`], and a new leader, once ready, makes the store equal the
-    /// replicated rows.
+    /// As [`Design::LeaderSide`], with the lock held from `preExecute` until the leader
+    /// applies the entry (or the request fails), as the tenant requests hold the authorizer
+    /// lock; and a new leader, once ready, makes the store equal the replicated rows, once.
     LeaderSideReconciled,
+    /// As [`Design::LeaderSideReconciled`], and the ready leader reconciles again
+    /// periodically, as `OMRangerBGSyncService` does.
+    LeaderSidePeriodic,
 }
 
 impl Design {
-    /// Whether the leader decides in `preExecute` ([`Design::LeaderSide`] and
-    /// [`Design::LeaderSideReconciled`]).
+    /// Whether the leader decides in `preExecute`.
     pub fn leader_side(self) -> bool {
-        matches!(self, Design::LeaderSide | Design::LeaderSideReconciled)
+        matches!(
+            self,
+            Design::LeaderSide | Design::LeaderSideReconciled | Design::LeaderSidePeriodic
+        )
+    }
+
+    /// Whether the leader holds the id's lock from `preExecute` until it applies the entry.
+    pub fn locks_to_apply(self) -> bool {
+        matches!(
+            self,
+            Design::LeaderSideReconciled | Design::LeaderSidePeriodic
+        )
+    }
+
+    /// Whether a leader reconciles the store with its replicated rows once it is ready.
+    pub fn reconciles(self) -> bool {
+        self.locks_to_apply()
     }
 }
 
