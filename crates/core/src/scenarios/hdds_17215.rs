@@ -101,8 +101,7 @@
 //!   `requireNonNull(principalInfo)` instead, and om2 terminates (probe
 //!   `PrincipalEvictedFirst`): the Java's two evictions run on two executors. No verdict
 //!   changes: the NPE terminates om2 as the access-id one does, in interleavings where the
-//!   revoke was accepted before. `StoreHoldsIssuedSecret` also breaks: in the committed
-//!   fixture `hdds-17215__buggy__lagging-follower__StoreHoldsIssuedSecret__pct.json` om2
+//!   revoke was accepted before. `StoreHoldsIssuedSecret` also breaks (watched alone): om2
 //!   accepted the assign before om1 flushed anything, and its flush-time `storeSecret` of
 //!   index 2 lands after om1 stored S4; om2's flush of the revoke then deletes it.
 //! - `crash-replay`: the revoke's `hasS3Secret` reads S0 from the store and caches it at index
