@@ -160,7 +160,8 @@
 //! replicated stays.
 //!
 //! **`leader-side-reconciled` (now with the lock to the apply) holds on `leader-change` and
-//! `pipelined`** and **breaks `StoreHoldsIssuedSecret` on `partitioned-leader`,
+//! `pipelined`** (probe `PreExecuteWaitedForApply`: h2's `preExecute` waited until h1's entry
+//! was applied) and **breaks `StoreHoldsIssuedSecret` on `partitioned-leader`,
 //! `submit-fails` and `lost-store-reply`**: one reconciliation is not enough. On
 //! `partitioned-leader` om1 applies A (X at 2), is partitioned, om2 takes over and restores
 //! X, then om1's h2, which took om1's lock once A was applied, pre-executes B and deletes X;
@@ -225,7 +226,7 @@ use crate::kit::tx_info::TxRow;
 use crate::models::s3_secret::node::{
     fresh_db, restart_and_replay, seeded_db, Om, Shared, ERROR_FLUSHED, FLUSH_REVOKES_NEWER_SECRET,
     LATE_APPLY, LEAKED_TENANT_ENTRY, PRINCIPAL_EVICTED_FIRST, REVOKED_SECRET_RESTORED,
-    STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE, UNCOMMITTED_STORE_WRITE,
+    STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE, UNCOMMITTED_STORE_WRITE, WAITED_FOR_APPLY,
 };
 use crate::models::s3_secret::requests::S3Request;
 use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, StoredSecret};
@@ -578,6 +579,7 @@ impl Scenario for Hdds17215 {
         PRINCIPAL_EVICTED_FIRST.property(),
         REVOKED_SECRET_RESTORED.property(),
         UNCOMMITTED_STORE_WRITE.property(),
+        WAITED_FOR_APPLY.property(),
     ];
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: LATE_APPLY,

@@ -273,6 +273,11 @@ fn explored_plans_reach_the_staged_paths() {
         ),
         ("buggy", "lagging-follower", PRINCIPAL_EVICTED_FIRST.name),
         (
+            "leader-side-reconciled",
+            "pipelined",
+            "PreExecuteWaitedForApply",
+        ),
+        (
             "index-per-secret",
             "lagging-follower",
             REVOKED_SECRET_RESTORED.name,

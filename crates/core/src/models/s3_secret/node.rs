@@ -84,6 +84,12 @@ pub const REVOKED_SECRET_RESTORED: Probe = Probe::new(
     "RevokedSecretRestored",
     "a write from a lower index landed after the id was deleted from a higher index",
 );
+/// A `preExecute` waited for the lock an earlier pre-executed, not yet applied request of
+/// the id held (the pipelining the lock to the apply prevents).
+pub const WAITED_FOR_APPLY: Probe = Probe::new(
+    "PreExecuteWaitedForApply",
+    "a preExecute waited until an earlier pre-executed request of the id was applied",
+);
 /// A tenant revoke found the access id's tenant entry but not its principal's: the
 /// principal table's cache entry was evicted, the access-id table's not yet.
 pub const PRINCIPAL_EVICTED_FIRST: Probe = Probe::new(
@@ -227,12 +233,15 @@ impl Gate {
         }
     }
 
-    fn acquire(&self) {
+    /// Take it; returns whether it had to wait.
+    fn acquire(&self) -> bool {
         let mut held = self.held.lock();
+        let waited = *held;
         while *held {
             held = self.freed.wait(held);
         }
         *held = true;
+        waited
     }
 
     fn release(&self) {
@@ -302,7 +311,9 @@ impl Om {
     /// (waits while an earlier pre-executed request of the id is not applied yet).
     pub fn lock_to_apply(&self, actor: &Actor) {
         if self.shared.design.locks_to_apply() {
-            self.gate.acquire();
+            if self.gate.acquire() {
+                actor.probe(&WAITED_FOR_APPLY);
+            }
             actor.step(
                 Label::model("take the id's lock until the apply"),
                 format!(
