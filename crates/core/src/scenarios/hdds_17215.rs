@@ -61,8 +61,8 @@
 //! - `buggy`: the Java today (apply-time store calls of `S3GetSecretRequest` and of every
 //!   cache miss, flush-time `storeSecret` / `revokeSecret` of the others; without the patch
 //!   of HDDS-17214).
-//! - `index-per-secret`: the store keeps the log index with each secret and refuses a write
-//!   or a delete from a lower index. Its reads return the value as Vault does (index 0), so the
+//! - `index-per-secret`: the store keeps the log index with each secret, and a tombstone with
+//!   the index of a delete, and refuses a write or a delete from a lower index. Its reads return the value as Vault does (index 0), so the
 //!   OM code is the Java's.
 //! - `leader-side`: the leader calls the store once in `preExecute` and puts its decision in
 //!   the entry; applying updates the caches and the OM's DB (a replicated `s3SecretTable` row
@@ -186,13 +186,15 @@
 //! `LateApply` fired: an OM applied or flushed an entry after the store had served a call
 //! for a later one.
 //!
-//! `index-per-secret`'s store deletes an id's row and keeps no tombstone, so a write from a
-//! lower index after a delete from a higher one is accepted: a revoked secret is back until
-//! the late OM applies that delete too (probe `RevokedSecretRestored`, reached on
-//! `lagging-follower`: om1 flushes the revoke at 3, then om2's flush-time `storeSecret` of
-//! the assign at 2 lands). No verdict depends on it: every OM replays the later delete, so
-//! the final state heals; the window is the harm (a revoked secret authenticates again).
-//! A tombstone with the index (refusing lower writes) is what the design needs.
+//! `index-per-secret`'s store used to delete an id's row and keep nothing, so a write from a
+//! lower index after a delete from a higher one was accepted: a revoked secret was back until
+//! the late OM applied that delete too (probe `RevokedSecretRestored`, still reached by
+//! `buggy` on `lagging-follower`: om1 flushes the tenant revoke at 3, then om2's flush-time
+//! `storeSecret` of the assign at 2 lands). The store now keeps a tombstone with the delete's
+//! index, which refuses a lower write (staged test
+//! `index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write`). No verdict changed:
+//! every OM replays the later delete, so the final state healed; the window was the harm (a
+//! revoked secret authenticating again).
 //!
 //! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
 //! has stopped, restarted and replayed.
@@ -207,14 +209,14 @@
 //! | one S3_SECRET_LOCK per OM for all ids; `clearS3Cache`'s lock on the resource id "cache" | every plan locks one id (u1) at a time per OM, plus u2 in `store-failure` where om2 terminates on its first call; merging only removes interleavings between different ids. No request takes "cache" |
 //! | permission checks, secret generation (a constant in the entry), Vault authentication and re-authentication, response content | they touch neither the store nor the caches |
 //! | `getSecretString` (S3 request authentication) also caches a store hit at index 0 | **could change verdicts** on multi-OM plans with S3 traffic: a never-evicted index-0 entry makes an OM decide from its own stale cache instead of the store; no plan has S3 traffic |
-//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in `leader-change` | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
+//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
 //! | an orderly stop followed by `main` flushing the unswapped responses (`apply-vs-flush`, `store-failure`, `lagging-follower`) | equals the Java interleaving in which the daemon flushes them before `stop` (same calls, same order); the Java `stop` itself would leave them to a replay |
 //! | `S3InMemoryCache.clearCache`'s index-to-key map keeps the last key per index in key order (a `HashMap`'s order in the Java) | no two ids share a flushed index in the plans (index 0 is never flushed) |
 //! | the table cache's asynchronous eviction is a later step of the flush thread; om1's (apply and flush on one thread) comes before its next apply | the flush thread is separate from the apply thread on every OM whose late decisions the plans test (om2, the single OM), so both orders against the next apply are explored; om1's leaked entry could only matter when om1 lags, where `buggy` and `index-per-secret` already break every invariant and the leader-side variants leak nothing |
 //! | the leader's apply tells the client; followers never do | Raft: only the leader answers |
 //! | Vault's own replication and consistency | one address, one path: a single linearizable map (seed) |
 //! | the restart replay applies and flushes entry by entry | a replayed entry meets the same store and the same empty caches; concurrency within a replay is not what the seed reports |
-//! | `leader-change` runs om1's `preExecute`s against om1's tenant table as it was before any apply (empty) | om1 applies nothing until both handlers finished |
+//! | the handler plans run om1's `preExecute`s against an empty tenant table | their requests are sets and revokes of an id assigned to no tenant: no apply changes the tenant table |
 //! | a leader-side `preExecute` store call has no log index yet; the high-water mark counts it for the index its entry later gets | the probe asks whether the store served a later entry, and a store call for entry 3 made before entry 2 is applied is one |
 
 use crate::choices;
@@ -335,7 +337,7 @@ pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
     "the store holds the secret the leader returned (nothing after a revoke)",
     |f| {
         for (id, told) in &f.issued {
-            let held = f.store.get(*id).map(|s| s.secret);
+            let held = f.store.get(*id).and_then(|s| s.live());
             if held != *told {
                 let show = |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
                 return Err(format!(
@@ -493,6 +495,7 @@ impl Plan {
                 StoredSecret {
                     secret: Secret("S0"),
                     index: 0,
+                    revoked: false,
                 },
             )],
         }
@@ -507,6 +510,7 @@ impl Plan {
                     StoredSecret {
                         secret: Secret("S0"),
                         index: 0,
+                        revoked: false,
                     },
                 )],
                 [("u1", Some(Secret("S0")))],

@@ -52,18 +52,32 @@ impl fmt::Display for Secret {
 }
 
 /// What the external store holds for an id: the secret, and the log index of the request
-/// that wrote it (read only by the `index-per-secret` design).
+/// that wrote it (read only by the `index-per-secret` design), or, in that design, a
+/// tombstone that keeps the index of the delete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredSecret {
     /// The secret.
     pub secret: Secret,
     /// The log index of its writer.
     pub index: u64,
+    /// `index-per-secret`'s tombstone: the id was deleted at `index` and has no secret.
+    pub revoked: bool,
+}
+
+impl StoredSecret {
+    /// The secret, unless a tombstone.
+    pub fn live(&self) -> Option<Secret> {
+        (!self.revoked).then_some(self.secret)
+    }
 }
 
 impl fmt::Display for StoredSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}", self.secret, self.index)
+        if self.revoked {
+            write!(f, "revoked@{}", self.index)
+        } else {
+            write!(f, "{}@{}", self.secret, self.index)
+        }
     }
 }
 
@@ -74,7 +88,8 @@ pub enum Design {
     /// time), deciding from what the store holds then.
     PerOm,
     /// As [`Design::PerOm`], but the store keeps the log index with each secret and refuses a
-    /// write or a delete from a lower index than the one it holds.
+    /// write or a delete from a lower index than the one it holds; a delete leaves a
+    /// tombstone with its index, so a lower write after it is refused too.
     IndexPerSecret,
     /// The leader calls the store once in `preExecute`, before the entry is replicated, and
     /// puts its decision in the entry; applying only updates caches and the OM's DB (a

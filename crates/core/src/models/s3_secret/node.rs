@@ -369,7 +369,7 @@ impl Om {
                 index,
                 id,
             )?
-            .map(|s| s.secret);
+            .and_then(|s| s.live());
         if let Some(s) = held {
             self.cache.lock().put(id, s, 0);
             actor.step_with(&java::S3SecretManager::updateCache, || {
@@ -407,7 +407,11 @@ impl Om {
         secret: Secret,
     ) -> Result<(), StoreError> {
         let java: Label = java.into();
-        let value = StoredSecret { secret, index };
+        let value = StoredSecret {
+            secret,
+            index,
+            revoked: false,
+        };
         let guarded = self.shared.design == Design::IndexPerSecret;
         let wrote =
             self.shared
@@ -437,13 +441,34 @@ impl Om {
         let java: Label = java.into();
         let guarded = self.shared.design == Design::IndexPerSecret;
         let newer = Cell::new(false);
-        let gone = self
-            .shared
-            .store
-            .delete_unless(actor, java, self.name, index, id, |old| {
-                newer.set(old.index > index);
-                guarded && old.index > index
-            })?;
+        let gone = if guarded {
+            // A tombstone keeping the delete's index, refused over a newer entry.
+            let tombstone = StoredSecret {
+                secret: Secret("-"),
+                index,
+                revoked: true,
+            };
+            let wrote = self.shared.store.put_unless(
+                actor,
+                java,
+                self.name,
+                index,
+                id,
+                tombstone,
+                |old| {
+                    newer.set(old.index > index && old.live().is_some());
+                    old.index > index
+                },
+            )?;
+            wrote.then_some(tombstone)
+        } else {
+            self.shared
+                .store
+                .delete_unless(actor, java, self.name, index, id, |old| {
+                    newer.set(old.index > index);
+                    false
+                })?
+        };
         if gone.is_some() {
             self.shared.deleted_at.with(|d| {
                 let at = d.entry(id).or_default();
@@ -576,11 +601,12 @@ impl Om {
             called.set(true);
             let held = store
                 .get(actor, java, name, NO_INDEX, id)?
-                .map(|s| s.secret);
+                .and_then(|s| s.live());
             let put = |secret: Secret| -> Result<Decision, StoreError> {
                 let value = StoredSecret {
                     secret,
                     index: NO_INDEX,
+                    revoked: false,
                 };
                 // Set before the call: a write whose reply is lost may have taken effect.
                 wrote.set(true);
@@ -885,6 +911,7 @@ impl Om {
                     StoredSecret {
                         secret: *s,
                         index: *index,
+                        revoked: false,
                     },
                 ),
                 None => store
