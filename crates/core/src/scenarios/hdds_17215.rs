@@ -166,9 +166,9 @@
 //! `partitioned-leader` om1 applies A (X at 2), is partitioned, om2 takes over and restores
 //! X, then om1's h2, which took om1's lock once A was applied, pre-executes B and deletes X;
 //! B never commits, nothing reconciles again. An OM-local lock cannot exclude another OM.
-//! On `submit-fails` h1's set Y commits (the client is told Y), then h2's set writes X and its
-//! submission fails; on `lost-store-reply` h2's write of X lands and its reply is lost; with
-//! no leader change there is no reconciliation.
+//! On `submit-fails` h1's set X commits (its client is told X), then h2's set writes Y and
+//! its submission fails; on `lost-store-reply` the second pre-executed set's write lands and
+//! its reply is lost; with no leader change there is no reconciliation.
 //!
 //! **`leader-side-periodic` holds on all nine plans.** What a fix needs: a reconciliation that
 //! runs again after the last stray write, i.e. periodically on the ready leader, and after an
