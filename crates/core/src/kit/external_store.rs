@@ -8,7 +8,9 @@
 //!
 //! A [`Fault`] makes exactly one call fail, chosen by the caller's name and how many calls
 //! that caller has made, the way a plan picks which call hits a network error. A failed call
-//! changes nothing and returns [`StoreError`] (the Java `IOException`).
+//! returns [`StoreError`] (the Java `IOException`); it changes nothing, unless the fault is a
+//! lost reply: then the call takes effect at the store and only its reply is lost (a timeout
+//! after the write landed).
 //!
 //! A ghost high-water mark remembers the highest log index on whose behalf any call was
 //! made, so that probes can ask "had the store already served a later entry?" without adding
@@ -23,7 +25,7 @@
 //! # ozone_ha_check::engine::run_once(|| {
 //! let rec = Arc::new(Recorder::new(None));
 //! let me = Actor::new("om2", &rec);
-//! let store: ExternalStore<u64> = ExternalStore::new(Default::default(), Some(Fault { caller: "om2", nth: 2 }));
+//! let store: ExternalStore<u64> = ExternalStore::new(Default::default(), Some(Fault { caller: "om2", nth: 2, lost_reply: false }));
 //! let vault = Label::model("the vault");
 //! store.put(&me, vault, "om2", 1, "u1", 7).unwrap();
 //! assert!(store.get(&me, vault, "om2", 2, "u1").is_err());
@@ -56,6 +58,8 @@ pub struct Fault {
     pub caller: &'static str,
     /// Its call number, from 1.
     pub nth: u64,
+    /// The call takes effect, and then fails (its reply is lost).
+    pub lost_reply: bool,
 }
 
 /// A failed call (the Java `IOException`).
@@ -115,10 +119,18 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
             *n += 1;
             *n
         };
-        if s.fault == Some(Fault { caller, nth: n }) {
+        if let Some(fault) = s.fault.filter(|f| f.caller == caller && f.nth == n) {
             self.failures.with(|f| *f += 1);
             let e = StoreError(format!("injected failure of {caller}'s call {n}"));
-            actor.step(java, format!("store call for {} FAILS: {e}", on(index)));
+            if fault.lost_reply {
+                let (_, action) = op(&mut s.rows);
+                actor.step(
+                    java,
+                    format!("store ({}): {action}; the reply is lost: {e}", on(index)),
+                );
+            } else {
+                actor.step(java, format!("store call for {} FAILS: {e}", on(index)));
+            }
             return Err(e);
         }
         let (r, action) = op(&mut s.rows);

@@ -19,7 +19,16 @@
 //! | `crash-replay` | 2 `RevokeSecret u1`, 3 `SetSecret u1` (set-by-another-caller), 4 `GetSecret u1` (S4); store holds u1 = S0 | `apply`, `flush` of one OM; after the last apply the OM crashes (responses not swapped are lost) | restarts the OM, which replays after its stored index |
 //! | `apply-vs-flush` | 2 `GetSecret u1` (S2), 3 `RevokeSecret u1`, 4 `GetSecret u1` (S4); store empty | `apply`, `flush` of one OM | an orderly stop, then `main` flushes what is left |
 //! | `store-failure` | 2 `TenantAssign u1` (S2), 3 `GetSecret u2` (S3); store empty; one store call fails | `om1` (as above), `om2-apply`, `om2-flush` | as `lagging-follower` |
-//! | `leader-change` | store holds u1 = S0, clients told S0; A = `SetSecret u1` (X) and B = `RevokeSecret u1` arrive at the leader om1 | `h1`, `h2` (om1's RPC handlers: `preExecute`, then append to om1's log, not ordered with each other), `om2` (applies committed entries, then takes over) | joins h1 and h2; the first appended entry (index 2) commits: om2 and om1 apply and flush it, om1 tells its client; the second (index 3) never commits (om1 crashes; its client gets an error); om2 appends and applies its term-2 configuration entry (ready) and, in `leader-side-reconciled`, reconciles; om1 restarts as a follower of om2's log |
+//! | `leader-change` | store holds u1 = S0, clients told S0; A = `SetSecret u1` (X) and B = `RevokeSecret u1` arrive at the leader om1 | `h1`, `h2` (om1's RPC handlers: `preExecute`, then append to om1's log, not ordered with each other), `om2` (applies committed entries, then takes over) | `main` is om1's apply thread: it applies each appended entry as it comes; the first appended (index 2) commits (om1, om2 and om3 are the voters; om3 applies nothing during the plan): om2 and om1 apply and flush it, om1 tells its client; the second (index 3) never commits; once both handlers ended om1 crashes; om2 wins with om3's vote, appends and applies its term-2 configuration entry (ready) and, in the reconciling variants, reconciles; om1 and om3 catch up from om2's log |
+//! | `partitioned-leader` | as `leader-change` | as `leader-change` | as `leader-change`, but om1 is partitioned, not crashed, right after it applied index 2: om2 takes over while om1's handlers still pre-execute |
+//! | `pipelined` | as `leader-change` | as `leader-change` | both entries commit; om1 stays leader |
+//! | `submit-fails` | store holds u1 = S0; A = `SetSecret u1` (X), B = `SetSecret u1` (Y) | as `leader-change` | h2's submission to Ratis fails after its `preExecute` (its client gets an error); om1 stays leader |
+//! | `lost-store-reply` | as `submit-fails`; in the leader-side variants om1's fourth store call (the write of the second request it pre-executes) takes effect and then fails | as `leader-change` | that request is not replicated (its client gets an error); om1 stays leader |
+//!
+//! In `leader-side-periodic` the leader of the plan's end reconciles once more after every
+//! thread ended: the periodic run that follows the last fault (the old leader has stepped
+//! down by then). The leader-side OMs of the handler plans start with the row u1 = S0@0,
+//! the replicated state that matches the store.
 //!
 //! In `store-failure` the failing call is the first one om2 makes (its apply-time read for
 //! the assign). In the leader-side variants om2 makes no store calls at all, so the plan fails
@@ -37,23 +46,40 @@
 //! ([`OMRangerBGSyncService.shouldRun`](crate::citation::java::OMRangerBGSyncService::shouldRun)).
 //!
 //! At most three threads and `main` per plan (loom's limit is four). Left out for that: a
-//! third OM, a separate flush thread for `om1`, a crash inside a flush between the store calls
-//! and the batch commit (the path the seed gives for a single OM without HDDS-17214's patch).
+//! third OM as a thread (om3 of the handler plans votes and catches up only), a separate
+//! flush thread for `om1`, a crash inside a flush between the store calls and the batch
+//! commit (the path the seed gives for a single OM without HDDS-17214's patch), and a
+//! reconciliation concurrent with `preExecute`s on the same leader (the handlers are om1's,
+//! the reconciling leader is om2, or runs after they ended).
+//!
+//! In the four fixed-log plans a leader-side leader decides each entry on its apply thread
+//! right before applying it, so its `preExecute` never runs ahead of its applied state
+//! there; the handler plans run it ahead.
 //!
 //! # Variants
 //!
 //! - `buggy`: the Java today (apply-time store calls of `S3GetSecretRequest` and of every
 //!   cache miss, flush-time `storeSecret` / `revokeSecret` of the others; without the patch
 //!   of HDDS-17214).
-//! - `index-per-secret`: the store keeps the log index with each secret and refuses a write
-//!   or a delete from a lower index. Its reads return the value as Vault does (index 0), so the
+//! - `index-per-secret`: the store keeps the log index with each secret, and a tombstone with
+//!   the index of a delete, and refuses a write or a delete from a lower index. Its reads return the value as Vault does (index 0), so the
 //!   OM code is the Java's.
 //! - `leader-side`: the leader calls the store once in `preExecute` and puts its decision in
 //!   the entry; applying updates the caches and the OM's DB (a replicated `s3SecretTable` row
 //!   per access id) and the leader tells the client when it applies the committed entry; a
-//!   store failure is a clean error and the entry is not replicated.
-//! - `leader-side-reconciled`: `leader-side`, and a new leader, once ready, makes the store
-//!   equal its replicated rows (put the secret, delete a revoked one) under the id's lock.
+//!   store failure is a clean error and the entry is not replicated. The id's lock is held for
+//!   the `preExecute` only, so RPC handlers pre-execute ahead of the apply.
+//! - `leader-side-reconciled`: `leader-side` with the lock scope a leader-side design needs:
+//!   held from `preExecute` until the leader applies the entry (or the request fails before it
+//!   is replicated), as the tenant requests hold the authorizer lock
+//!   ([`AuthorizerLockImpl.tryWriteLockInOMRequest`](crate::citation::java::AuthorizerLockImpl::tryWriteLockInOMRequest)
+//!   in `preExecute`, [`unlockWriteInOMRequest`](crate::citation::java::AuthorizerLockImpl::unlockWriteInOMRequest)
+//!   in `validateAndUpdateCache`); and a new leader, once ready, makes the store equal its
+//!   replicated rows (put the secret, delete a revoked one) under that lock, once.
+//! - `leader-side-periodic`: `leader-side-reconciled`, and the ready leader reconciles
+//!   periodically, as `OMRangerBGSyncService` does for Ranger (a `BackgroundService` run at
+//!   a fixed interval on the ready leader, under the authorizer lock:
+//!   [`OMRangerBGSyncService.triggerRangerSyncOnce`](crate::citation::java::OMRangerBGSyncService::triggerRangerSyncOnce)).
 //!
 //! # What the model shows
 //!
@@ -70,8 +96,12 @@
 //!   and the eviction runs on the table cache's executor
 //!   ([`PartialTableCache.cleanup`](crate::citation::java::PartialTableCache::cleanup)): a revoke
 //!   applied before the eviction finds the leaked entry and is accepted instead of throwing
-//!   (probe `LeakedTenantEntryRead`). `StoreHoldsIssuedSecret` also breaks: in the committed
-//!   fixture `hdds-17215__buggy__lagging-follower__StoreHoldsIssuedSecret__pct.json` om2
+//!   (probe `LeakedTenantEntryRead`); or, when the principal table's executor evicted the
+//!   leaked principal entry first, it finds the access id and throws on
+//!   `requireNonNull(principalInfo)` instead, and om2 terminates (probe
+//!   `PrincipalEvictedFirst`): the Java's two evictions run on two executors. No verdict
+//!   changes: the NPE terminates om2 as the access-id one does, in interleavings where the
+//!   revoke was accepted before. `StoreHoldsIssuedSecret` also breaks (watched alone): om2
 //!   accepted the assign before om1 flushed anything, and its flush-time `storeSecret` of
 //!   index 2 lands after om1 stored S4; om2's flush of the revoke then deletes it.
 //! - `crash-replay`: the revoke's `hasS3Secret` reads S0 from the store and caches it at index
@@ -106,23 +136,65 @@
 //! overwrite, not the diverging decisions) and `ReplicasAgree` and `NoOmTermination` on
 //! `store-failure`.
 //!
-//! `leader-change`: `buggy` and `index-per-secret` hold: in the Java the store changes only
-//! when a committed entry is applied or flushed, so the entry that never commits leaves no
-//! trace. **`leader-side` breaks `StoreHoldsIssuedSecret`**: h1 pre-executes A (store X), h2
-//! pre-executes B (the store holds X: delete it), h1 appends A at 2, h2 appends B at 3; A
-//! commits and the client is told X while the store holds nothing, and nothing repairs it
-//! (probe `UncommittedStoreWrite`; committed fixture
-//! `hdds-17215__leader-side__leader-change__StoreHoldsIssuedSecret__pct.json`, staged test
-//! `leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute`). A leader-side
-//! design needs its reconciliation. **`leader-side-reconciled` holds**: the new leader, once
-//! ready, restores X from its replicated row of index 2. Caveats: the store is wrong from the
-//! uncommitted `preExecute` until the reconciliation (a window the invariant, checked at the
-//! end, does not see), and a reconciliation must exclude concurrent `preExecute`s of the same
-//! id on the new leader, which this plan does not exercise (the handlers end before it).
+//! **`leader-change`, `partitioned-leader`, `pipelined`: `buggy` and `index-per-secret`
+//! break `StoreHoldsIssuedSecret`** (`leader-change` used to hold: the plan had om1 apply
+//! nothing until both handlers ended, so the set's `preExecute` had always cached S0 in om1
+//! before om1 applied anything). A committed revoke at index 2: the follower om2 applies and
+//! flushes it first (its `revokeSecret` deletes S0), then the leader om1 applies it, finds
+//! nothing in the store (its cache has no entry for u1) and answers `S3_SECRET_NOT_FOUND`: the
+//! revoke took effect and its client was told it failed, while the holder of S0 was told
+//! nothing (committed fixture `hdds-17215__buggy__leader-change__StoreHoldsIssuedSecret__pct.json`).
+//! Apply order between a leader and its followers is not fixed in Ratis: each applies
+//! committed entries on its own `StateMachineUpdater`. They hold on `submit-fails` and
+//! `lost-store-reply`: the Java `preExecute` only reads, and a request that is not replicated
+//! leaves no trace.
 //!
-//! `leader-side` and `leader-side-reconciled` hold every invariant on the other four plans,
-//! with `LateApply` fired: an OM applied or flushed an entry after the store had served a call
+//! **`leader-side` breaks `StoreHoldsIssuedSecret` on all five handler plans.** `pipelined`
+//! (new): h1 pre-executes A (store X), h2 pre-executes B (deletes X), h2 appends at 2, h1 at 3;
+//! om1 applies the revoke, then the set, and tells the client X while the store holds
+//! nothing, with no leader change and no failure: the store's order is the `preExecute`s',
+//! the replicated order the appends'. `leader-change` as before: h1 pre-executes A (X), h2
+//! pre-executes B (delete), A commits at 2, B at 3 never does (probe `UncommittedStoreWrite`;
+//! staged test `leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute`).
+//! `submit-fails` and `lost-store-reply`: the store write of a request that is never
+//! replicated stays.
+//!
+//! **`leader-side-reconciled` (now with the lock to the apply) holds on `leader-change` and
+//! `pipelined`** (probe `PreExecuteWaitedForApply`: h2's `preExecute` waited until h1's entry
+//! was applied) and **breaks `StoreHoldsIssuedSecret` on `partitioned-leader`,
+//! `submit-fails` and `lost-store-reply`**: one reconciliation is not enough. On
+//! `partitioned-leader` om1 applies A (X at 2), is partitioned, om2 takes over and restores
+//! X, then om1's h2, which took om1's lock once A was applied, pre-executes B and deletes X;
+//! B never commits, nothing reconciles again. An OM-local lock cannot exclude another OM.
+//! On `submit-fails` h1's set X commits (its client is told X), then h2's set writes Y and
+//! its submission fails; on `lost-store-reply` the second pre-executed set's write lands and
+//! its reply is lost; with no leader change there is no reconciliation.
+//!
+//! **`leader-side-periodic` holds on all nine plans.** What a fix needs: a reconciliation that
+//! runs again after the last stray write, i.e. periodically on the ready leader, and after an
+//! old leader can no longer write (it stepped down, Ratis's leader step-down after losing its
+//! majority); or fencing (a store that refuses writes from a deposed leader's term), which is
+//! not modelled. Caveats: the store is wrong from a stray write until the next run (a window
+//! the invariant, checked at the end, does not see); a reconciliation concurrent with a
+//! `preExecute` on the same leader must take the lock (the model's does), but no plan
+//! exercises that; and a lock held until the apply is never released on a leader whose entry
+//! never applies (the Java's authorizer lock has the same gap: `unlockWriteInOMRequest` is
+//! called only from `validateAndUpdateCache`, so an entry truncated after a leader change
+//! leaves it held on the old leader).
+//!
+//! The leader-side variants hold every invariant on the four fixed-log plans, with
+//! `LateApply` fired: an OM applied or flushed an entry after the store had served a call
 //! for a later one.
+//!
+//! `index-per-secret`'s store used to delete an id's row and keep nothing, so a write from a
+//! lower index after a delete from a higher one was accepted: a revoked secret was back until
+//! the late OM applied that delete too (probe `RevokedSecretRestored`, still reached by
+//! `buggy` on `lagging-follower`: om1 flushes the tenant revoke at 3, then om2's flush-time
+//! `storeSecret` of the assign at 2 lands). The store now keeps a tombstone with the delete's
+//! index, which refuses a lower write (staged test
+//! `index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write`). No verdict changed:
+//! every OM replays the later delete, so the final state healed; the window was the harm (a
+//! revoked secret authenticating again).
 //!
 //! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
 //! has stopped, restarted and replayed.
@@ -131,18 +203,20 @@
 //!
 //! | merged or left out | why no verdict depends on it |
 //! |---|---|
-//! | Ranger calls, tenant-state and principal tables, the volume lock, `multiTenantManager.getCacheOp()` | Ranger is mocked in the seed's test too; the principal table's entries are added and evicted with the access-id entry (same index), so its NPE (`requireNonNull(principalInfo)`) fires exactly when the access-id one does; one apply thread orders the requests the volume lock orders |
+//! | Ranger calls, the tenant-state table, the volume lock, `multiTenantManager.getCacheOp()` | Ranger is mocked in the seed's test too; one apply thread orders the requests the volume lock orders |
+//! | the principal table keyed by access id, its DB row present exactly when the access id's is | one principal per id in the plans; the assign's response writes both rows and the revoke's deletes both, in one batch |
+//! | of the two tables' evictions (each `PartialTableCache` has its own single-thread cleanup executor, so they are unordered) only principal-first is modelled | an apply between the two then finds the access id without its principal (the NPE of `requireNonNull(principalInfo)`, probe `PrincipalEvictedFirst`); in the other order the revoke throws on the access id first, which the state after both evictions already gives |
 //! | one S3_SECRET_LOCK per OM for all ids; `clearS3Cache`'s lock on the resource id "cache" | every plan locks one id (u1) at a time per OM, plus u2 in `store-failure` where om2 terminates on its first call; merging only removes interleavings between different ids. No request takes "cache" |
 //! | permission checks, secret generation (a constant in the entry), Vault authentication and re-authentication, response content | they touch neither the store nor the caches |
 //! | `getSecretString` (S3 request authentication) also caches a store hit at index 0 | **could change verdicts** on multi-OM plans with S3 traffic: a never-evicted index-0 entry makes an OM decide from its own stale cache instead of the store; no plan has S3 traffic |
-//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in `leader-change` | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
+//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
 //! | an orderly stop followed by `main` flushing the unswapped responses (`apply-vs-flush`, `store-failure`, `lagging-follower`) | equals the Java interleaving in which the daemon flushes them before `stop` (same calls, same order); the Java `stop` itself would leave them to a replay |
 //! | `S3InMemoryCache.clearCache`'s index-to-key map keeps the last key per index in key order (a `HashMap`'s order in the Java) | no two ids share a flushed index in the plans (index 0 is never flushed) |
 //! | the table cache's asynchronous eviction is a later step of the flush thread; om1's (apply and flush on one thread) comes before its next apply | the flush thread is separate from the apply thread on every OM whose late decisions the plans test (om2, the single OM), so both orders against the next apply are explored; om1's leaked entry could only matter when om1 lags, where `buggy` and `index-per-secret` already break every invariant and the leader-side variants leak nothing |
 //! | the leader's apply tells the client; followers never do | Raft: only the leader answers |
 //! | Vault's own replication and consistency | one address, one path: a single linearizable map (seed) |
 //! | the restart replay applies and flushes entry by entry | a replayed entry meets the same store and the same empty caches; concurrency within a replay is not what the seed reports |
-//! | `leader-change` runs om1's `preExecute`s against om1's tenant table as it was before any apply (empty) | om1 applies nothing until both handlers finished |
+//! | the handler plans run om1's `preExecute`s against an empty tenant table | their requests are sets and revokes of an id assigned to no tenant: no apply changes the tenant table |
 //! | a leader-side `preExecute` store call has no log index yet; the high-water mark counts it for the index its entry later gets | the probe asks whether the store served a later entry, and a store call for entry 3 made before entry 2 is applied is one |
 
 use crate::choices;
@@ -152,11 +226,11 @@ use crate::kit::raft_log::{Payload, RaftLog};
 use crate::kit::store::Tables;
 use crate::kit::tx_info::TxRow;
 use crate::models::s3_secret::node::{
-    fresh_db, restart_and_replay, Om, Shared, ERROR_FLUSHED, FLUSH_REVOKES_NEWER_SECRET,
-    LATE_APPLY, LEAKED_TENANT_ENTRY, STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
-    UNCOMMITTED_STORE_WRITE,
+    fresh_db, restart_and_replay, seeded_db, Om, Shared, ERROR_FLUSHED, FLUSH_REVOKES_NEWER_SECRET,
+    LATE_APPLY, LEAKED_TENANT_ENTRY, PRINCIPAL_EVICTED_FIRST, REVOKED_SECRET_RESTORED,
+    STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE, UNCOMMITTED_STORE_WRITE, WAITED_FOR_APPLY,
 };
-use crate::models::s3_secret::requests::{PreExecuted, S3Request};
+use crate::models::s3_secret::requests::S3Request;
 use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, StoredSecret};
 use crate::properties::{check_all, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
@@ -180,8 +254,10 @@ choices! {
         IndexPerSecret = "index-per-secret",
         /// the leader calls the store once in preExecute; applying updates caches and the DB only
         LeaderSide = "leader-side",
-        /// leader-side, and a new leader, once ready, makes the store equal the replicated rows
+        /// leader-side, the lock held from preExecute to the apply, and a new leader, once ready, makes the store equal the replicated rows once
         LeaderSideReconciled = "leader-side-reconciled",
+        /// leader-side-reconciled, and the ready leader reconciles periodically
+        LeaderSidePeriodic = "leader-side-periodic",
     }
 }
 
@@ -196,8 +272,16 @@ choices! {
         ApplyVsFlush = "apply-vs-flush",
         /// assign and getsecret on two OMs; one store call fails
         StoreFailure = "store-failure",
-        /// set and revoke pass the leader's preExecute concurrently; one entry never commits; a new leader takes over
+        /// set and revoke pass the leader's preExecute concurrently; one entry never commits; the leader crashes and a new leader takes over
         LeaderChange = "leader-change",
+        /// as leader-change, but the old leader is partitioned, not crashed: it still pre-executes while the new leader takes over
+        PartitionedLeader = "partitioned-leader",
+        /// set and revoke pre-executed on two RPC handlers ahead of the apply; both commit
+        Pipelined = "pipelined",
+        /// two sets; the second pre-executed request's submission to Ratis fails, the leader stays
+        SubmitFails = "submit-fails",
+        /// two sets; the second pre-executed request's store write takes effect but returns an error
+        LostStoreReply = "lost-store-reply",
     }
 }
 
@@ -209,6 +293,7 @@ impl Variant {
             Variant::IndexPerSecret => Design::IndexPerSecret,
             Variant::LeaderSide => Design::LeaderSide,
             Variant::LeaderSideReconciled => Design::LeaderSideReconciled,
+            Variant::LeaderSidePeriodic => Design::LeaderSidePeriodic,
         }
     }
 }
@@ -252,7 +337,7 @@ pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
     "the store holds the secret the leader returned (nothing after a revoke)",
     |f| {
         for (id, told) in &f.issued {
-            let held = f.store.get(*id).map(|s| s.secret);
+            let held = f.store.get(*id).and_then(|s| s.live());
             if held != *told {
                 let show = |s: Option<Secret>| s.map_or("nothing".to_string(), |s| s.to_string());
                 return Err(format!(
@@ -296,6 +381,23 @@ pub fn leader_change_requests() -> [S3Request; 2] {
         },
         S3Request::RevokeSecret { id: "u1" },
     ]
+}
+
+/// The two requests the RPC handlers h1 and h2 of a handler plan pre-execute.
+pub fn handler_requests(plan: Plan) -> [S3Request; 2] {
+    match plan {
+        Plan::SubmitFails | Plan::LostStoreReply => [
+            S3Request::SetSecret {
+                id: "u1",
+                secret: Secret("X"),
+            },
+            S3Request::SetSecret {
+                id: "u1",
+                secret: Secret("Y"),
+            },
+        ],
+        _ => leader_change_requests(),
+    }
 }
 
 impl Plan {
@@ -363,9 +465,40 @@ impl Plan {
                     },
                 ],
             ),
-            Plan::LeaderChange => data(&mut log, &[]),
+            Plan::LeaderChange
+            | Plan::PartitionedLeader
+            | Plan::Pipelined
+            | Plan::SubmitFails
+            | Plan::LostStoreReply => data(&mut log, &[]),
         }
         log
+    }
+
+    /// Whether the plan's requests pass through RPC handler threads ahead of the apply.
+    pub fn handlers(self) -> bool {
+        matches!(
+            self,
+            Plan::LeaderChange
+                | Plan::PartitionedLeader
+                | Plan::Pipelined
+                | Plan::SubmitFails
+                | Plan::LostStoreReply
+        )
+    }
+
+    /// The rows the store starts with.
+    pub fn store_rows(self) -> Vec<(AccessId, StoredSecret)> {
+        match self {
+            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::StoreFailure => Vec::new(),
+            _ => vec![(
+                "u1",
+                StoredSecret {
+                    secret: Secret("S0"),
+                    index: 0,
+                    revoked: false,
+                },
+            )],
+        }
     }
 
     /// The OMs' shared state at the start: the store's rows, the fault, what clients hold.
@@ -377,13 +510,30 @@ impl Plan {
                     StoredSecret {
                         secret: Secret("S0"),
                         index: 0,
+                        revoked: false,
                     },
                 )],
                 [("u1", Some(Secret("S0")))],
             )
         };
         match self {
-            Plan::CrashReplay | Plan::LeaderChange => {
+            Plan::LostStoreReply if design.leader_side() => {
+                let (rows, issued) = s0();
+                // om1's fourth call: the store write of the second request it pre-executes
+                // (each set reads, then writes, under the id's lock).
+                let fault = Fault {
+                    caller: "om1",
+                    nth: 4,
+                    lost_reply: true,
+                };
+                Shared::new(design, &rows, Some(fault), &issued)
+            }
+            Plan::CrashReplay
+            | Plan::LeaderChange
+            | Plan::PartitionedLeader
+            | Plan::Pipelined
+            | Plan::SubmitFails
+            | Plan::LostStoreReply => {
                 let (rows, issued) = s0();
                 Shared::new(design, &rows, None, &issued)
             }
@@ -392,11 +542,13 @@ impl Plan {
                     Fault {
                         caller: "om1",
                         nth: 2,
+                        lost_reply: false,
                     }
                 } else {
                     Fault {
                         caller: "om2",
                         nth: 1,
+                        lost_reply: false,
                     }
                 };
                 Shared::new(design, &[], Some(fault), &[])
@@ -415,7 +567,7 @@ impl Scenario for Hdds17215 {
     // `StoreHoldsIssuedSecret` watched alone on `index-per-secret`/`lagging-follower`: a
     // random walk needed up to 1,103 executions over seeds 0..20 (`bench --budgets`).
     const EXECUTIONS: Budget = Budget {
-        random: 3_000,
+        random: 20_000,
         pct: Budget::CHECK.pct,
     };
     const PROPERTIES: &'static [Property] = &[
@@ -428,7 +580,10 @@ impl Scenario for Hdds17215 {
         STALE_WRITE_REFUSED.property(),
         ERROR_FLUSHED.property(),
         LEAKED_TENANT_ENTRY.property(),
+        PRINCIPAL_EVICTED_FIRST.property(),
+        REVOKED_SECRET_RESTORED.property(),
         UNCOMMITTED_STORE_WRITE.property(),
+        WAITED_FOR_APPLY.property(),
     ];
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: LATE_APPLY,
@@ -444,18 +599,37 @@ impl Scenario for Hdds17215 {
         const DIVERGE_AND_TERMINATE: &[Property] =
             &[REPLICAS_AGREE.property(), NO_OM_TERMINATION.property()];
         const SECRET_LOST: &[Property] = &[STORE_HOLDS_ISSUED_SECRET.property()];
-        use Plan::{ApplyVsFlush, CrashReplay, LaggingFollower, LeaderChange, StoreFailure};
-        use Variant::{Buggy, IndexPerSecret, LeaderSide, LeaderSideReconciled};
+        use Plan::{
+            ApplyVsFlush, CrashReplay, LaggingFollower, LeaderChange, LostStoreReply,
+            PartitionedLeader, Pipelined, StoreFailure, SubmitFails,
+        };
+        use Variant::{
+            Buggy, IndexPerSecret, LeaderSide, LeaderSidePeriodic, LeaderSideReconciled,
+        };
         match (variant, plan) {
             (
-                LeaderSide | LeaderSideReconciled,
+                LeaderSide | LeaderSideReconciled | LeaderSidePeriodic,
                 LaggingFollower | CrashReplay | ApplyVsFlush | StoreFailure,
-            )
-            | (LeaderSideReconciled, LeaderChange) => Expected::Holds,
-            // Only the committed entry changes the store when it is applied.
-            (Buggy | IndexPerSecret, LeaderChange) => Expected::Holds,
-            // The preExecute of the entry that never commits changed the store.
-            (LeaderSide, LeaderChange) => Expected::Violates(SECRET_LOST),
+            ) => Expected::Holds,
+            // A follower applies and flushes the committed revoke before the leader applies
+            // it; the leader then reads the store the follower changed and answers
+            // S3_SECRET_NOT_FOUND: the revoke took effect, its client was told it failed.
+            (Buggy | IndexPerSecret, LeaderChange | PartitionedLeader | Pipelined) => {
+                Expected::Violates(SECRET_LOST)
+            }
+            // preExecute only reads: a request that is not replicated leaves no trace.
+            (Buggy | IndexPerSecret, SubmitFails | LostStoreReply) => Expected::Holds,
+            // Pre-executed in one order, appended in the other; or the store write of a
+            // request that never commits.
+            (LeaderSide, _) => Expected::Violates(SECRET_LOST),
+            // The lock to the apply orders the store calls as the log; the ready new leader
+            // repairs what the crashed leader's last preExecute did.
+            (LeaderSideReconciled, LeaderChange | Pipelined) => Expected::Holds,
+            // The store is changed after the one reconciliation, or with no leader change.
+            (LeaderSideReconciled, PartitionedLeader | SubmitFails | LostStoreReply) => {
+                Expected::Violates(SECRET_LOST)
+            }
+            (LeaderSidePeriodic, _) => Expected::Holds,
             (Buggy | IndexPerSecret, LaggingFollower) => Expected::Violates(ALL),
             // om2 fails before it writes anything: the store is om1's alone.
             (Buggy | IndexPerSecret, StoreFailure) => Expected::Violates(DIVERGE_AND_TERMINATE),
@@ -646,32 +820,74 @@ impl Prepared {
         }
     }
 
-    /// `leader-change`: two RPC handlers of the leader om1 pre-execute and append A and B; the
-    /// first appended entry (index 2) commits, the second (index 3) never does; om1 applies
-    /// index 2 and crashes, om2 applies it and takes over with its configuration entry.
-    fn leader_change(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+    /// The handler plans: the RPC handlers h1 and h2 of the leader om1 pre-execute and
+    /// submit A and B; `main` is om1's apply thread (apply and flush), which applies each
+    /// committed entry as it is appended and sends it to the follower om2; om3 is the third
+    /// voter, which applies nothing during the plan and catches up from the committed log at
+    /// its end. `leader-change` and `partitioned-leader`: only the first appended entry
+    /// commits (om1, om2, om3); om1 then crashes once its handlers finished
+    /// (`leader-change`), or is partitioned at once, its handlers still running
+    /// (`partitioned-leader`); om2 wins the election with om3's vote and appends its term's
+    /// configuration entry. `pipelined`: both entries commit. `submit-fails`: h2's
+    /// submission fails after its `preExecute` (a Ratis error, om1 stays leader).
+    /// `lost-store-reply`: the second pre-executed request's store write takes effect and
+    /// fails.
+    fn handler_plan(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        let design = self.design;
+        let plan = self.plan;
         let main = Actor::new("om1", recorder);
-        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
-        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), fresh_db()));
-        let appended: Arc<Mutex<Vec<(S3Request, PreExecuted)>>> = Arc::new(Mutex::new(Vec::new()));
+        let rows = if design.leader_side() {
+            plan.store_rows()
+        } else {
+            Vec::new()
+        };
+        let db = || seeded_db(&rows);
+        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), db()));
+        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), db()));
+        let appended: Arc<Mutex<u64>> = Arc::new(Mutex::new(0));
+        let (to_apply, from_handlers) = channel::unbounded::<(u64, S3Request, bool)>();
         let handler = |name: &'static str, request: S3Request| {
-            let (om, shared, appended, me) = (
+            let (om, shared, appended, to_apply, me) = (
                 Arc::clone(&om1),
                 Arc::clone(shared),
                 Arc::clone(&appended),
+                to_apply.clone(),
                 Actor::new(name, recorder),
             );
             thread::spawn(name, move || {
-                // om1 has applied nothing yet: its tenant table is empty.
+                om.lock_to_apply(&me);
+                // om1's tenant table is not read by the plan's requests.
                 let pre = om.pre_execute(&me, &initial_tables(), &request);
                 if pre.refused.is_some() {
+                    if pre.wrote_store {
+                        me.probe(&UNCOMMITTED_STORE_WRITE);
+                    }
+                    if pre.called_store {
+                        shared.store().note_index(2 + *appended.lock());
+                    }
+                    om.unlock_after_apply(&me, "refused");
                     return;
                 }
-                let index = {
-                    let mut log = appended.lock();
-                    log.push((request, pre));
-                    1 + log.len() as u64
-                };
+                if plan == Plan::SubmitFails && me.name() == "h2" {
+                    me.step(
+                        &java::OMExecutionFlow::submitExecutionToRatis,
+                        format!(
+                            "{request}: the submission to Ratis fails; its client gets an error"
+                        ),
+                    );
+                    if pre.wrote_store {
+                        me.probe(&UNCOMMITTED_STORE_WRITE);
+                    }
+                    if pre.called_store {
+                        // Counted for the index the leader's log would have given it.
+                        shared.store().note_index(2 + *appended.lock());
+                    }
+                    om.unlock_after_apply(&me, "submission failed");
+                    return;
+                }
+                let mut count = appended.lock();
+                *count += 1;
+                let index = 1 + *count;
                 me.step(
                     Label::model("append to the leader's log"),
                     format!("{request} appended at index {index}"),
@@ -682,18 +898,16 @@ impl Prepared {
                 if pre.called_store {
                     shared.store().note_index(index);
                 }
+                to_apply.send((index, request, pre.wrote_store));
             })
         };
-        let [a, b] = leader_change_requests();
+        let [a, b] = handler_requests(plan);
         let h1 = handler("h1", a);
         let h2 = handler("h2", b);
+        drop(to_apply);
         let (to_om2, from_om1) = channel::unbounded::<ToFollower>();
         let follower = {
-            let (om, reconcile, me) = (
-                Arc::clone(&om2),
-                self.design == Design::LeaderSideReconciled,
-                Actor::new("om2", recorder),
-            );
+            let (om, me) = (Arc::clone(&om2), Actor::new("om2", recorder));
             thread::spawn("om2", move || {
                 let mut view = initial_tables();
                 let mut alive = true;
@@ -707,11 +921,11 @@ impl Prepared {
                             me.step(
                                 &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
                                 format!(
-                                    "om2 leads term 2: its configuration entry {conf} is \
-                                     applied, every earlier entry too: ready"
+                                    "om2 leads term 2 (om3's vote): its configuration entry \
+                                     {conf} is applied, every earlier entry too: ready"
                                 ),
                             );
-                            if reconcile && alive {
+                            if design.reconciles() && alive {
                                 om.reconcile(&me);
                             }
                         }
@@ -719,40 +933,72 @@ impl Prepared {
                 }
             })
         };
-        h1.join();
-        h2.join();
-        let appended = appended.lock().clone();
-        let mut committed = None;
+        let takeover = matches!(plan, Plan::LeaderChange | Plan::PartitionedLeader);
+        let mut committed = Vec::new();
         let mut view = initial_tables();
-        if let Some((request, _)) = appended.first() {
-            to_om2.send(ToFollower::Entry(2, *request));
-            om1.apply_and_flush(&main, &mut view, 2, request);
-            committed = Some(*request);
-        }
-        if let Some((request, pre)) = appended.get(1) {
-            main.step(
-                Label::model("entry never commits"),
-                format!("index 3 {request}: never committed; its client gets an error"),
-            );
-            if pre.wrote_store {
-                main.probe(&UNCOMMITTED_STORE_WRITE);
+        while let Some((index, request, wrote)) = from_handlers.recv() {
+            if !takeover || committed.is_empty() {
+                to_om2.send(ToFollower::Entry(index, request));
+                om1.apply_and_flush(&main, &mut view, index, &request);
+                om1.unlock_after_apply(&main, "applied");
+                committed.push(request);
+                if plan == Plan::PartitionedLeader {
+                    main.step(
+                        Label::model("partition"),
+                        "om1 is partitioned from om2 and om3; its handlers go on".to_string(),
+                    );
+                    to_om2.send(ToFollower::LeaderChange(3));
+                }
+            } else {
+                main.step(
+                    Label::model("entry never commits"),
+                    format!("index {index} {request}: never committed; its client gets an error"),
+                );
+                if wrote {
+                    main.probe(&UNCOMMITTED_STORE_WRITE);
+                }
             }
         }
-        om1.crash(&main, "om1 crashes");
-        let conf = if committed.is_some() { 3 } else { 2 };
-        to_om2.send(ToFollower::LeaderChange(conf));
+        h1.join();
+        h2.join();
+        let conf = 2 + committed.len() as u64;
+        match plan {
+            Plan::LeaderChange => {
+                om1.crash(&main, "om1 crashes");
+                to_om2.send(ToFollower::LeaderChange(conf));
+            }
+            Plan::PartitionedLeader if committed.is_empty() => {
+                to_om2.send(ToFollower::LeaderChange(conf));
+            }
+            _ => {}
+        }
         drop(to_om2);
         follower.join();
-        // om1 restarts as a follower: its log is the new leader's.
+        let leader = if takeover { &om2 } else { &om1 };
+        if design == Design::LeaderSidePeriodic && !leader.terminated() {
+            // The periodic run after the last fault: the old leader has stepped down, no
+            // request is in flight.
+            let me = Actor::new("periodic", recorder);
+            leader.reconcile(&me);
+        }
+        // The log every OM ends with: om1 (after a crash, or once the partition heals) and
+        // om3 catch up from it.
         let mut log = RaftLog::new();
         log.start_term(1);
-        if let Some(request) = committed {
-            log.append(request);
+        for request in &committed {
+            log.append(*request);
         }
-        log.start_term(2);
+        if takeover {
+            log.start_term(2);
+        }
         let me = Actor::new("restart", recorder);
-        let om1 = Arc::new(restart_and_replay("om1", shared, om1.db(), &log, &me));
-        vec![om1, om2]
+        let om1 = if takeover {
+            Arc::new(restart_and_replay("om1", shared, om1.db(), &log, &me))
+        } else {
+            om1
+        };
+        let om3 = Arc::new(restart_and_replay("om3", shared, &db(), &log, &me));
+        vec![om1, om2, om3]
     }
 }
 
@@ -762,7 +1008,7 @@ impl Case for Prepared {
         let mut oms = match self.plan {
             Plan::LaggingFollower | Plan::StoreFailure => self.two_oms(recorder, &shared),
             Plan::CrashReplay | Plan::ApplyVsFlush => self.one_om(recorder, &shared),
-            Plan::LeaderChange => self.leader_change(recorder, &shared),
+            _ => self.handler_plan(recorder, &shared),
         };
         recorder.quiesce();
         // Every terminated OM restarts once and replays after its stored index.

@@ -5,13 +5,15 @@
 use crate::support::{pct, run};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::kit::external_store::Fault;
 use ozone_ha_check::kit::store::Tables;
 use ozone_ha_check::kit::store::WriteBatch;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::s3_secret::cache::{Lookup, SecretCache};
 use ozone_ha_check::models::s3_secret::node::{
     fresh_db, restart_and_replay, Om, Response, Shared, FLUSH_REVOKES_NEWER_SECRET,
-    LEAKED_TENANT_ENTRY, STALE_WRITE_REFUSED, TOMBSTONE_THEN_STORE_WRITE,
+    LEAKED_TENANT_ENTRY, PRINCIPAL_EVICTED_FIRST, REVOKED_SECRET_RESTORED, STALE_WRITE_REFUSED,
+    TOMBSTONE_THEN_STORE_WRITE,
 };
 use ozone_ha_check::models::s3_secret::requests::{FlushCall, S3Request, Termination};
 use ozone_ha_check::models::s3_secret::{
@@ -32,10 +34,16 @@ fn leader_side_reconciled_holds_over_many_seeds_with_its_window_reached() {
             "apply-vs-flush",
             "store-failure",
             "leader-change",
+            "pipelined",
         ] {
             let r = run(S, "leader-side-reconciled", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(r.probes["LateApply"] > 0, "seed {seed} {plan}");
+        }
+        for plan in ["partitioned-leader", "submit-fails", "lost-store-reply"] {
+            let r = run(S, "leader-side-periodic", plan, pct(seed, 2_000), None);
+            assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
+            assert!(r.probes["UncommittedStoreWrite"] > 0, "seed {seed} {plan}");
         }
     }
 }
@@ -55,7 +63,7 @@ fn entries(plan: Plan) -> Vec<(u64, S3Request)> {
 }
 
 fn held(shared: &Shared, id: &str) -> Option<Secret> {
-    shared.store().rows().get(id).map(|s| s.secret)
+    shared.store().rows().get(id).and_then(|s| s.live())
 }
 
 fn has_access_id(t: &Tables<Row>) -> bool {
@@ -263,6 +271,28 @@ fn explored_plans_reach_the_staged_paths() {
             "leader-change",
             "UncommittedStoreWrite",
         ),
+        ("buggy", "lagging-follower", PRINCIPAL_EVICTED_FIRST.name),
+        (
+            "leader-side-reconciled",
+            "pipelined",
+            "PreExecuteWaitedForApply",
+        ),
+        ("buggy", "lagging-follower", REVOKED_SECRET_RESTORED.name),
+        (
+            "leader-side-periodic",
+            "partitioned-leader",
+            "UncommittedStoreWrite",
+        ),
+        (
+            "leader-side-periodic",
+            "submit-fails",
+            "UncommittedStoreWrite",
+        ),
+        (
+            "leader-side-periodic",
+            "lost-store-reply",
+            "UncommittedStoreWrite",
+        ),
     ] {
         let r = explore(
             find(S).unwrap(),
@@ -283,6 +313,7 @@ fn om_over(design: Design, rows: &[(&'static str, &'static str)]) -> (Arc<Shared
                 StoredSecret {
                     secret: Secret(s),
                     index: 0,
+                    revoked: false,
                 },
             )
         })
@@ -593,6 +624,85 @@ fn leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute() {
     }
 }
 
+/// A lost reply: the store write takes effect, the call fails. The leader-side
+/// `preExecute` turns the failure into a clean error (the entry is not replicated) while
+/// the store holds the new secret.
+// Reference: OMExecutionFlow.submitExecutionToRatis.
+fn a_lost_store_reply_leaves_the_write_in_place() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("h1", &rec);
+        let shared = Arc::new(Shared::new(
+            Design::LeaderSide,
+            &[(
+                "u1",
+                StoredSecret {
+                    secret: Secret("S0"),
+                    index: 0,
+                    revoked: false,
+                },
+            )],
+            Some(Fault {
+                caller: "om1",
+                nth: 2,
+                lost_reply: true,
+            }),
+            &[("u1", Some(Secret("S0")))],
+        ));
+        let om = Om::new("om1", true, Arc::clone(&shared), fresh_db());
+        let set = S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("X"),
+        };
+        let pre = om.pre_execute(&me, &initial_tables(), &set);
+        assert_eq!(pre.refused, Some("store failure"));
+        assert!(pre.wrote_store);
+        assert_eq!(held(&shared, "u1"), Some(Secret("X")));
+        assert_eq!(shared.issued()["u1"], Some(Secret("S0")));
+    });
+}
+
+/// The revoke reads the access id, then its principal, each from its table's cache before
+/// the DB (`requireNonNull` on each); the two caches are evicted on two executors
+/// (`PartialTableCache.cleanup`, one single-thread executor per table). A rejected assign
+/// left both entries; with the principal's evicted, the revoke throws on `principalInfo`.
+// Reference: OMTenantRevokeUserAccessIdRequest.validateAndUpdateCache; PartialTableCache.cleanup.
+fn a_revoke_finding_the_access_id_without_its_principal_throws() {
+    let r = {
+        use ozone_ha_check::explore::{explore, Request};
+        use ozone_ha_check::scenarios::find;
+        explore(
+            find(S).unwrap(),
+            &Request::new("buggy", "lagging-follower", pct(0, 2_000)).stop_at_first(false),
+        )
+        .unwrap()
+    };
+    assert!(r.probes[PRINCIPAL_EVICTED_FIRST.name] > 0);
+    assert!(r.probes[LEAKED_TENANT_ENTRY.name] > 0);
+}
+
+/// `index-per-secret`'s store keeps a tombstone with the delete's index: the late OM's
+/// write of the assign at 2 after the revoke at 3 is refused, where `buggy`'s lands.
+fn index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write() {
+    use ozone_ha_check::explore::{explore, Request};
+    use ozone_ha_check::scenarios::find;
+    let probes = |variant: &str| {
+        explore(
+            find(S).unwrap(),
+            &Request::new(variant, "lagging-follower", pct(0, 2_000)).stop_at_first(false),
+        )
+        .unwrap()
+        .probes
+    };
+    assert!(probes("buggy")[REVOKED_SECRET_RESTORED.name] > 0);
+    let ips = probes("index-per-secret");
+    assert_eq!(
+        ips.get(REVOKED_SECRET_RESTORED.name).copied().unwrap_or(0),
+        0
+    );
+    assert!(ips[STALE_WRITE_REFUSED.name] > 0);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -612,6 +722,9 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_tenant_revoke_invalidates_without_the_lock,
         a_rejected_assign_leaves_its_tenant_entry_until_the_flush_evicts_it,
         set_pre_execute_reads_the_store_and_fills_the_leaders_cache,
-        leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute
+        leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute,
+        a_lost_store_reply_leaves_the_write_in_place,
+        a_revoke_finding_the_access_id_without_its_principal_throws,
+        index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write
     ]
 }

@@ -52,18 +52,32 @@ impl fmt::Display for Secret {
 }
 
 /// What the external store holds for an id: the secret, and the log index of the request
-/// that wrote it (read only by the `index-per-secret` design).
+/// that wrote it (read only by the `index-per-secret` design), or, in that design, a
+/// tombstone that keeps the index of the delete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredSecret {
     /// The secret.
     pub secret: Secret,
     /// The log index of its writer.
     pub index: u64,
+    /// `index-per-secret`'s tombstone: the id was deleted at `index` and has no secret.
+    pub revoked: bool,
+}
+
+impl StoredSecret {
+    /// The secret, unless a tombstone.
+    pub fn live(&self) -> Option<Secret> {
+        (!self.revoked).then_some(self.secret)
+    }
 }
 
 impl fmt::Display for StoredSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}", self.secret, self.index)
+        if self.revoked {
+            write!(f, "revoked@{}", self.index)
+        } else {
+            write!(f, "{}@{}", self.secret, self.index)
+        }
     }
 }
 
@@ -74,23 +88,44 @@ pub enum Design {
     /// time), deciding from what the store holds then.
     PerOm,
     /// As [`Design::PerOm`], but the store keeps the log index with each secret and refuses a
-    /// write or a delete from a lower index than the one it holds.
+    /// write or a delete from a lower index than the one it holds; a delete leaves a
+    /// tombstone with its index, so a lower write after it is refused too.
     IndexPerSecret,
     /// The leader calls the store once in `preExecute`, before the entry is replicated, and
     /// puts its decision in the entry; applying only updates caches and the OM's DB (a
     /// replicated row per access id); a store failure is a clean per-request error and the
-    /// entry is not replicated.
+    /// entry is not replicated. The id's lock is held for the `preExecute` only, so RPC
+    /// handlers pre-execute ahead of the apply and may append in another order.
     LeaderSide,
-    /// As [`Design::LeaderSide`], and a new leader, once ready, makes the store equal the
-    /// replicated rows.
+    /// As [`Design::LeaderSide`], with the lock held from `preExecute` until the leader
+    /// applies the entry (or the request fails), as the tenant requests hold the authorizer
+    /// lock; and a new leader, once ready, makes the store equal the replicated rows, once.
     LeaderSideReconciled,
+    /// As [`Design::LeaderSideReconciled`], and the ready leader reconciles again
+    /// periodically, as `OMRangerBGSyncService` does.
+    LeaderSidePeriodic,
 }
 
 impl Design {
-    /// Whether the leader decides in `preExecute` ([`Design::LeaderSide`] and
-    /// [`Design::LeaderSideReconciled`]).
+    /// Whether the leader decides in `preExecute`.
     pub fn leader_side(self) -> bool {
-        matches!(self, Design::LeaderSide | Design::LeaderSideReconciled)
+        matches!(
+            self,
+            Design::LeaderSide | Design::LeaderSideReconciled | Design::LeaderSidePeriodic
+        )
+    }
+
+    /// Whether the leader holds the id's lock from `preExecute` until it applies the entry.
+    pub fn locks_to_apply(self) -> bool {
+        matches!(
+            self,
+            Design::LeaderSideReconciled | Design::LeaderSidePeriodic
+        )
+    }
+
+    /// Whether a leader reconciles the store with its replicated rows once it is ready.
+    pub fn reconciles(self) -> bool {
+        self.locks_to_apply()
     }
 }
 

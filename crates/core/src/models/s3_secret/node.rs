@@ -43,7 +43,7 @@ use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
@@ -78,6 +78,24 @@ pub const LEAKED_TENANT_ENTRY: Probe = Probe::new(
     "LeakedTenantEntryRead",
     "a request read a tenant-table cache entry that a rejected tenant assign left behind",
 );
+/// A store write landed after a delete of the id from a higher index: the store keeps no
+/// tombstone, so `index-per-secret` cannot refuse it and a revoked secret is back.
+pub const REVOKED_SECRET_RESTORED: Probe = Probe::new(
+    "RevokedSecretRestored",
+    "a write from a lower index landed after the id was deleted from a higher index",
+);
+/// A `preExecute` waited for the lock an earlier pre-executed, not yet applied request of
+/// the id held (the pipelining the lock to the apply prevents).
+pub const WAITED_FOR_APPLY: Probe = Probe::new(
+    "PreExecuteWaitedForApply",
+    "a preExecute waited until an earlier pre-executed request of the id was applied",
+);
+/// A tenant revoke found the access id's tenant entry but not its principal's: the
+/// principal table's cache entry was evicted, the access-id table's not yet.
+pub const PRINCIPAL_EVICTED_FIRST: Probe = Probe::new(
+    "PrincipalEvictedFirst",
+    "a tenant revoke found the access id's entry but not its principal's (evicted first)",
+);
 /// A leader's `preExecute` changed the store for an entry that never committed.
 pub const UNCOMMITTED_STORE_WRITE: Probe = Probe::new(
     "UncommittedStoreWrite",
@@ -97,6 +115,7 @@ pub struct Shared {
     terminations: Ghost<Vec<String>>,
     decisions: Ghost<BTreeMap<u64, Decision>>,
     error_flushed: Ghost<Vec<u64>>,
+    deleted_at: Ghost<BTreeMap<AccessId, u64>>,
 }
 
 impl Shared {
@@ -118,6 +137,7 @@ impl Shared {
             terminations: Ghost::new(Vec::new()),
             decisions: Ghost::new(BTreeMap::new()),
             error_flushed: Ghost::new(Vec::new()),
+            deleted_at: Ghost::new(BTreeMap::new()),
         }
     }
 
@@ -194,6 +214,42 @@ impl Indexed for Response {
     }
 }
 
+/// The lock a leader-side design holds from `preExecute` until the leader applies the entry
+/// (one id per plan, so one lock per OM). It is released by another thread than the one that
+/// took it (the apply thread), as the authorizer lock of the tenant requests is
+/// ([`AuthorizerLockImpl.tryWriteLockInOMRequest`](java::AuthorizerLockImpl::tryWriteLockInOMRequest)
+/// on the RPC handler, [`unlockWriteInOMRequest`](java::AuthorizerLockImpl::unlockWriteInOMRequest)
+/// in `validateAndUpdateCache`), hence a flag and a condition variable rather than a guard.
+struct Gate {
+    held: Mutex<bool>,
+    freed: Condvar,
+}
+
+impl Gate {
+    fn new() -> Self {
+        Self {
+            held: Mutex::new(false),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Take it; returns whether it had to wait.
+    fn acquire(&self) -> bool {
+        let mut held = self.held.lock();
+        let waited = *held;
+        while *held {
+            held = self.freed.wait(held);
+        }
+        *held = true;
+        waited
+    }
+
+    fn release(&self) {
+        *self.held.lock() = false;
+        self.freed.notify_all();
+    }
+}
+
 /// One OM.
 pub struct Om {
     name: &'static str,
@@ -202,9 +258,13 @@ pub struct Om {
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
     tenant: Mutex<TenantCache>,
+    /// The table cache of `principalToAccessIdsTable`, keyed by access id (one principal per
+    /// id in the plans); its DB row is written and deleted with the access id's.
+    principal: Mutex<TenantCache>,
     /// Ghost: the tenant-table cache entries a rejected assign left, by id and epoch.
     leaked: Ghost<Vec<(AccessId, u64)>>,
     secret_lock: Mutex<()>,
+    gate: Gate,
     buffer: DoubleBuffer<Response>,
 }
 
@@ -218,8 +278,10 @@ impl Om {
             db,
             cache: Mutex::new(SecretCache::default()),
             tenant: Mutex::new(TenantCache::default()),
+            principal: Mutex::new(TenantCache::default()),
             leaked: Ghost::new(Vec::new()),
             secret_lock: Mutex::new(()),
+            gate: Gate::new(),
             buffer: DoubleBuffer::new(),
         }
     }
@@ -243,6 +305,35 @@ impl Om {
     /// would (for staged tests of which calls wait for it).
     pub fn hold_secret_lock(&self) -> MutexGuard<'_, ()> {
         self.secret_lock.lock()
+    }
+
+    /// A leader-side design that locks to the apply: take the id's lock before `preExecute`
+    /// (waits while an earlier pre-executed request of the id is not applied yet).
+    pub fn lock_to_apply(&self, actor: &Actor) {
+        if self.shared.design.locks_to_apply() {
+            if self.gate.acquire() {
+                actor.probe(&WAITED_FOR_APPLY);
+            }
+            actor.step(
+                Label::model("take the id's lock until the apply"),
+                format!(
+                    "{}: lock held from preExecute until the leader applies",
+                    self.name
+                ),
+            );
+        }
+    }
+
+    /// Release what [`Om::lock_to_apply`] took: the leader applied the entry, or the request
+    /// failed before it was replicated.
+    pub fn unlock_after_apply(&self, actor: &Actor, why: &str) {
+        if self.shared.design.locks_to_apply() {
+            self.gate.release();
+            actor.step(
+                Label::model("release the id's lock"),
+                format!("{}: lock released ({why})", self.name),
+            );
+        }
     }
 
     fn late_probe(&self, actor: &Actor, index: u64) {
@@ -278,7 +369,7 @@ impl Om {
                 index,
                 id,
             )?
-            .map(|s| s.secret);
+            .and_then(|s| s.live());
         if let Some(s) = held {
             self.cache.lock().put(id, s, 0);
             actor.step_with(&java::S3SecretManager::updateCache, || {
@@ -316,7 +407,11 @@ impl Om {
         secret: Secret,
     ) -> Result<(), StoreError> {
         let java: Label = java.into();
-        let value = StoredSecret { secret, index };
+        let value = StoredSecret {
+            secret,
+            index,
+            revoked: false,
+        };
         let guarded = self.shared.design == Design::IndexPerSecret;
         let wrote =
             self.shared
@@ -326,6 +421,12 @@ impl Om {
                 })?;
         if !wrote {
             actor.probe(&STALE_WRITE_REFUSED);
+        } else if self
+            .shared
+            .deleted_at
+            .with(|d| d.get(id).is_some_and(|&at| at > index))
+        {
+            actor.probe(&REVOKED_SECRET_RESTORED);
         }
         Ok(())
     }
@@ -340,12 +441,40 @@ impl Om {
         let java: Label = java.into();
         let guarded = self.shared.design == Design::IndexPerSecret;
         let newer = Cell::new(false);
-        self.shared
-            .store
-            .delete_unless(actor, java, self.name, index, id, |old| {
-                newer.set(old.index > index);
-                guarded && old.index > index
-            })?;
+        let gone = if guarded {
+            // A tombstone keeping the delete's index, refused over a newer entry.
+            let tombstone = StoredSecret {
+                secret: Secret("-"),
+                index,
+                revoked: true,
+            };
+            let wrote = self.shared.store.put_unless(
+                actor,
+                java,
+                self.name,
+                index,
+                id,
+                tombstone,
+                |old| {
+                    newer.set(old.index > index && old.live().is_some());
+                    old.index > index
+                },
+            )?;
+            wrote.then_some(tombstone)
+        } else {
+            self.shared
+                .store
+                .delete_unless(actor, java, self.name, index, id, |old| {
+                    newer.set(old.index > index);
+                    false
+                })?
+        };
+        if gone.is_some() {
+            self.shared.deleted_at.with(|d| {
+                let at = d.entry(id).or_default();
+                *at = (*at).max(index);
+            });
+        }
         if newer.get() {
             actor.probe(&FLUSH_REVOKES_NEWER_SECRET);
             if guarded {
@@ -472,14 +601,16 @@ impl Om {
             called.set(true);
             let held = store
                 .get(actor, java, name, NO_INDEX, id)?
-                .map(|s| s.secret);
+                .and_then(|s| s.live());
             let put = |secret: Secret| -> Result<Decision, StoreError> {
                 let value = StoredSecret {
                     secret,
                     index: NO_INDEX,
+                    revoked: false,
                 };
-                store.put(actor, java, name, NO_INDEX, id, value)?;
+                // Set before the call: a write whose reply is lost may have taken effect.
                 wrote.set(true);
+                store.put(actor, java, name, NO_INDEX, id, value)?;
                 Ok(Decision::Accepted(Some(secret)))
             };
             Ok(match (*request, held) {
@@ -491,8 +622,8 @@ impl Om {
                 | (S3Request::SetSecret { secret, .. }, Some(_))
                 | (S3Request::TenantAssign { secret, .. }, None) => put(secret)?,
                 (S3Request::RevokeSecret { .. } | S3Request::TenantRevoke { .. }, Some(_)) => {
-                    store.delete_unless(actor, java, name, NO_INDEX, id, |_| false)?;
                     wrote.set(true);
+                    store.delete_unless(actor, java, name, NO_INDEX, id, |_| false)?;
                     Decision::Accepted(None)
                 }
                 (S3Request::SetSecret { .. }, None) => Decision::Rejected("ACCESS_ID_NOT_FOUND"),
@@ -616,6 +747,7 @@ impl Om {
                 } else {
                     let row = Row::AccessIdInfo { tenant };
                     self.tenant.lock().add(id, Some(row), index);
+                    self.principal.lock().add(id, Some(row), index);
                     actor.step_with(&java::TypedTable::addCacheEntry, || {
                         format!("index {index}: tenant-table cache {id} = {row}@{index}")
                     });
@@ -684,6 +816,19 @@ impl Om {
             actor.step(java, format!("index {}: {npe}", response.index));
             return Err(Termination::Throwable(npe));
         }
+        // `getPrincipalToAccessIdsTable().getIfExist`: its table cache, else the DB row,
+        // written with the access id's.
+        let principal = match self.principal.lock().lookup(id) {
+            TableLookup::Hit(row) => row.is_some(),
+            TableLookup::Miss => view.get(TENANT_ACCESS_ID_TABLE, id).is_some(),
+        };
+        if !principal {
+            actor.probe(&PRINCIPAL_EVICTED_FIRST);
+            let npe = format!("NullPointerException: principalInfo == null for {id}");
+            actor.step(java, format!("index {}: {npe}", response.index));
+            return Err(Termination::Throwable(npe));
+        }
+        self.principal.lock().add(id, None, response.index);
         self.tenant.lock().add(id, None, response.index);
         view.delete(TENANT_ACCESS_ID_TABLE, id);
         response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
@@ -741,12 +886,16 @@ impl Om {
         Ok(())
     }
 
-    /// `leader-side-reconciled`: the new leader, once ready, makes the store equal its
-    /// replicated rows (put the secret, or delete a revoked one), under the id's lock.
+    /// `leader-side-reconciled` and `leader-side-periodic`: a ready leader makes the store
+    /// equal its replicated rows (put the secret, or delete a revoked one), under the lock a
+    /// request holds from `preExecute` to its apply, so that no pre-executed request of the
+    /// id is between its store call and its apply (as `OMRangerBGSyncService` takes the
+    /// authorizer lock: [`OMRangerBGSyncService.triggerRangerSyncOnce`](java::OMRangerBGSyncService::triggerRangerSyncOnce)).
     pub fn reconcile(&self, actor: &Actor) {
         const JAVA: Label = Label::model("reconcile the store with the replicated rows");
+        self.gate.acquire();
         let rows = self.db.scan(actor, JAVA);
-        let _lock = self.secret_lock.lock();
+        let lock = self.secret_lock.lock();
         let store = &self.shared.store;
         for (table, id, row) in rows.iter() {
             let (S3_SECRET_TABLE, Row::Secret { secret, index }) = (table, row) else {
@@ -762,6 +911,7 @@ impl Om {
                     StoredSecret {
                         secret: *s,
                         index: *index,
+                        revoked: false,
                     },
                 ),
                 None => store
@@ -769,6 +919,8 @@ impl Om {
                     .map(|_| ()),
             };
         }
+        drop(lock);
+        self.gate.release();
     }
 
     /// `OzoneManagerDoubleBuffer.add`; false once the OM is gone.
@@ -875,12 +1027,21 @@ impl Om {
             self.cache.lock().evict(id);
         }
         if !tenant_epochs.is_empty() {
-            // `PartialTableCache.cleanup` runs `evictCache` on its executor.
+            // `PartialTableCache.cleanup` runs `evictCache` on each table's own executor, so
+            // the two evictions are not ordered. The principal table's first: an apply
+            // between the two then finds the access id without its principal; the other
+            // order only adds states in which the access id is already gone, where the
+            // revoke throws on it first.
+            let gone = self.principal.lock().evict(&tenant_epochs);
+            actor.step_with(
+                Label::model("principal-table cache eviction (its cleanup executor)"),
+                || format!("epochs {tenant_epochs:?}: evict {gone:?}"),
+            );
             let gone = self.tenant.lock().evict(&tenant_epochs);
             self.leaked
                 .with(|l| l.retain(|(_, epoch)| !tenant_epochs.contains(epoch)));
             actor.step_with(
-                Label::model("tenant-table cache eviction (cleanup executor)"),
+                Label::model("access-id-table cache eviction (its cleanup executor)"),
                 || format!("epochs {tenant_epochs:?}: evict {gone:?}"),
             );
         }
@@ -980,4 +1141,21 @@ pub fn restart_and_replay(
 /// A fresh OM's DB.
 pub fn fresh_db() -> Arc<Store<Row>> {
     Arc::new(Store::with_state(initial_tables(), None))
+}
+
+/// A fresh OM's DB holding `rows` of `S3_SECRET_TABLE` written at index 0: a leader-side
+/// ring whose replicated rows match what the store starts with.
+pub fn seeded_db(rows: &[(AccessId, StoredSecret)]) -> Arc<Store<Row>> {
+    let mut t = initial_tables();
+    for (id, v) in rows {
+        t.put(
+            S3_SECRET_TABLE,
+            id,
+            Row::Secret {
+                secret: Some(v.secret),
+                index: v.index,
+            },
+        );
+    }
+    Arc::new(Store::with_state(t, None))
 }

@@ -130,7 +130,8 @@ pub struct PreExecuted {
     pub decision: Option<Decision>,
     /// Whether it called the external store.
     pub called_store: bool,
-    /// Whether it changed the external store.
+    /// Whether it called the store to change it (the change may have taken effect even
+    /// when the call failed: a lost reply).
     pub wrote_store: bool,
 }
 
