@@ -24,7 +24,7 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 15), ("hdds-16452", 30)] {
+    for (name, cases) in [("hdds-16092", 25), ("hdds-16452", 30)] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
@@ -34,6 +34,50 @@ fn list_json_names_every_case_with_its_expectation() {
     for s in scenarios {
         assert!(!s["expected"].as_array().unwrap().is_empty(), "{s}");
     }
+    // hdds-16092's generated plan: its vocabulary, bounds and the size of its space.
+    let v = &scenarios
+        .iter()
+        .find(|s| s["scenario"] == "hdds-16092")
+        .unwrap()["vocabulary"];
+    assert_eq!(v["bounds"]["requests"], 3);
+    assert_eq!(v["workloads"], "129");
+    let words: Vec<&str> = v["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(words, ["create", "commit", "rename"]);
+}
+
+#[test]
+fn bounds_run_only_the_generated_plan_and_off_the_defaults_are_not_judged() {
+    let out = cli(&[
+        "check",
+        "hdds-16092",
+        "--requests",
+        "1",
+        "--engine",
+        "pct",
+        "--executions",
+        "200",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("hdds-16092"))
+        .collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(lines.iter().all(|l| l.contains("/generated")), "{stdout}");
+    assert!(
+        stdout.contains("every workload of at most 1 request and 0 faults (3 workloads)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("5 not judged (off the default size or bounds)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -55,7 +99,16 @@ fn check_json_has_the_contract_keys_and_exit_0() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 15);
+    assert_eq!(rows.len(), 25);
+    let generated: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["plan"] == "generated").collect();
+    assert_eq!(generated.len(), 5);
+    for r in generated {
+        assert!(
+            r["scope"].as_str().unwrap().contains("129 workloads"),
+            "{r}"
+        );
+    }
     for row in rows {
         for key in [
             "scenario",
@@ -148,7 +201,7 @@ fn bad_input_is_a_usage_error() {
         "`steady` is a written plan",
     );
     assert_usage_error(
-        &["check", "hdds-16092", "--requests", "2"],
+        &["check", "hdds-16452", "--requests", "2"],
         "no selected scenario has a `generated` plan",
     );
     assert_usage_error(

@@ -456,13 +456,18 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         .filter(|i| watch.is_none_or(|w| w == *i))
         .map(str::to_string)
         .collect();
-    let (expectation, expected_invariants) = if !scenario.is_default_size(request.size) {
-        (Expectation::NotJudged, Vec::new())
-    } else if expected_invariants.is_empty() {
-        (Expectation::Holds, expected_invariants)
-    } else {
-        (Expectation::Violates, expected_invariants)
-    };
+    // Likewise for a generated plan's workloads: the expectations are over the default bounds.
+    let off_bounds = request
+        .bounds
+        .is_some_and(|b| scenario.vocabulary().is_some_and(|v| v.bounds != b));
+    let (expectation, expected_invariants) =
+        if !scenario.is_default_size(request.size) || off_bounds {
+            (Expectation::NotJudged, Vec::new())
+        } else if expected_invariants.is_empty() {
+            (Expectation::Holds, expected_invariants)
+        } else {
+            (Expectation::Violates, expected_invariants)
+        };
     let verdict = if tally.first.is_some() {
         Verdict::Violated
     } else if scenario

@@ -27,7 +27,12 @@
 //!     Word { name: "rename", kind: Kind::Request, args: &[0, 0], doc: "OMKeyRenameRequest" },
 //!     Word { name: "kill", kind: Kind::Fault, args: &[], doc: "kill -9, no final flush" },
 //! ];
-//! let v = Vocabulary { universes: &[KEYS], words: WORDS, bounds: Bounds { requests: 2, faults: 1 } };
+//! let v = Vocabulary {
+//!     universes: &[KEYS],
+//!     words: WORDS,
+//!     bounds: Bounds { requests: 2, faults: 1 },
+//!     allowed: ozone_ha_check::workload::any_item,
+//! };
 //!
 //! let w = v.parse("create(k1) rename(k1,k2) kill").unwrap();
 //! assert_eq!(v.show(&w), "create(k1) rename(k1,k2) kill");
@@ -99,7 +104,7 @@ impl fmt::Display for Bounds {
 }
 
 /// A scenario's words, the universes they range over, and its default bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Vocabulary {
     /// The universes, referred to by index from [`Word::args`].
     pub universes: &'static [Universe],
@@ -107,6 +112,14 @@ pub struct Vocabulary {
     pub words: &'static [Word],
     /// The bounds `check` uses when none are given.
     pub bounds: Bounds,
+    /// Whether an item may follow a prefix: what a client can send next (a commit only for
+    /// a key it has open, say). [`any_item`] admits everything.
+    pub allowed: fn(&[Item], &Item) -> bool,
+}
+
+/// Every item may follow every prefix: a vocabulary without preconditions.
+pub fn any_item(_prefix: &[Item], _item: &Item) -> bool {
+    true
 }
 
 /// One word of a workload, with its arguments (indices into their universes).
@@ -139,50 +152,83 @@ impl std::error::Error for WorkloadError {}
 
 impl Vocabulary {
     /// Draw a workload within `bounds` from the engine's choices: at each position, stop or
-    /// take one of the words still within the bounds, then each argument in canonical form.
-    /// Call it before spawning, so that under loom the choices do not depend on the
-    /// interleaving. Every workload, one of a single request too, must then race something
-    /// (PCT fails a run whose first execution made no scheduling choice).
+    /// take one of the items the bounds and [`Vocabulary::allowed`] leave, arguments in
+    /// canonical form. Call it before spawning, so that under loom the choices do not depend
+    /// on the interleaving. Every workload, one of a single request too, must then race
+    /// something (PCT fails a run whose first execution made no scheduling choice).
     pub fn draw(&self, bounds: Bounds) -> Workload {
         let mut workload = Workload::default();
-        let mut used = vec![0usize; self.universes.len()];
-        let (mut requests, mut faults) = (0, 0);
         loop {
-            let open: Vec<usize> = (0..self.words.len())
-                .filter(|&w| match self.words[w].kind {
-                    Kind::Request => requests < bounds.requests,
-                    Kind::Fault => faults < bounds.faults,
-                })
-                .collect();
-            if open.is_empty() {
-                return workload;
-            }
+            let next = self.candidates(&workload.items, bounds);
             // Option 0 stops (once there is an item: an empty workload runs nothing, and
             // PCT needs its first execution to schedule something), so a depth-first search
             // meets the shorter workloads first.
             let stop = usize::from(!workload.items.is_empty());
-            let pick = choose(open.len() + stop);
+            if next.is_empty() {
+                return workload;
+            }
+            let pick = choose(next.len() + stop);
             if pick < stop {
                 return workload;
             }
-            let word = open[pick - stop];
-            match self.words[word].kind {
-                Kind::Request => requests += 1,
-                Kind::Fault => faults += 1,
-            }
-            let args = self.words[word]
-                .args
+            workload.items.push(next[pick - stop].clone());
+        }
+    }
+
+    /// The items that may follow `prefix` within `bounds`: every word still within its
+    /// bound, with every canonical choice of arguments, that [`Vocabulary::allowed`] admits.
+    pub fn candidates(&self, prefix: &[Item], bounds: Bounds) -> Vec<Item> {
+        let count = |kind| {
+            prefix
                 .iter()
-                .map(|&u| {
-                    let n = self.choices_for(u, used[u]);
-                    let value = choose(n);
-                    if self.universes[u].symmetric && value == used[u] {
-                        used[u] += 1;
-                    }
-                    value
-                })
-                .collect();
-            workload.items.push(Item { word, args });
+                .filter(|i| self.words[i.word].kind == kind)
+                .count()
+        };
+        let (requests, faults) = (count(Kind::Request), count(Kind::Fault));
+        let mut used = vec![0usize; self.universes.len()];
+        for item in prefix {
+            self.note_used(item, &mut used);
+        }
+        let mut out = Vec::new();
+        for (word, spec) in self.words.iter().enumerate() {
+            let room = match spec.kind {
+                Kind::Request => requests < bounds.requests,
+                Kind::Fault => faults < bounds.faults,
+            };
+            if !room {
+                continue;
+            }
+            let mut args: Vec<(Vec<usize>, Vec<usize>)> = vec![(Vec::new(), used.clone())];
+            for &u in spec.args {
+                args = args
+                    .into_iter()
+                    .flat_map(|(a, used)| {
+                        (0..self.choices_for(u, used[u])).map(move |value| {
+                            let (mut a, mut used) = (a.clone(), used.clone());
+                            if self.universes[u].symmetric && value == used[u] {
+                                used[u] += 1;
+                            }
+                            a.push(value);
+                            (a, used)
+                        })
+                    })
+                    .collect();
+            }
+            out.extend(
+                args.into_iter()
+                    .map(|(args, _)| Item { word, args })
+                    .filter(|item| (self.allowed)(prefix, item)),
+            );
+        }
+        out
+    }
+
+    /// Count the names of symmetric universes `item` uses for the first time.
+    fn note_used(&self, item: &Item, used: &mut [usize]) {
+        for (&u, &value) in self.words[item.word].args.iter().zip(&item.args) {
+            if self.universes[u].symmetric && value >= used[u] {
+                used[u] = value + 1;
+            }
         }
     }
 
@@ -200,38 +246,18 @@ impl Vocabulary {
     /// The number of workloads [`Vocabulary::draw`] can make within `bounds` (none empty):
     /// the size of the space a verdict over them covers.
     pub fn count(&self, bounds: Bounds) -> u128 {
-        let used = vec![0; self.universes.len()];
-        // Less the empty workload, which draw() never makes.
-        self.count_from(bounds.requests, bounds.faults, &used) - 1
+        self.count_after(&mut Vec::new(), bounds)
     }
 
-    /// Workloads from here on, the one that stops here included.
-    fn count_from(&self, requests: usize, faults: usize, used: &[usize]) -> u128 {
-        let mut total = 1; // stop here
-        for word in self.words {
-            let left = match word.kind {
-                Kind::Request if requests > 0 => (requests - 1, faults),
-                Kind::Fault if faults > 0 => (requests, faults - 1),
-                _ => continue,
-            };
-            total += self.count_args(word.args, used.to_vec(), left);
+    /// Workloads that extend `prefix` by at least one item.
+    fn count_after(&self, prefix: &mut Vec<Item>, bounds: Bounds) -> u128 {
+        let mut total = 0;
+        for item in self.candidates(prefix, bounds) {
+            prefix.push(item);
+            total += 1 + self.count_after(prefix, bounds);
+            prefix.pop();
         }
         total
-    }
-
-    fn count_args(&self, args: &[usize], used: Vec<usize>, left: (usize, usize)) -> u128 {
-        let Some((&u, rest)) = args.split_first() else {
-            return self.count_from(left.0, left.1, &used);
-        };
-        (0..self.choices_for(u, used[u]))
-            .map(|value| {
-                let mut used = used.clone();
-                if self.universes[u].symmetric && value == used[u] {
-                    used[u] += 1;
-                }
-                self.count_args(rest, used, left)
-            })
-            .sum()
     }
 
     /// `workload` with the names of each symmetric universe renumbered by first use: the

@@ -201,7 +201,9 @@ pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
     }
     let unjudged = count(&|r| r.expected == Expectation::NotJudged);
     if unjudged > 0 {
-        parts.push(format!("{unjudged} not judged (off the default size)"));
+        parts.push(format!(
+            "{unjudged} not judged (off the default size or bounds)"
+        ));
     }
     let cases: BTreeSet<_> = reports.iter().map(case).collect();
     let failed: BTreeSet<_> = reports

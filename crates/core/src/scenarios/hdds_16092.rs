@@ -36,6 +36,11 @@
 //!   checkpoint (`notifyInstallSnapshotFromLeader` -> `installSnapshotFromLeader` ->
 //!   `installCheckpoint`) and applies the log after the checkpoint's index; the OM itself does
 //!   not restart. Checked against the same peer as `restart`.
+//! - `generated`: `restart`'s actors on every workload of the vocabulary ([`VOCABULARY`]):
+//!   at most three of `CreateKey`, `CommitKey` and `RenameKey` over two interchangeable keys,
+//!   a commit only for a key with an open create ([`workload_log`] turns a workload into the
+//!   log after the configuration entry). No written plan renames a key; this one finds the
+//!   silent drift below.
 //! - `second-term`: a leader change. 1 configuration (term 1), 2 `CreateKey k1` (term 1, left
 //!   open), 3 configuration (term 2), 4 `CreateKey k2`, 5 `CommitKey k2` (term 2); the periodic
 //!   snapshot follows the apply of 4; then the restart and the peer, as in `restart`. Entry 3
@@ -89,11 +94,27 @@
 //! - lowered to 2: the replayed `CommitKey` reads the committed key, finds no open key and fails
 //!   with `KEY_NOT_FOUND`; the flush writes TX 3. No damage.
 //!
+//! - a key created, committed and then renamed, lowered below its create: the replayed
+//!   `CreateKey` finds no key under the old name and builds a fresh one (nothing to validate
+//!   against), the `CommitKey` counts its bytes and namespace in the bucket a second time,
+//!   and the `RenameKey` fails with `KEY_ALREADY_EXISTS`
+//!   ([`OMKeyRenameRequest`](crate::citation::java::OMKeyRenameRequest::validateAndUpdateCache)),
+//!   an error response. Nothing is thrown and the OM runs on, holding both keys (in Ozone
+//!   with one objectID, derived from the create's index) and usedBytes 20, usedNamespace 2
+//!   where its peer holds one key, 10 and 1: **silent drift**. Only the rename's error in
+//!   the OM's log (and the audit log's failed `RENAME_KEY`) shows it.
+//!
 //! So `buggy` and `lock-only` break `NoOmTermination` after the restart of `restart` and
-//! `second-term`, and `ReplicasAgree` (the tables, `TransactionInfo` aside) holds everywhere.
-//! The suite previously claimed that the replay counts the key's bytes twice (usedBytes 20
-//! against the peer's 10): the old model's `CommitKey` never read the committed key and its
-//! `CreateKey` never validated the update id. That claim does not survive the Java and is gone.
+//! `second-term`, where `ReplicasAgree` (the tables, `TransactionInfo` aside) holds; on the
+//! `generated` workloads they break `ReplicasAgree` as well, without terminating (the test
+//! `the_generated_space_drifts_silently_after_a_rename`; the stateful engine finds it in
+//! 48,110 executions; PCT at the default budget finds it for 12 of 20 seeds, so
+//! the case's expectation lists the invariants every seed breaks, and `check --invariant
+//! ReplicasAgree --plan generated` reports the drift as a violation beyond that list). An
+//! earlier claim that the replay of a create and its commit counts the key's bytes twice
+//! did not survive the Java (the replayed create then finds the committed key and throws);
+//! the double count needs the key gone from its name, which a rename (or a delete, not
+//! modelled) does.
 //!
 //! The seed reports a replay on a real cluster (stored index lowered from 41 to 33) that ran
 //! and succeeded, and withdrew its crash-loop claim. The model follows the Java, and that
@@ -204,6 +225,7 @@ use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -236,7 +258,92 @@ choices! {
         SecondTerm = "second-term",
         /// steady, then a follower installs the OM's DB checkpoint and applies the log after the checkpoint's TransactionInfo; the OM does not restart
         Install = "install",
+        /// restart's actors on every workload of the vocabulary (create, commit, rename over two keys) within the bounds
+        Generated = "generated",
     }
+}
+
+/// The requests of a generated workload: what the OM's key path does with keys `k1` and
+/// `k2` (interchangeable names). Each workload follows the leader's configuration entry;
+/// the actors are `restart`'s (the three threads, then the restart and its replay against
+/// the peer that applied the log once). The restart is part of the plan, not a drawn fault.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[Universe {
+        name: "keys",
+        values: &["k1", "k2"],
+        symmetric: true,
+    }],
+    words: &[
+        Word {
+            name: "create",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyCreateRequest: open the key (10 bytes), from the committed key if there is one",
+        },
+        Word {
+            name: "commit",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyCommitRequest: commit the open key and count it in the bucket",
+        },
+        Word {
+            name: "rename",
+            kind: Kind::Request,
+            args: &[0, 0],
+            doc: "OMKeyRenameRequest: move a committed key to a name no key has",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 0,
+    },
+    allowed: one_session_per_key,
+};
+
+/// What a client can send: a key's `CommitKey` only while the key has a `CreateKey` not yet
+/// committed (the commit carries the create's `clientID`, which the client learns from the
+/// create's reply), and no second `CreateKey` of a key while one is open (the model keys
+/// open keys by name alone, where Ozone keys them by name and `clientID`). Renames of any
+/// two names: the Java answers the impossible ones with an error response.
+fn one_session_per_key(prefix: &[Item], item: &Item) -> bool {
+    let word = |i: &Item| VOCABULARY.words[i.word].name;
+    let open = |key: usize| {
+        prefix
+            .iter()
+            .filter(|i| i.args[0] == key)
+            .fold(false, |open, i| match word(i) {
+                "create" => true,
+                "commit" => false,
+                _ => open,
+            })
+    };
+    match word(item) {
+        "create" => !open(item.args[0]),
+        "commit" => open(item.args[0]),
+        _ => true,
+    }
+}
+
+/// The log of a workload: the leader's configuration entry, then each request.
+pub fn workload_log(workload: &crate::workload::Workload) -> RaftLog<OmRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    let keys = VOCABULARY.universes[0].values;
+    for item in &workload.items {
+        let key = |i: usize| keys[item.args[i]].to_string();
+        log.append(match VOCABULARY.words[item.word].name {
+            "create" => OmRequest::CreateKey {
+                key: key(0),
+                size: 10,
+            },
+            "commit" => OmRequest::CommitKey { key: key(0) },
+            _ => OmRequest::RenameKey {
+                from: key(0),
+                to: key(1),
+            },
+        });
+    }
+    log
 }
 
 impl Variant {
@@ -375,6 +482,7 @@ impl Scenario for Hdds16092 {
         random: 60_000,
         pct: 15_000,
     };
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const PROPERTIES: &'static [Property] = &[
         TX_INDEX_MONOTONE.property(),
         DURABLE_INDEX_COVERS_DATA.property(),
@@ -400,11 +508,19 @@ impl Scenario for Hdds16092 {
             DURABLE_INDEX_COVERS_DATA.property(),
             NO_OM_TERMINATION.property(),
         ];
-        use Plan::{Install, Restart, SecondTerm, Steady};
+        use Plan::{Generated, Install, Restart, SecondTerm, Steady};
         use Variant::{Buggy, CachedRead1d260d5, CompareOnly, Fixed, LockOnly};
         match (variant, plan) {
             // 1d260d5's Table.get misses the PARTIAL_CACHE table cache and reads RocksDB.
-            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm | Install) => Expected::Holds,
+            (Fixed | CachedRead1d260d5, Steady | Restart | SecondTerm | Install | Generated) => {
+                Expected::Holds
+            }
+            // Over generated workloads `ReplicasAgree` breaks too, silently (a renamed key's
+            // replay, module docs); the stateful engine finds it, but random and PCT at the
+            // default budget miss it for some seeds, so it is not listed here: the test
+            // `the_generated_space_drifts_silently_after_a_rename` shows it.
+            (Buggy | LockOnly, Generated) => Expected::Violates(AND_TERMINATES),
+            (CompareOnly, Generated) => Expected::Violates(DURABLE_BOTH),
             // A comparing write lowers the index only across a CommitKey, never below a
             // CreateKey whose key is committed: the replay finds no open key (module docs).
             (CompareOnly, Steady | Restart | SecondTerm | Install) | (Buggy | LockOnly, Steady) => {
@@ -423,24 +539,26 @@ impl Scenario for Hdds16092 {
         let log = match plan {
             Plan::Steady | Plan::Restart | Plan::Install => sized_log(size),
             Plan::SecondTerm => second_term_log(size),
-        };
-        let reference = Arc::new(reference_states(&log));
-        let updater = UpdaterConfig {
-            start: 0,
-            periodic: SnapshotTrigger::first_data_after_last_configuration(&log),
-            stop_snapshot: true,
+            Plan::Generated => return Box::new(Prepared::drawn(variant, VOCABULARY.bounds)),
         };
         Box::new(Prepared {
             write: variant.index_write(),
             after: match plan {
                 Plan::Steady => After::Nothing,
-                Plan::Restart | Plan::SecondTerm => After::Restart,
+                Plan::Restart | Plan::SecondTerm | Plan::Generated => After::Restart,
                 Plan::Install => After::Install,
             },
-            log: Arc::new(log),
-            reference,
-            updater,
+            log: Source::Written(Written::of(log)),
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared::drawn(variant, bounds)))
     }
 }
 
@@ -497,20 +615,74 @@ enum After {
     Install,
 }
 
-struct Prepared {
-    write: IndexWrite,
-    after: After,
+/// A log with what a replica that applied it once holds at each index, and when the
+/// periodic snapshot fires.
+#[derive(Clone)]
+struct Written {
     log: Arc<RaftLog<OmRequest>>,
     reference: Arc<Vec<Tables<OmRow>>>,
     updater: UpdaterConfig,
 }
 
+impl Written {
+    fn of(log: RaftLog<OmRequest>) -> Self {
+        Written {
+            reference: Arc::new(reference_states(&log)),
+            updater: UpdaterConfig {
+                start: 0,
+                periodic: SnapshotTrigger::first_data_after_last_configuration(&log),
+                stop_snapshot: true,
+            },
+            log: Arc::new(log),
+        }
+    }
+}
+
+/// Where an execution's log comes from: a plan's, or a workload drawn within the bounds at
+/// the start of the execution.
+enum Source {
+    Written(Written),
+    Drawn(Bounds),
+}
+
+struct Prepared {
+    write: IndexWrite,
+    after: After,
+    log: Source,
+}
+
+impl Prepared {
+    fn drawn(variant: Variant, bounds: Bounds) -> Self {
+        Prepared {
+            write: variant.index_write(),
+            after: After::Restart,
+            log: Source::Drawn(bounds),
+        }
+    }
+}
+
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
+        let Written {
+            log,
+            reference,
+            updater,
+        } = match &self.log {
+            Source::Written(written) => written.clone(),
+            Source::Drawn(bounds) => {
+                // Drawn before anything is spawned, and shown first in the trace.
+                let workload = VOCABULARY.draw(*bounds);
+                Actor::new("client", recorder).step(
+                    Label::model("the workload drawn"),
+                    VOCABULARY.show(&workload),
+                );
+                Written::of(workload_log(&workload))
+            }
+        };
         let store = Arc::new(Store::with_state(
             initial_tables(),
             Some(durable_observer(recorder, DURABLE, {
-                let reference = Arc::clone(&self.reference);
+                let reference = Arc::clone(&reference);
                 move |before, after| DurableStep {
                     before_tx: stored_index(before),
                     after: after.clone(),
@@ -535,11 +707,11 @@ impl Case for Prepared {
         let ratis = {
             let (node, log, candidates, me) = (
                 Arc::clone(&node),
-                Arc::clone(&self.log),
+                Arc::clone(&log),
                 Arc::clone(&candidates),
                 Actor::new("ratis", recorder),
             );
-            let config = self.updater;
+            let config = updater;
             thread::spawn("ratis", move || {
                 ratis_updater(&node, &log, &me, futures, config, |_, snapshot| {
                     candidates.with(|c| c.push(snapshot.taken.chosen));
@@ -561,7 +733,7 @@ impl Case for Prepared {
             let (replica, replayed) = match self.after {
                 After::Install => {
                     let me = Actor::new("follower", recorder);
-                    let (replica, replayed) = install_checkpoint(&store, &self.log, &me);
+                    let (replica, replayed) = install_checkpoint(&store, &log, &me);
                     (replica, replayed)
                 }
                 _ => {
@@ -570,15 +742,15 @@ impl Case for Prepared {
                     // the staged test `replaying_a_committed_keys_create_terminates_the_om_on_every_restart`
                     // shows it. Loom's five threads do not leave room for it.
                     let me = Actor::new("restart", recorder);
-                    let replayed = restart_and_replay(&store, &self.log, &me);
+                    let replayed = restart_and_replay(&store, &log, &me);
                     (Arc::clone(&store), replayed)
                 }
             };
             if let Replayed::Terminated { index, why } = replayed {
                 exits.push(format!("replay of index {index}: {why}"));
             }
-            let last = usize::try_from(self.log.last_index()).unwrap_or(usize::MAX);
-            let peer = self.reference[last].clone();
+            let last = usize::try_from(log.last_index()).unwrap_or(usize::MAX);
+            let peer = reference[last].clone();
             let me = Actor::new("peer", recorder);
             me.step(
                 Label::model("peer OM"),

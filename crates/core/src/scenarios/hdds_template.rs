@@ -42,7 +42,7 @@ use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::ghost::Ghost;
 use crate::sync::{thread, Arc, Mutex, Volatile};
-use crate::workload::{Bounds, Kind, Vocabulary, Word};
+use crate::workload::{any_item, Bounds, Kind, Vocabulary, Word};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +84,8 @@ pub const VOCABULARY: Vocabulary = Vocabulary {
         requests: 3,
         faults: 0,
     },
+    // TODO what a client can send next, given what it sent (`any_item`: anything).
+    allowed: any_item,
 };
 
 /// What a handler saw at its write.

@@ -3,9 +3,11 @@
 //! (`cargo test --release --test loom -- hdds-16092::`). The cases come from the registry:
 //! a new scenario needs no test code here.
 //!
-//! Each test explores its case at `LOOM_MAX_PREEMPTIONS` (default 2; `none` for no bound):
-//! a violating case must break each of its expected invariants, a holding case must
-//! exhaust its schedules with its required probes fired. A name filter that matches no test
+//! Generated plans are left out (one loom run per workload would take hours; random, PCT and
+//! the stateful engine explore them). Each test explores its case at
+//! `LOOM_MAX_PREEMPTIONS` (default 2; `none` for no bound): a violating case must break each
+//! of its expected invariants, a holding case must exhaust its schedules with its required
+//! probes fired. A name filter that matches no test
 //! fails the run, so a misspelt CI filter cannot pass by running nothing.
 // As in tokio's loom CI: the bound is 2 by default (`LOOM_MAX_PREEMPTIONS=2`), and CI runs the
 // tests in groups selected by name filter (tokio's `loom_pool::group_a` and so on).
@@ -14,6 +16,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use ozone_ha_check::engine::{
     drive, Engine, Exploration, Flow, PreemptionBound, Schedule, Strategy,
 };
+use ozone_ha_check::scenario::GENERATED;
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::sync::{choose, thread, Arc, Mutex};
 use ozone_ha_check::verify::verify_case;
@@ -79,7 +82,10 @@ fn every_workload_is_run_under_every_interleaving() -> Result<(), Failed> {
 fn trials(bound: Option<usize>) -> Vec<Trial> {
     let mut trials = Vec::new();
     for s in all() {
-        for case in s.cases() {
+        // A generated plan runs loom once per workload (hdds-16092's 129 at the default
+        // bounds, each as long as a written plan): random, PCT and the stateful engine
+        // explore those spaces; here they would take hours.
+        for case in s.cases().into_iter().filter(|c| c.plan != GENERATED) {
             let name = format!("{}::{}::{}", s.name(), case.variant, case.plan);
             let scenario = *s;
             trials.push(Trial::test(name, move || {

@@ -209,6 +209,7 @@ mod words {
             requests: 2,
             faults: 1,
         },
+        allowed: ozone_ha_check::workload::any_item,
     };
 }
 
@@ -296,6 +297,47 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
     for text in &seen {
         assert_eq!(v.show(&v.parse(text).unwrap()), *text);
     }
+}
+
+/// With a precondition (hdds-16092's: a commit only for an open key, one open create per
+/// key), the draws are exactly the canonical forms of the workloads in which every item is
+/// allowed after its prefix, as many as `count` says.
+fn the_draws_keep_to_the_vocabularys_preconditions() {
+    let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
+    let want: BTreeSet<String> = every_workload(&v, v.bounds)
+        .iter()
+        .filter(|w| !w.items.is_empty())
+        .filter(|w| (0..w.items.len()).all(|i| (v.allowed)(&w.items[..i], &w.items[i])))
+        .map(|w| v.show(&v.canonical(w)))
+        .collect();
+    let drawn = Arc::new(std::sync::Mutex::new(BTreeSet::new()));
+    struct Draw(Arc<std::sync::Mutex<BTreeSet<String>>>);
+    impl Exploration for Draw {
+        fn begin(&self) {}
+        fn body(&self) {
+            let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
+            let w = v.draw(v.bounds);
+            self.0.lock().unwrap().insert(v.show(&w));
+        }
+        fn end(&self, _: Option<Schedule>) -> Flow {
+            Flow::Continue
+        }
+        fn settled(&self) -> bool {
+            false
+        }
+    }
+    let driven = drive(
+        &Strategy::Stateful {
+            executions: 100_000,
+        },
+        Arc::new(Draw(Arc::clone(&drawn))) as Arc<dyn Exploration>,
+    )
+    .unwrap();
+    assert!(driven.exhausted);
+    let seen = drawn.lock().unwrap().clone();
+    assert_eq!(seen, want);
+    assert_eq!(seen.len() as u128, v.count(v.bounds));
+    assert!(!seen.iter().any(|w| w.starts_with("commit")));
 }
 
 fn a_malformed_workload_is_a_one_line_error() {
@@ -399,6 +441,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_stateful_engine_explores_choices_that_follow_a_race,
         the_stateful_engine_draws_every_canonical_workload_once,
         a_malformed_workload_is_a_one_line_error,
+        the_draws_keep_to_the_vocabularys_preconditions,
         a_generated_plan_comes_with_a_vocabulary,
         the_template_generated_plan_breaks_under_pct_and_replays,
     ]

@@ -18,7 +18,7 @@ use ozone_ha_check::models::om::{
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16092::{
-    install_checkpoint, reference_states, second_term_log, sized_log,
+    install_checkpoint, reference_states, second_term_log, sized_log, workload_log, VOCABULARY,
 };
 use ozone_ha_check::sync::{thread, Arc};
 
@@ -524,6 +524,105 @@ fn a_follower_installing_a_lowered_checkpoint_replays_and_terminates() {
     });
 }
 
+/// A key created, committed and renamed, with the stored index lowered below the create:
+/// the replayed `CreateKey` finds no key under the old name and builds a fresh one, the
+/// `CommitKey` counts it in the bucket a second time, and the `RenameKey` fails with
+/// `KEY_ALREADY_EXISTS` (`OMKeyRenameRequest.validateAndUpdateCache`, an error response): the
+/// OM runs on with two keys and doubled bucket counters, where its peer holds one key. No
+/// `Throwable` escapes, so nothing terminates: the drift is silent.
+fn a_replayed_create_commit_and_rename_drift_silently() {
+    run_once(|| {
+        let workload = VOCABULARY
+            .parse("create(k1) commit(k1) rename(k1,k2)")
+            .unwrap();
+        let log = workload_log(&workload);
+        let reference = reference_states(&log);
+        let mut lowered: Tables<OmRow> = reference[4].clone();
+        put_tx_info(&mut lowered, 1, 1);
+        let store = Arc::new(Store::with_state(lowered, None));
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("restart", &rec);
+        assert!(matches!(
+            restart_and_replay(&store, &log, &me),
+            Replayed::Completed
+        ));
+        let after = store.durable();
+        assert_eq!(stored_index(&after), 4);
+        assert_eq!(
+            after.get(BUCKET_TABLE, BUCKET),
+            Some(&OmRow::Bucket {
+                used_bytes: 20,
+                used_namespace: 2
+            })
+        );
+        for key in ["k1", "k2"] {
+            assert!(after.get(KEY_TABLE, key).is_some(), "{key}");
+        }
+        // The peer that applied the log once holds k2 alone.
+        assert_eq!(reference[4].get(KEY_TABLE, "k1"), None);
+        assert_eq!(
+            reference[4].get(BUCKET_TABLE, BUCKET),
+            Some(&OmRow::Bucket {
+                used_bytes: 10,
+                used_namespace: 1
+            })
+        );
+        let summaries: Vec<String> = rec.take().trace.iter().map(|e| e.action.clone()).collect();
+        assert!(
+            summaries
+                .iter()
+                .any(|a| a.contains("k2: KEY_ALREADY_EXISTS")),
+            "{summaries:#?}"
+        );
+        // Cited: the request whose error response hides the drift.
+        let _ = &ozone_ha_check::citation::java::OMKeyRenameRequest::validateAndUpdateCache;
+    });
+}
+
+/// Over the generated workloads (no plan names the rename), the stateful engine finds the
+/// silent drift on `buggy` and `lock-only`: `ReplicasAgree` broken after a replay in which no
+/// OM terminated, on the workload create, commit, rename of one key.
+fn the_generated_space_drifts_silently_after_a_rename() {
+    use ozone_ha_check::explore::{explore, Request};
+    use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
+    for variant in ["buggy", "lock-only"] {
+        let r = explore(
+            &Hdds16092,
+            &Request::new(
+                variant,
+                "generated",
+                Strategy::Stateful {
+                    executions: 500_000,
+                },
+            )
+            .watch(Some("ReplicasAgree")),
+        )
+        .unwrap();
+        assert_eq!(r.verdict, Verdict::Violated, "{variant}");
+        // The lowered index breaks the index invariants as always; no OM terminates.
+        assert!(r.broken.iter().any(|b| b == "ReplicasAgree"), "{variant}");
+        assert!(
+            !r.broken.iter().any(|b| b == "NoOmTermination"),
+            "{variant}"
+        );
+        assert_eq!(
+            r.trace[0].action, "create(k1) commit(k1) rename(k1,k2)",
+            "{variant}"
+        );
+        assert!(
+            !r.trace.iter().any(|e| e.action.contains("Exception")),
+            "{variant}: nothing thrown, no OM terminated"
+        );
+        assert!(
+            r.trace
+                .iter()
+                .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
+            "{variant}: the replayed rename fails with an error response"
+        );
+        assert!(r.scope.as_deref().unwrap().contains("129 workloads"));
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -544,6 +643,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         take_snapshot_waits_for_the_flush_of_the_skipped_entry,
         a_flush_past_its_running_check_still_swaps_after_stop,
         await_flush_returns_after_the_flush_thread_reports,
-        second_term_log_has_a_data_entry_inside_the_notification_gap
+        second_term_log_has_a_data_entry_inside_the_notification_gap,
+        a_replayed_create_commit_and_rename_drift_silently,
+        the_generated_space_drifts_silently_after_a_rename,
     ]
 }

@@ -1,4 +1,4 @@
-//! What two OM write requests do at apply time: `validateAndUpdateCache`.
+//! What three OM write requests do at apply time: `validateAndUpdateCache`.
 //!
 //! [`OMKeyCreateRequest`](java::OMKeyCreateRequest::validateAndUpdateCache) first reads the
 //! committed key (`keyTable.getIfExist`). With no committed key it builds a new one whose
@@ -22,14 +22,30 @@
 //! the namespace is unchanged. The response writes the key, deletes the open key and writes the
 //! bucket row. Neither request sets the bucket's `updateID`.
 //!
+//! [`OMKeyRenameRequest`](java::OMKeyRenameRequest::validateAndUpdateCache) fails with
+//! `KEY_ALREADY_EXISTS` when the target name is a committed key, then with `KEY_NOT_FOUND`
+//! when the source is not one (both `OMException`s: error responses, no rows); otherwise it
+//! rebuilds the key with `toBuilder().setUpdateID(index)`, whose `build()` runs the same
+//! [`validate`](java::WithObjectID::Builder::validate) (an index below the key's `updateID`
+//! throws and terminates the OM), deletes the source from the table cache and puts the key
+//! under its new name. Its [response](java::OMKeyRenameResponse::addToDBBatch) deletes the
+//! source row and writes the target row; the bucket's counters do not change. So a replay
+//! that meets a key already renamed fails with `KEY_ALREADY_EXISTS`, and the `CreateKey` and
+//! `CommitKey` replayed before it find no key under the old name and count the key again.
+//!
 //! The apply thread reads and updates the OM's table cache, here the [`View`]; the response
 //! carries the rows that the double buffer later writes into its batch.
 //!
 //! Abstracted away (see the scenario's Abstractions table): locks held inside the request (one
 //! apply thread orders the requests), ACLs, quota checks (no quota is set), atomic rewrite and
 //! hsync (no such arguments), parent directories (the key is at the bucket root), object ids
-//! and block ids, the deleted-table rows and `snapshotUsed*` counters of an overwrite (no plan
-//! overwrites a key), replication (10 bytes stand for the replicated size).
+//! and block ids, the deleted-table rows and `snapshotUsed*` counters of an overwrite (no
+//! invariant reads them; a generated workload may overwrite a key, the bucket's counters
+//! follow it), a rename's `snapshotRenamedTable` row (no snapshot of the bucket is taken),
+//! modification times, empty key names (no workload has one), replication (10 bytes stand
+//! for the replicated size). Without object ids, a key a replay builds afresh and the key
+//! renamed away from its name are two rows alike; the Java would give both the objectID of
+//! the same index.
 
 use super::{OmRow, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE};
 use crate::citation::{java, Citation};
@@ -51,6 +67,13 @@ pub enum OmRequest {
         /// Key name.
         key: String,
     },
+    /// `RenameKey`: move a committed key to a new name.
+    RenameKey {
+        /// The key's name.
+        from: String,
+        /// Its new name.
+        to: String,
+    },
 }
 
 impl fmt::Display for OmRequest {
@@ -58,6 +81,7 @@ impl fmt::Display for OmRequest {
         match self {
             OmRequest::CreateKey { key, size } => write!(f, "CreateKey {key} ({size} bytes)"),
             OmRequest::CommitKey { key } => write!(f, "CommitKey {key}"),
+            OmRequest::RenameKey { from, to } => write!(f, "RenameKey {from} -> {to}"),
         }
     }
 }
@@ -97,6 +121,7 @@ impl OmRequest {
         match self {
             OmRequest::CreateKey { .. } => &java::OMKeyCreateRequest::validateAndUpdateCache,
             OmRequest::CommitKey { .. } => &java::OMKeyCommitRequest::validateAndUpdateCache,
+            OmRequest::RenameKey { .. } => &java::OMKeyRenameRequest::validateAndUpdateCache,
         }
     }
 
@@ -176,6 +201,39 @@ impl OmRequest {
                 rows.put(KEY_TABLE, key, committed);
                 rows.put(BUCKET_TABLE, BUCKET, bucket);
                 format!("commit {key} ({how}): usedBytes {used_bytes} -> {bytes}")
+            }
+            OmRequest::RenameKey { from, to } => {
+                if view.get(KEY_TABLE, to).is_some() {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!("{to}: KEY_ALREADY_EXISTS (error response, no rows)"),
+                    });
+                }
+                let Some(OmRow::Key { size, update_id }) = view.get(KEY_TABLE, from).copied()
+                else {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!("{from}: KEY_NOT_FOUND (error response, no rows)"),
+                    });
+                };
+                if index < update_id {
+                    return Err(Thrown {
+                        java: &java::WithObjectID::Builder::validate,
+                        what: format!(
+                            "IllegalArgumentException: updateID {index} < current \
+                             updateID {update_id} of committed {from}"
+                        ),
+                    });
+                }
+                let renamed = OmRow::Key {
+                    size,
+                    update_id: index,
+                };
+                view.delete(KEY_TABLE, from);
+                view.put(KEY_TABLE, to, renamed);
+                rows.delete(KEY_TABLE, from);
+                rows.put(KEY_TABLE, to, renamed);
+                format!("rename {from} -> {to}")
             }
         };
         Ok(Applied { rows, summary })
