@@ -156,6 +156,21 @@ fn a_verdict_that_differs_exits_1() {
     );
 }
 
+/// `replay hdds-16092 --variant buggy --plan steady --schedule` followed by `rest`.
+fn replay_buggy_steady<'a>(rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "replay",
+        "hdds-16092",
+        "--variant",
+        "buggy",
+        "--plan",
+        "steady",
+        "--schedule",
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
 #[test]
 fn bad_input_is_a_usage_error() {
     assert_usage_error(&["check", "hdds-99999"], "unknown scenario");
@@ -170,31 +185,10 @@ fn bad_input_is_a_usage_error() {
     assert_usage_error(&["check", "--invariant", "Nope"], "unknown invariant");
     assert_usage_error(&["check", "--executions", "many"], "invalid value");
     assert_usage_error(
-        &[
-            "replay",
-            "hdds-16092",
-            "--variant",
-            "buggy",
-            "--plan",
-            "steady",
-            "--schedule",
-            "garbage",
-        ],
+        &replay_buggy_steady(&["garbage"]),
         "cannot read schedule file",
     );
-    assert_usage_error(
-        &[
-            "replay",
-            "hdds-16092",
-            "--variant",
-            "buggy",
-            "--plan",
-            "steady",
-            "--schedule",
-            "v1:x",
-        ],
-        "not a schedule",
-    );
+    assert_usage_error(&replay_buggy_steady(&["v1:x"]), "not a schedule");
     // Workload bounds: only for generated plans, and never empty.
     assert_usage_error(
         &["check", "hdds-16092", "--plan", "steady", "--requests", "2"],
@@ -209,34 +203,14 @@ fn bad_input_is_a_usage_error() {
         "leaves no workload",
     );
     assert_usage_error(
-        &[
-            "replay",
-            "hdds-16092",
-            "--variant",
-            "buggy",
-            "--plan",
-            "steady",
-            "--schedule",
-            "v1:0",
-            "--requests",
-            "2",
-        ],
+        &replay_buggy_steady(&["v1:0", "--requests", "2"]),
         "`steady` is a written plan",
     );
 }
 
 #[test]
 fn a_schedule_that_no_longer_fits_is_a_clear_error() {
-    let out = cli(&[
-        "replay",
-        "hdds-16092",
-        "--variant",
-        "buggy",
-        "--plan",
-        "steady",
-        "--schedule",
-        "v1:0x3,9",
-    ]);
+    let out = cli(&replay_buggy_steady(&["v1:0x3,9"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("does not fit the model"), "{stderr}");
