@@ -52,13 +52,18 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// switch away from a task that could go on), then without a bound. A bounded pass keys its
 /// visited states by the task that runs next and keeps the fewest preemptions each was
 /// reached with: a state reached again with fewer has more of its future left to explore.
-/// Only the unbounded pass can exhaust the search; the bounded ones find violations sooner.
+/// The bounded passes find violations sooner. A pass whose bound never refused an option
+/// explored every path the unbounded one would (it only revisited more states): it
+/// exhausts the search, and the passes after it are not run.
+/// Otherwise only the unbounded pass can exhaust it.
 pub(crate) struct Stateful {
     stack: Vec<Frame>,
     depth: usize,
     /// The preemption bound of this pass; `None` for the last pass.
     bound: Option<usize>,
     passes: std::vec::IntoIter<Option<usize>>,
+    /// Whether this pass's bound has refused an option, so that its paths are not all.
+    refused: bool,
     visited: std::collections::HashMap<(u128, u32), usize>,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
@@ -93,6 +98,7 @@ impl Stateful {
             depth: 0,
             bound: passes.next().flatten(),
             passes,
+            refused: false,
             visited: std::collections::HashMap::new(),
             looked_up_at: None,
             finishing: false,
@@ -111,9 +117,13 @@ impl Stateful {
     fn backtrack(&mut self) -> bool {
         while let Some(frame) = self.stack.last() {
             let next = frame.chosen + 1;
-            if next < frame.options.len() && self.allowed(frame, next) {
-                self.stack.last_mut().expect("a frame").chosen = next;
-                return true;
+            if next < frame.options.len() {
+                if self.allowed(frame, next) {
+                    self.stack.last_mut().expect("a frame").chosen = next;
+                    return true;
+                }
+                // Every later option costs the same preemption: all are refused.
+                self.refused = true;
             }
             self.stack.pop();
         }
@@ -126,7 +136,6 @@ impl Stateful {
         None
     }
 
-    /// Start the next pass; false when the unbounded one is over.
     /// The message of a replayed path that met another decision than the first time.
     fn nondeterministic(&self, first: &Frame, now: &str) -> String {
         let was = if first.choice {
@@ -141,12 +150,15 @@ impl Stateful {
         )
     }
 
+    /// Start the next pass; false when the search is exhausted: the unbounded pass is over,
+    /// or a bounded one ended without its bound refusing anything.
     fn next_pass(&mut self) -> bool {
-        if self.bound.is_none() {
+        if self.bound.is_none() || !self.refused {
             self.end.borrow_mut().exhausted = true;
             return false;
         }
         self.bound = self.passes.next().flatten();
+        self.refused = false;
         self.visited.clear();
         true
     }
