@@ -1479,3 +1479,58 @@ fn since_as_markdown_and_json() {
     assert_eq!(code, 2);
     assert!(err.contains("--format markdown is for --since"), "{err}");
 }
+
+/// `ci/cite-pr.sh` (what the composite action runs) on `dir` from `base`, in `mode`, with
+/// its summary appended to `summary`: the exit code and stdout.
+fn cite_pr(c: &Change, base: &str, mode: &str, summary: &Path) -> (i32, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/cite-pr.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .args([c.tree.dir.to_str().unwrap(), base, mode])
+        .args(["--manifest", c.manifest.to_str().unwrap()])
+        .args(["--usage-executions", "1"])
+        .env("OZONE_HA_CHECK", env!("CARGO_BIN_EXE_ozone-ha-check"))
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn the_pull_request_script_fails_or_warns_and_writes_the_summary() {
+    let c = Change::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = tmp.path().join("summary.md");
+    let read = || std::fs::read_to_string(&summary).unwrap_or_default();
+
+    let (code, out) = cite_pr(&c, &c.base, "fail", &summary);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("::error title=ozone-ha-check::"), "{out}");
+    let table = read();
+    assert!(
+        table.contains("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-16092`"),
+        "{table}"
+    );
+    assert!(!table.contains("stop"), "{table}");
+
+    let (code, out) = cite_pr(&c, &c.base, "warn", &summary);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("::warning title=ozone-ha-check::"), "{out}");
+    assert_eq!(read().matches("| Method |").count(), 2, "appended");
+
+    let (code, out) = cite_pr(&c, "HEAD", "fail", &summary);
+    assert_eq!(code, 0, "{out}");
+    assert!(read().contains("no cited Ozone method touched"));
+
+    let (code, out) = cite_pr(&c, "no-such-rev", "warn", &summary);
+    assert_eq!(code, 2, "bad input fails even in warn mode: {out}");
+    assert!(
+        out.contains("the revision `no-such-rev` is not in"),
+        "{out}"
+    );
+    let (code, out) = cite_pr(&c, &c.base, "maybe", &summary);
+    assert_eq!(code, 2, "{out}");
+}
