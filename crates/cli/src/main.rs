@@ -113,6 +113,9 @@ enum TraceFormat {
     Json,
     /// An SVG sequence diagram.
     Svg,
+    /// A bug report in Jira's markup: the affected Java methods linked at the pinned commit,
+    /// the steps numbered by thread, the invariant and its harm, the replay command.
+    Jira,
 }
 
 #[derive(Args)]
@@ -507,6 +510,7 @@ fn counterexample_text(r: &Report, format: TraceFormat, links: &Links) -> String
             .map(|c| c.to_json(links))
             .unwrap_or_default(),
         TraceFormat::Svg => present::counterexample_svg(r, links),
+        TraceFormat::Jira => format!("\n{}", present::counterexample_jira(r, links)),
     }
 }
 
