@@ -208,9 +208,10 @@ pub fn model_path(scenario: &str) -> String {
     )
 }
 
-fn since_span(file: &str, lines: Option<(usize, usize)>) -> String {
+/// Lines at one commit, `-` when the method is not there.
+fn since_lines(lines: Option<(usize, usize)>) -> String {
     match lines {
-        Some(l) => format!("{file}{}", span(Some(l))),
+        Some(l) => span(Some(l)).trim_start_matches(':').to_string(),
         None => "-".to_string(),
     }
 }
@@ -230,11 +231,12 @@ pub fn since_text(report: &SinceReport, usage: Option<&Usage>) -> String {
     for t in &report.touched {
         let _ = writeln!(
             out,
-            "{:<8} {}  {} -> {}",
+            "{:<8} {}  {}:{} -> {}",
             t.change.word(),
             t.id,
-            since_span(&t.file, t.base_lines),
-            since_span(&t.file, t.head_lines)
+            t.file,
+            since_lines(t.base_lines),
+            since_lines(t.head_lines)
         );
         if let Some(d) = &t.detail {
             let _ = writeln!(out, "    ({d})");
@@ -344,7 +346,7 @@ pub fn since_markdown(report: &SinceReport, usage: Option<&Usage>) -> String {
             Some(u) => {
                 let groups = scenarios_of(u, &t.id);
                 if groups.is_empty() {
-                    "none explored".to_string()
+                    "none (no explored trace prints it)".to_string()
                 } else {
                     groups
                         .iter()
