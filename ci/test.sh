@@ -42,5 +42,8 @@ bash ci/rocksdb.sh
 stage "ozone-ha-check new: a new scenario's skeleton builds, lists, checks and passes its tests"
 bash ci/scaffold.sh
 
+stage "the GitHub action and the example Ozone workflow: YAML keys and actionlint"
+bash ci/action-check.sh
+
 stage "done"
 echo "ci/test.sh: passed in $(( $(date +%s) - started )) s"

@@ -9,7 +9,8 @@
 //! unchanged, moved, changed, missing or not checked; [`render`] prints that with the
 //! cases that use each changed or missing method ([`usage_from_traces`]); [`record()`]
 //! rewrites the fingerprints and the pinned commit from a clean checkout;
-//! [`resolve_links`] gives a trace's links the methods' line ranges.
+//! [`resolve_links`] gives a trace's links the methods' line ranges; [`since()`] says
+//! which cited Ozone methods a change (a pull request's base to its head) touches.
 //!
 //! The manifest is read when the tool runs ([`manifest_path`]: the repository's
 //! `citations.toml` when there is one, else the copy built into the core), so `--record`
@@ -33,6 +34,7 @@ pub mod java;
 pub mod links;
 pub mod record;
 pub mod render;
+pub mod since;
 pub mod usage;
 
 pub use check::{check, check_trees, CiteReport, Status};
@@ -42,6 +44,7 @@ pub use ozone_ha_check::citation::{
     MANIFEST,
 };
 pub use record::{record, Recorded};
+pub use since::{since, Change, SinceError, SinceReport};
 pub use usage::{usage_from_traces, CaseRef, Usage};
 
 use std::path::PathBuf;

@@ -113,6 +113,9 @@ enum TraceFormat {
     Json,
     /// An SVG sequence diagram.
     Svg,
+    /// A bug report in Jira's markup: the affected Java methods linked at the pinned commit,
+    /// the steps numbered by thread, the invariant and its harm, the replay command.
+    Jira,
 }
 
 #[derive(Args)]
@@ -507,6 +510,7 @@ fn counterexample_text(r: &Report, format: TraceFormat, links: &Links) -> String
             .map(|c| c.to_json(links))
             .unwrap_or_default(),
         TraceFormat::Svg => present::counterexample_svg(r, links),
+        TraceFormat::Jira => format!("\n{}", present::counterexample_jira(r, links)),
     }
 }
 
@@ -800,6 +804,42 @@ fn budgets(args: &BenchArgs) -> Result<ExitCode, Failure> {
     })
 }
 
+/// `cite --since REV`: the cited Ozone methods the change from REV to the checkout's HEAD
+/// touches, with the cases that use each and links at both commits. Exit 1 when one is
+/// touched, 0 when none, 2 when REV is unknown or the checkout is not an Ozone git tree.
+fn cite_since(
+    args: &CiteArgs,
+    manifest: &cite::manifest::Manifest,
+    rev: &str,
+    format: CiteFormat,
+) -> Result<ExitCode, Failure> {
+    use cite::render;
+    let report =
+        cite::since(manifest, &args.ozone, rev).map_err(|e| Failure::Usage(e.to_string()))?;
+    // Which cases use a citation is found by exploring every case: only when one is touched.
+    let usage = if report.touches() {
+        match cite::usage_from_traces(args.usage_executions, 0) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                eprintln!("note: the cases using each citation are not listed: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    emit(&match format {
+        CiteFormat::Text => render::since_text(&report, usage.as_ref()),
+        CiteFormat::Json => format!("{:#}\n", render::since_json(&report, usage.as_ref())),
+        CiteFormat::Markdown => render::since_markdown(&report, usage.as_ref()),
+    });
+    Ok(if report.touches() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 #[derive(Args)]
 struct CiteArgs {
     /// The Ozone source tree (a clone of apache/ozone).
@@ -808,9 +848,19 @@ struct CiteArgs {
     /// The Ratis source tree; without it Ratis citations are not checked.
     #[arg(long, value_name = "DIR")]
     ratis: Option<PathBuf>,
-    /// Print JSON.
-    #[arg(long)]
+    /// Print JSON (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// The output: `text`, `json`, or `markdown` (with `--since`: a table for a pull
+    /// request's comment or a CI job's summary).
+    #[arg(long, value_enum, default_value_t = CiteFormat::Text)]
+    format: CiteFormat,
+    /// Report only the cited Ozone methods whose fingerprint differs between the commit
+    /// REV (a pull request's base) and the checkout's HEAD, both read from git (uncommitted
+    /// changes are not seen; a bare git directory or a shallow clone holding both commits
+    /// works). Exit 1 when one is touched, 0 when none, 2 for bad input.
+    #[arg(long, value_name = "REV", conflicts_with = "record")]
+    since: Option<String>,
     /// Rewrite the manifest's fingerprints and pinned commits from the (clean) checkouts.
     #[arg(long)]
     record: bool,
@@ -823,9 +873,20 @@ struct CiteArgs {
     usage_executions: usize,
 }
 
+/// How `cite` prints its report.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CiteFormat {
+    /// Lines for a terminal.
+    Text,
+    /// JSON.
+    Json,
+    /// A Markdown table (with `--since`).
+    Markdown,
+}
+
 /// Exit 0 when every citation is unchanged, moved or not checked, 1 when one changed or is
 /// missing, 2 when a directory is not the source tree it should be or the manifest is
-/// unreadable.
+/// unreadable. With `--since`, see [`cite_since`].
 fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
     use cite::render;
     let failed = |e: CiteError| match e {
@@ -849,6 +910,11 @@ fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
             Err(e) => failed(e),
         };
     }
+    let format = if args.json {
+        CiteFormat::Json
+    } else {
+        args.format
+    };
     let manifest = match cite::load_manifest(
         args.manifest
             .clone()
@@ -858,6 +924,14 @@ fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
         Ok(m) => m,
         Err(e) => return failed(e),
     };
+    if let Some(rev) = &args.since {
+        return cite_since(args, &manifest, rev, format);
+    }
+    if format == CiteFormat::Markdown {
+        return Err(Failure::Usage(
+            "--format markdown is for --since REV (a pull request's table)".into(),
+        ));
+    }
     let report = match cite::check(&manifest, &args.ozone, args.ratis.as_deref()) {
         Ok(r) => r,
         Err(e) => return failed(e),
@@ -875,7 +949,7 @@ fn cite(args: &CiteArgs) -> Result<ExitCode, Failure> {
             }
         }
     };
-    if args.json {
+    if format == CiteFormat::Json {
         emit(&format!("{:#}\n", render::json(&report, usage.as_ref())));
     } else {
         emit(&render::text(&report, usage.as_ref()));

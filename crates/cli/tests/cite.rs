@@ -1206,3 +1206,331 @@ fn a_historical_citation_has_its_lines_wherever_head_is() {
         "{warnings:?}"
     );
 }
+
+// `cite --since REV`: the cited methods a change touches, between two commits.
+
+const DB: &str = "hadoop-ozone/ozone-manager/src/main/java/p/OzoneManagerDoubleBuffer.java";
+
+/// The base of the change: `flushTransactions` (cited, and printed by hdds-16092's
+/// traces), `helper` (not cited) and `stop` (cited).
+const DB_BASE: &str = r#"package p;
+
+public class OzoneManagerDoubleBuffer {
+  private long flushed;
+
+  void flushTransactions() {
+    flushed++;
+  }
+
+  void helper() {
+    flushed--;
+  }
+
+  void stop() {
+    flushed = 0;
+  }
+}
+"#;
+
+/// The manifest citing `flushTransactions` and `stop` (fingerprints zero; `--since`
+/// compares the two commits, not the manifest).
+const SINCE_MANIFEST: &str = r#"
+[sources.ozone]
+repository = "https://github.com/apache/ozone"
+commit = "0000000000000000000000000000000000000000"
+
+[[citation]]
+id = "OzoneManagerDoubleBuffer.flushTransactions"
+file = "hadoop-ozone/ozone-manager/src/main/java/p/OzoneManagerDoubleBuffer.java"
+class = "OzoneManagerDoubleBuffer"
+method = "flushTransactions"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[[citation]]
+id = "OzoneManagerDoubleBuffer.stop"
+file = "hadoop-ozone/ozone-manager/src/main/java/p/OzoneManagerDoubleBuffer.java"
+class = "OzoneManagerDoubleBuffer"
+method = "stop"
+fingerprint = "0000000000000000000000000000000000000000000000000000000000000000"
+"#;
+
+/// A tree whose first commit (`base`) is [`DB_BASE`] and whose second (`HEAD`) edits
+/// `flushTransactions` and `helper` and moves `stop` down, unchanged.
+struct Change {
+    tree: Tree,
+    base: String,
+    manifest: PathBuf,
+}
+
+impl Change {
+    fn new() -> Change {
+        let tree = Tree::new();
+        tree.write(DB, DB_BASE);
+        git(&tree.dir, &["add", "-A"]);
+        git(&tree.dir, &["commit", "-q", "-m", "base"]);
+        let base = git(&tree.dir, &["rev-parse", "HEAD"]);
+        tree.edit(DB, "flushed++;", "flushed += 2;");
+        tree.edit(DB, "flushed--;", "flushed -= 2;");
+        tree.edit(
+            DB,
+            "  void stop() {",
+            "  // Stops the buffer: moved down by this comment.\n\n  void stop() {",
+        );
+        git(&tree.dir, &["commit", "-q", "-am", "head"]);
+        let manifest = tree.dir.parent().unwrap().join("since.toml");
+        std::fs::write(&manifest, SINCE_MANIFEST).unwrap();
+        Change {
+            tree,
+            base,
+            manifest,
+        }
+    }
+
+    /// `cite --since` in `dir` with `extra` arguments.
+    fn cli_in(&self, dir: &Path, rev: &str, extra: &[&str]) -> (i32, String, String) {
+        let mut args = vec![
+            "--ozone",
+            dir.to_str().unwrap(),
+            "--manifest",
+            self.manifest.to_str().unwrap(),
+            "--since",
+            rev,
+            "--usage-executions",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        cli(&args)
+    }
+
+    fn manifest(&self) -> Manifest {
+        cite::load_manifest(Some(&self.manifest)).unwrap()
+    }
+}
+
+#[test]
+fn since_reports_only_the_touched_cited_method() {
+    let c = Change::new();
+    let report = cite::since(&c.manifest(), &c.tree.dir, &c.base).unwrap();
+    assert_eq!(report.base, c.base);
+    assert_eq!(report.head, git(&c.tree.dir, &["rev-parse", "HEAD"]));
+    // `helper` changed too but is not cited; `stop` moved unchanged.
+    let ids: Vec<(&str, cite::Change)> = report
+        .touched
+        .iter()
+        .map(|t| (t.id.as_str(), t.change))
+        .collect();
+    assert_eq!(
+        ids,
+        [(
+            "OzoneManagerDoubleBuffer.flushTransactions",
+            cite::Change::Changed
+        )]
+    );
+    assert_eq!((report.unchanged, report.moved, report.absent), (0, 1, 0));
+    let t = &report.touched[0];
+    assert_eq!((t.base_lines, t.head_lines), (Some((6, 8)), Some((6, 8))));
+
+    let (code, out, err) = c.cli_in(&c.tree.dir, &c.base, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("changed  OzoneManagerDoubleBuffer.flushTransactions"),
+        "{out}"
+    );
+    assert!(!out.contains("stop") && !out.contains("helper"), "{out}");
+    // The cases that use it (the real scenarios' traces print this id), and links at both
+    // commits.
+    assert!(out.contains("    used by hdds-16092 "), "{out}");
+    let head = git(&c.tree.dir, &["rev-parse", "HEAD"]);
+    for commit in [&c.base, &head] {
+        let url = format!("https://github.com/apache/ozone/blob/{commit}/{DB}#L6-L8");
+        assert!(out.contains(&url), "{url} not in {out}");
+    }
+    assert!(out.contains("1 touched, 0 unchanged, 1 moved"), "{out}");
+
+    // From HEAD to itself nothing is touched.
+    let (code, out, _) = c.cli_in(&c.tree.dir, "HEAD", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 touched, 2 unchanged, 0 moved"), "{out}");
+}
+
+#[test]
+fn since_reads_git_not_the_work_tree() {
+    let c = Change::new();
+    // An uncommitted edit of `stop` is not part of HEAD.
+    c.tree.edit(DB, "flushed = 0;", "flushed = 1;");
+    let report = cite::since(&c.manifest(), &c.tree.dir, &c.base).unwrap();
+    assert_eq!(report.touched.len(), 1);
+    assert_eq!(report.moved, 1);
+
+    // A bare clone and a shallow clone that fetched the base give the same report.
+    let tmp = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", c.tree.dir.display());
+    let bare = tmp.path().join("ozone.git");
+    git(
+        tmp.path(),
+        &["clone", "-q", "--bare", &url, bare.to_str().unwrap()],
+    );
+    let shallow = tmp.path().join("shallow");
+    git(
+        tmp.path(),
+        &["clone", "-q", "--depth=1", &url, shallow.to_str().unwrap()],
+    );
+    let (code, _, err) = c.cli_in(&shallow, &c.base, &[]);
+    assert_eq!(code, 2, "the base is not fetched yet");
+    assert!(
+        err.contains(&format!("the revision `{}` is not in", c.base)),
+        "{err}"
+    );
+    git(&shallow, &["fetch", "-q", "--depth=1", "origin", &c.base]);
+    for dir in [&bare, &shallow] {
+        let other = cite::since(&c.manifest(), dir, &c.base).unwrap();
+        assert_eq!(other.touched, report.touched, "{}", dir.display());
+        assert_eq!(other.moved, 1);
+        let (code, out, err) = c.cli_in(dir, &c.base, &[]);
+        assert_eq!(code, 1, "{out}{err}");
+    }
+}
+
+#[test]
+fn since_exits_2_on_bad_input() {
+    let c = Change::new();
+    let (code, out, err) = c.cli_in(&c.tree.dir, "no-such-rev", &[]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: the revision `no-such-rev` is not in the git history"),
+        "{err}"
+    );
+    // Not a git repository; a git repository that is not Ozone.
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = c.cli_in(tmp.path(), &c.base, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a git repository"), "{err}");
+    git(tmp.path(), &["init", "-q"]);
+    std::fs::write(tmp.path().join("README"), "x\n").unwrap();
+    git(tmp.path(), &["add", "-A"]);
+    git(tmp.path(), &["commit", "-q", "-m", "x"]);
+    let (code, _, err) = c.cli_in(tmp.path(), "HEAD", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an Ozone source tree at HEAD"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn since_as_markdown_and_json() {
+    let c = Change::new();
+    let (code, out, err) = c.cli_in(&c.tree.dir, &c.base, &["--format", "markdown"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with("### ozone-ha-check: 1 cited Ozone method(s) touched\n"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), 3, "header, rule, one method: {out}");
+    assert_eq!(
+        rows[0],
+        "| Method | Change | Scenarios to re-read | Base | Head |"
+    );
+    let row = rows[2];
+    assert!(
+        row.starts_with("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-16092` (`crates/core/src/scenarios/hdds_16092.rs`; variants "),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!(
+            "[6-8](https://github.com/apache/ozone/blob/{}/{DB}#L6-L8)",
+            c.base
+        )),
+        "{row}"
+    );
+    // The model file named is there.
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src/scenarios/hdds_16092.rs");
+    assert!(model.is_file());
+
+    let (code, out, _) = c.cli_in(&c.tree.dir, "HEAD", &["--format", "markdown"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("### ozone-ha-check: no cited Ozone method touched"),
+        "{out}"
+    );
+
+    let (code, out, _) = c.cli_in(&c.tree.dir, &c.base, &["--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["touches"], true);
+    assert_eq!(v["moved"], 1);
+    let t = &v["touched"][0];
+    assert_eq!(t["id"], "OzoneManagerDoubleBuffer.flushTransactions");
+    assert_eq!(t["change"], "changed");
+    assert!(t["used_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|k| k["scenario"] == "hdds-16092"));
+    assert!(t["head_url"].as_str().unwrap().ends_with("#L6-L8"));
+
+    // Markdown needs --since.
+    let (code, _, err) = cli(&[
+        "--ozone",
+        c.tree.dir.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--format markdown is for --since"), "{err}");
+}
+
+/// `ci/cite-pr.sh` (what the composite action runs) on `dir` from `base`, in `mode`, with
+/// its summary appended to `summary`: the exit code and stdout.
+fn cite_pr(c: &Change, base: &str, mode: &str, summary: &Path) -> (i32, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/cite-pr.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .args([c.tree.dir.to_str().unwrap(), base, mode])
+        .args(["--manifest", c.manifest.to_str().unwrap()])
+        .args(["--usage-executions", "1"])
+        .env("OZONE_HA_CHECK", env!("CARGO_BIN_EXE_ozone-ha-check"))
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn the_pull_request_script_fails_or_warns_and_writes_the_summary() {
+    let c = Change::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = tmp.path().join("summary.md");
+    let read = || std::fs::read_to_string(&summary).unwrap_or_default();
+
+    let (code, out) = cite_pr(&c, &c.base, "fail", &summary);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("::error title=ozone-ha-check::"), "{out}");
+    let table = read();
+    assert!(
+        table.contains("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-16092`"),
+        "{table}"
+    );
+    assert!(!table.contains("stop"), "{table}");
+
+    let (code, out) = cite_pr(&c, &c.base, "warn", &summary);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("::warning title=ozone-ha-check::"), "{out}");
+    assert_eq!(read().matches("| Method |").count(), 2, "appended");
+
+    let (code, out) = cite_pr(&c, "HEAD", "fail", &summary);
+    assert_eq!(code, 0, "{out}");
+    assert!(read().contains("no cited Ozone method touched"));
+
+    let (code, out) = cite_pr(&c, "no-such-rev", "warn", &summary);
+    assert_eq!(code, 2, "bad input fails even in warn mode: {out}");
+    assert!(
+        out.contains("the revision `no-such-rev` is not in"),
+        "{out}"
+    );
+    let (code, out) = cite_pr(&c, &c.base, "maybe", &summary);
+    assert_eq!(code, 2, "{out}");
+}

@@ -7,15 +7,18 @@
 //!   verdict in a cell);
 //! - [`svg`]: a counterexample as an SVG sequence diagram;
 //! - [`html`]: the self-contained HTML page that puts them together;
+//! - [`jira`]: a counterexample as a bug report in Jira's markup;
 //! - JSON here: every report as the `--json` array.
 
 pub mod html;
+pub mod jira;
 pub mod markdown;
 pub mod matrix;
 pub mod svg;
 pub mod text;
 
 pub use html::{html_report, Page};
+pub use jira::counterexample_jira;
 pub use markdown::{counterexample_mermaid, markdown_report};
 pub use text::{case_line, counterexample, listing, listing_json, summary, table};
 
