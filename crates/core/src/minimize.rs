@@ -14,6 +14,12 @@
 //! run, else the lowest-numbered runnable one) would have picked anyway is never one, so
 //! only the other switches cost a replay, and each answer is remembered.
 //!
+//! A schedule's random values (a generated plan's workload, drawn with
+//! [`crate::sync::choose`]) are set aside from its task decisions ([`Schedule::split`]):
+//! every run of the search answers the model's random requests with them in order
+//! ([`Strategy::Follow`], [`Strategy::Guided`]), so the interleaving shrinks around the
+//! workload that was found.
+//!
 //! The search runs within a budget of replays (probes included), keeps the same invariant
 //! broken, and takes a schedule only when it has fewer preemptions, or as many and fewer
 //! context switches, or as many of both and fewer steps:
@@ -59,13 +65,12 @@ pub fn minimize_within(
     let (Some(schedule), Some(invariant)) = (&report.schedule, &report.invariant) else {
         return Ok(report.clone());
     };
-    let Some(tasks) = schedule.tasks_only() else {
-        return Ok(report.clone());
-    };
+    let (tasks, values) = schedule.split();
     let mut search = Search {
         scenario,
         report,
         invariant,
+        values,
         replays: 0,
         budget,
         fits: BTreeMap::new(),
@@ -137,12 +142,16 @@ struct Search<'a> {
     scenario: &'a dyn AnyScenario,
     report: &'a Report,
     invariant: &'a str,
+    /// The answers to the model's random requests (a generated plan's workload), in order:
+    /// every run replays them, wherever the model asks.
+    values: Vec<u64>,
     replays: usize,
     budget: usize,
-    /// Whether a task can run after a prefix of decisions: `prefix + [task]` -> answer.
-    fits: BTreeMap<Vec<usize>, bool>,
-    /// Explicit schedules already replayed.
-    tried: BTreeSet<Vec<usize>>,
+    /// Whether a task can run after a prefix of decisions: `(values, prefix + [task])` ->
+    /// answer.
+    fits: BTreeMap<(Vec<u64>, Vec<usize>), bool>,
+    /// Explicit schedules already replayed, with their values.
+    tried: BTreeSet<(Vec<u64>, Vec<usize>)>,
 }
 
 impl Search<'_> {
@@ -155,7 +164,8 @@ impl Search<'_> {
         self.replays += 1;
         let request = Request::new(&self.report.variant, &self.report.plan, strategy)
             .watch(Some(self.invariant))
-            .size(self.report.size);
+            .size(self.report.size)
+            .bounds(self.report.bounds);
         match explore(self.scenario, &request) {
             Ok(r) => Ok(Some(r)),
             Err(ExploreError::Drive(DriveError::ScheduleMismatch(_))) => Ok(None),
@@ -167,15 +177,17 @@ impl Search<'_> {
     fn fits(&mut self, prefix: &[usize], task: usize) -> Result<bool, ExploreError> {
         let mut probe = prefix.to_vec();
         probe.push(task);
-        if let Some(known) = self.fits.get(&probe) {
+        let key = (self.values.clone(), probe);
+        if let Some(known) = self.fits.get(&key) {
             return Ok(*known);
         }
         let fits = self
-            .run(Strategy::Replay {
-                schedule: Schedule::of_tasks(&probe),
+            .run(Strategy::Follow {
+                tasks: key.1.clone(),
+                values: self.values.clone(),
             })?
             .is_some();
-        self.fits.insert(probe, fits);
+        self.fits.insert(key, fits);
         Ok(fits)
     }
 
@@ -186,7 +198,7 @@ impl Search<'_> {
         if r.invariant.as_deref() != Some(self.invariant) {
             return Ok(None);
         }
-        let Some(tasks) = r.schedule.as_ref().and_then(Schedule::tasks_only) else {
+        let Some((tasks, _)) = r.schedule.as_ref().map(Schedule::split) else {
             return Ok(None);
         };
         let mut preempted = Vec::new();
@@ -210,13 +222,14 @@ impl Search<'_> {
         }))
     }
 
-    /// Replay exactly `tasks` (then the non-preemptive default).
+    /// Replay exactly `tasks` (then the non-preemptive default), with the values.
     fn exact(&mut self, tasks: &[usize], always: bool) -> Result<Option<Found>, ExploreError> {
-        if !always && (self.spent() || !self.tried.insert(tasks.to_vec())) {
+        if !always && (self.spent() || !self.tried.insert((self.values.clone(), tasks.to_vec()))) {
             return Ok(None);
         }
-        match self.run(Strategy::Replay {
-            schedule: Schedule::of_tasks(tasks),
+        match self.run(Strategy::Follow {
+            tasks: tasks.to_vec(),
+            values: self.values.clone(),
         })? {
             Some(r) => self.found(r, always),
             None => Ok(None),
@@ -228,7 +241,10 @@ impl Search<'_> {
         if self.spent() {
             return Ok(None);
         }
-        self.run(Strategy::Guided { switches })
+        self.run(Strategy::Guided {
+            switches,
+            values: self.values.clone(),
+        })
     }
 
     /// Cut and merge until neither helps or the budget is spent.

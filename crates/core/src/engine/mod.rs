@@ -107,8 +107,21 @@ pub enum Strategy {
     /// run, else the lowest-numbered runnable one) and switch tasks only at these
     /// `(decision, task)` points. Minimization drops switches one at a time.
     Guided {
-        /// The forced switches, by decision number from 0.
+        /// The forced switches, by scheduling decision from 0 (random values not counted).
         switches: Vec<(usize, usize)>,
+        /// The answers to the model's random requests ([`crate::sync::choose`]), in order;
+        /// past their end, 0.
+        values: Vec<u64>,
+    },
+    /// Re-run under shuttle running these tasks in order (a task that cannot run where the
+    /// list puts it is a [`DriveError::ScheduleMismatch`]), then the non-preemptive default;
+    /// the model's random requests take `values` in order, wherever they come, then 0. A
+    /// recorded schedule split ([`Schedule::split`]) and edited task by task.
+    Follow {
+        /// The task of each scheduling decision.
+        tasks: Vec<usize>,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
     },
     /// loom's exhaustive DPOR exploration.
     Loom {
@@ -130,7 +143,9 @@ impl Strategy {
             Strategy::Pct { .. } => Engine::Pct,
             Strategy::Dfs { .. } => Engine::Dfs,
             Strategy::Stateful { .. } => Engine::Stateful,
-            Strategy::Replay { .. } | Strategy::Guided { .. } => Engine::Replay,
+            Strategy::Replay { .. } | Strategy::Guided { .. } | Strategy::Follow { .. } => {
+                Engine::Replay
+            }
             Strategy::Loom { .. } => Engine::Loom,
             Strategy::Threads { .. } => Engine::Threads,
         }
@@ -166,7 +181,8 @@ impl Strategy {
                 format!("each state once, at most {executions} executions")
             }
             Strategy::Replay { .. } => "one recorded schedule".into(),
-            Strategy::Guided { switches } => format!("{} forced switches", switches.len()),
+            Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),
+            Strategy::Follow { tasks, .. } => format!("{} scheduling decisions", tasks.len()),
             Strategy::Loom { preemption_bound } => match preemption_bound {
                 Some(b) => format!("preemption bound {b}"),
                 None => "no preemption bound".into(),
