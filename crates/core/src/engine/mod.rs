@@ -123,6 +123,24 @@ pub enum Strategy {
         /// The answers to the model's random requests, in order.
         values: Vec<u64>,
     },
+    /// Like [`Strategy::Follow`], but a task that cannot run where the list puts it is
+    /// skipped (the next one in the list is taken) instead of refused: a recorded
+    /// interleaving carried over to a slightly different execution (a smaller workload).
+    Loosely {
+        /// The task of each scheduling decision.
+        tasks: Vec<usize>,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
+    },
+    /// One execution under shuttle whose task choices are uniformly random from `seed` (a
+    /// SplitMix64 stream) and whose random requests take `values` in order, then 0: a random
+    /// interleaving of a given workload.
+    Shuffle {
+        /// Seed of the task choices.
+        seed: u64,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
+    },
     /// loom's exhaustive DPOR exploration.
     Loom {
         /// The preemption bound; `None` explores without one.
@@ -143,9 +161,11 @@ impl Strategy {
             Strategy::Pct { .. } => Engine::Pct,
             Strategy::Dfs { .. } => Engine::Dfs,
             Strategy::Stateful { .. } => Engine::Stateful,
-            Strategy::Replay { .. } | Strategy::Guided { .. } | Strategy::Follow { .. } => {
-                Engine::Replay
-            }
+            Strategy::Replay { .. }
+            | Strategy::Guided { .. }
+            | Strategy::Follow { .. }
+            | Strategy::Loosely { .. }
+            | Strategy::Shuffle { .. } => Engine::Replay,
             Strategy::Loom { .. } => Engine::Loom,
             Strategy::Threads { .. } => Engine::Threads,
         }
@@ -183,6 +203,10 @@ impl Strategy {
             Strategy::Replay { .. } => "one recorded schedule".into(),
             Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),
             Strategy::Follow { tasks, .. } => format!("{} scheduling decisions", tasks.len()),
+            Strategy::Loosely { tasks, .. } => {
+                format!("{} scheduling decisions, loosely", tasks.len())
+            }
+            Strategy::Shuffle { seed, .. } => format!("one random interleaving (seed {seed})"),
             Strategy::Loom { preemption_bound } => match preemption_bound {
                 Some(b) => format!("preemption bound {b}"),
                 None => "no preemption bound".into(),
@@ -286,7 +310,7 @@ pub fn run_once(f: impl Fn() + Send + Sync + 'static) {
 /// The next value of a SplitMix64 stream (Steele, Lea and Flood), advancing `state`: the
 /// random scheduler's stream and real threads' choices.
 #[cfg(not(loom))]
-fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -159,6 +159,40 @@ fn generated_counterexamples_minimize_around_their_workload() {
     }
 }
 
+fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
+    // The OM terminates when the replay meets a committed key's CreateKey below a lowered
+    // index: a create and its commit are the least that breaks NoOmTermination (the
+    // `restart` plan's log is one such pair). The first workload PCT finds has three items.
+    let scenario = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+    let watch = Some("NoOmTermination");
+    let found = explore(
+        scenario,
+        &Request::new("buggy", "generated", pct(0, 15_000)).watch(watch),
+    )
+    .unwrap();
+    assert_eq!(found.invariant.as_deref(), watch);
+    let drawn = &found.trace[0];
+    assert_eq!(drawn.java, "the workload drawn");
+    assert_eq!(drawn.action.split(' ').count(), 3, "{}", drawn.action);
+    let small = minimize(scenario, &found).unwrap();
+    let m = small.minimized.clone().unwrap();
+    assert_eq!(small.invariant.as_deref(), watch);
+    assert_eq!((m.found_workload, m.workload), (Some(3), Some(2)), "{m:?}");
+    assert_eq!(small.trace[0].action, "create(k1) commit(k1)");
+    assert!(m.preemptions <= m.found_preemptions, "{m:?}");
+    assert!(m.replays <= ozone_ha_check::minimize::MINIMIZE_BUDGET + m.found_context_switches + 1);
+    // The minimized schedule carries the smaller workload's values and replays to it.
+    let again = replay(
+        "hdds-16092",
+        "buggy",
+        "generated",
+        small.schedule.as_ref().unwrap(),
+        watch,
+    );
+    assert_eq!(again.invariant.as_deref(), watch);
+    assert_eq!(again.trace, small.trace);
+}
+
 /// The cases of `s` expected to break an invariant.
 fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
     s.cases()
@@ -174,6 +208,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         every_scenario_replays_a_counterexample_identically_twice,
         minimization_keeps_the_invariant_and_never_lengthens,
         minimization_leaves_the_local_minimum_of_one_at_a_time_drops,
-        generated_counterexamples_minimize_around_their_workload
+        generated_counterexamples_minimize_around_their_workload,
+        a_generated_counterexample_shrinks_to_the_minimal_workload
     ]
 }

@@ -130,6 +130,20 @@ pub(super) fn drive(
             },
             exploration,
         ),
+        Strategy::Loosely { tasks, values } => steer(
+            Steer::Loosely {
+                tasks: tasks.iter().copied().collect(),
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
+        Strategy::Shuffle { seed, values } => steer(
+            Steer::Shuffle {
+                state: *seed,
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
         Strategy::Follow { tasks, values } => steer(
             Steer::Follow {
                 tasks: tasks.clone(),

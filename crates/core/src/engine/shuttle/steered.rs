@@ -30,6 +30,24 @@ pub(super) enum Steer {
         /// The values of the random requests.
         values: VecDeque<u64>,
     },
+    /// These task choices, each skipped where its task cannot run (blocked or finished),
+    /// then the non-preemptive default; random requests take these values in order, then
+    /// 0: a recorded interleaving carried over to a model that runs a little differently (a
+    /// smaller workload).
+    Loosely {
+        /// The task choices still to make.
+        tasks: VecDeque<usize>,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
+    /// Uniformly random task choices from a SplitMix64 stream at `state`; random requests
+    /// take these values in order, then 0.
+    Shuffle {
+        /// The stream's state.
+        state: u64,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
     /// The non-preemptive default, except at these `decision -> task` switches; random
     /// requests take these values in order, then 0.
     Switches {
@@ -87,7 +105,20 @@ impl Scheduler for Steered {
     ) -> Option<TaskId> {
         let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
         let default = default_choice(&ids, current);
-        let chosen = match &self.steer {
+        let chosen = match &mut self.steer {
+            Steer::Loosely { tasks, .. } => loop {
+                match tasks.pop_front() {
+                    None => break default,
+                    Some(t) if ids.contains(&t) => break t,
+                    Some(_) => {}
+                }
+            },
+            Steer::Shuffle { state, .. } => {
+                let pick = crate::engine::splitmix64(state) % ids.len().max(1) as u64;
+                ids.get(usize::try_from(pick).unwrap_or(0))
+                    .copied()
+                    .unwrap_or(default)
+            }
             Steer::Switches { switches, .. } => match switches.get(&self.decision) {
                 Some(t) if ids.contains(t) => *t,
                 _ => default,
@@ -139,9 +170,10 @@ impl Scheduler for Steered {
                 }
                 _ => 0,
             },
-            Steer::Follow { values, .. } | Steer::Switches { values, .. } => {
-                values.pop_front().unwrap_or(0)
-            }
+            Steer::Follow { values, .. }
+            | Steer::Switches { values, .. }
+            | Steer::Shuffle { values, .. }
+            | Steer::Loosely { values, .. } => values.pop_front().unwrap_or(0),
         }
     }
 }
