@@ -162,6 +162,12 @@ pub struct Minimized {
     pub context_switches: usize,
     /// Replays the minimization ran.
     pub replays: usize,
+    /// Items of the workload as found (a generated plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_workload: Option<usize>,
+    /// Items of the minimized counterexample's workload (a generated plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<usize>,
 }
 
 impl Report {

@@ -14,6 +14,12 @@
 //! run, else the lowest-numbered runnable one) would have picked anyway is never one, so
 //! only the other switches cost a replay, and each answer is remembered.
 //!
+//! A schedule's random values (a generated plan's workload, drawn with
+//! [`crate::sync::choose`]) are set aside from its task decisions ([`Schedule::split`]):
+//! every run of the search answers the model's random requests with them in order
+//! ([`Strategy::Follow`], [`Strategy::Guided`]), so the interleaving shrinks around the
+//! workload that was found.
+//!
 //! The search runs within a budget of replays (probes included), keeps the same invariant
 //! broken, and takes a schedule only when it has fewer preemptions, or as many and fewer
 //! context switches, or as many of both and fewer steps:
@@ -33,15 +39,31 @@
 //! 4. *Bounded search*: while preemptions remain, the non-preemptive execution itself, then
 //!    every single forced switch (each decision, each task), for a counterexample with
 //!    fewer preemptions; one found is shortened by 1 to 3 in turn.
+//! 5. *Workload* (a generated plan): the values are decoded into the workload they drew
+//!    ([`Vocabulary::decode`]); each item dropped, then each argument lowered toward the
+//!    canonical first value, is encoded back ([`Vocabulary::encode`]) and tried with the
+//!    minimized interleaving (its tasks exactly, then loosely, then its forced switches),
+//!    the non-preemptive execution and a few uniformly random interleavings. A workload
+//!    that still breaks the invariant, cut and merged (steps 1 and 2), is kept when it is
+//!    no longer than the counterexample as found (fewer items first, even at more
+//!    preemptions than the shortened one), and the drops start again; the smallest is
+//!    shortened by 1 to 4. Steps 1 to 4 on the workload as found get a third of the
+//!    budget, this step the next third.
 
 use crate::engine::{DriveError, Schedule, Strategy};
 use crate::explore::{explore, ExploreError, Minimized, Report, Request};
+use crate::scenario::GENERATED;
 use crate::scenarios::AnyScenario;
+use crate::workload::{Bounds, Vocabulary, Workload};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most replays one minimization may run, the probes that count preemptions
 /// included.
 pub const MINIMIZE_BUDGET: usize = 1_500;
+
+/// Uniformly random interleavings tried per candidate workload, after the minimized
+/// interleaving and the non-preemptive execution.
+const RANDOM_TRIES: usize = 8;
 
 /// Shorten a violation found by a shuttle engine within [`MINIMIZE_BUDGET`] replays; see
 /// the module documentation. Returns the report with the shorter counterexample and both
@@ -59,13 +81,12 @@ pub fn minimize_within(
     let (Some(schedule), Some(invariant)) = (&report.schedule, &report.invariant) else {
         return Ok(report.clone());
     };
-    let Some(tasks) = schedule.tasks_only() else {
-        return Ok(report.clone());
-    };
+    let (tasks, values) = schedule.split();
     let mut search = Search {
         scenario,
         report,
         invariant,
+        values,
         replays: 0,
         budget,
         fits: BTreeMap::new(),
@@ -75,16 +96,21 @@ pub fn minimize_within(
     let Some(found) = search.exact(&tasks, true)? else {
         return Ok(report.clone());
     };
-    let mut best = search.improve(found.clone())?;
-    best = search.deepen(best)?;
-    if !best.preempted.is_empty() {
-        if let Some(other) = search.bounded(best.preempted.len())? {
-            let other = search.improve(other)?;
-            let other = search.deepen(other)?;
-            if other.key() < best.key() {
-                best = other;
-            }
-        }
+    let drawn = Drawn::of(scenario, report, &search.values);
+    // A generated plan's budget: a third to shorten the interleaving as found, a third to
+    // shrink the workload, the rest to shorten the interleaving of the smaller workload.
+    if drawn.is_some() {
+        search.budget = budget / 3;
+    }
+    let mut best = search.shorten(found.clone())?;
+    let mut workloads = None;
+    if let Some(drawn) = drawn {
+        search.budget = budget * 2 / 3;
+        let found_items = drawn.workload.items.len();
+        let (shrunk, items) = search.shrink(best, drawn, found.key())?;
+        search.budget = budget;
+        best = search.shorten(shrunk)?;
+        workloads = Some((found_items, items));
     }
     let mut out = report.clone();
     out.minimized = Some(Minimized {
@@ -95,6 +121,8 @@ pub fn minimize_within(
         context_switches: best.report.context_switches.unwrap_or(0),
         preemptions: best.preempted.len(),
         replays: search.replays,
+        found_workload: workloads.map(|(found, _)| found),
+        workload: workloads.map(|(_, items)| items),
     });
     out.detail = best.report.detail;
     out.violation_step = best.report.violation_step;
@@ -102,6 +130,67 @@ pub fn minimize_within(
     out.context_switches = best.report.context_switches;
     out.trace = best.report.trace;
     Ok(out)
+}
+
+/// The workload a generated plan's counterexample drew, and what it was drawn from.
+struct Drawn {
+    vocabulary: Vocabulary,
+    bounds: Bounds,
+    workload: Workload,
+    /// The values after the draw's (later choices of the model), kept as they are.
+    rest: Vec<u64>,
+}
+
+impl Drawn {
+    /// The workload `values` draw, when `report` is of a generated plan.
+    fn of(scenario: &dyn AnyScenario, report: &Report, values: &[u64]) -> Option<Drawn> {
+        if report.plan != GENERATED {
+            return None;
+        }
+        let vocabulary = scenario.vocabulary()?;
+        let bounds = report.bounds.unwrap_or(vocabulary.bounds);
+        let (workload, used) = vocabulary.decode(values, bounds);
+        Some(Drawn {
+            vocabulary,
+            bounds,
+            workload,
+            rest: values[used..].to_vec(),
+        })
+    }
+
+    /// Smaller workloads than `w`, each one step away, as [`Vocabulary::draw`] makes them:
+    /// `w` without one of its items (the last first), then `w` with one argument lowered
+    /// (each to every lower value), each put in canonical form. Each is shorter, or as long
+    /// and lexicographically smaller, so trying them in turn ends.
+    fn smaller(&self, w: &Workload) -> Vec<Workload> {
+        let v = &self.vocabulary;
+        let mut out: Vec<Workload> = Vec::new();
+        for i in (0..w.items.len()).rev() {
+            let mut items = w.items.clone();
+            items.remove(i);
+            out.push(v.canonical(&Workload { items }));
+        }
+        for i in 0..w.items.len() {
+            for a in 0..w.items[i].args.len() {
+                for lower in 0..w.items[i].args[a] {
+                    let mut items = w.items.clone();
+                    items[i].args[a] = lower;
+                    out.push(v.canonical(&Workload { items }));
+                }
+            }
+        }
+        out.retain(|c| !c.items.is_empty() && c != w);
+        out.dedup();
+        out
+    }
+
+    /// The values that draw `w`, the later choices after them; `None` when the draw cannot
+    /// make `w` (a precondition refuses it).
+    fn values(&self, w: &Workload) -> Option<Vec<u64>> {
+        let mut values = self.vocabulary.encode(w, self.bounds)?;
+        values.extend_from_slice(&self.rest);
+        Some(values)
+    }
 }
 
 /// Where each block of consecutive decisions of one task starts, after the first.
@@ -137,12 +226,16 @@ struct Search<'a> {
     scenario: &'a dyn AnyScenario,
     report: &'a Report,
     invariant: &'a str,
+    /// The answers to the model's random requests (a generated plan's workload), in order:
+    /// every run replays them, wherever the model asks.
+    values: Vec<u64>,
     replays: usize,
     budget: usize,
-    /// Whether a task can run after a prefix of decisions: `prefix + [task]` -> answer.
-    fits: BTreeMap<Vec<usize>, bool>,
-    /// Explicit schedules already replayed.
-    tried: BTreeSet<Vec<usize>>,
+    /// Whether a task can run after a prefix of decisions: `(values, prefix + [task])` ->
+    /// answer.
+    fits: BTreeMap<(Vec<u64>, Vec<usize>), bool>,
+    /// Explicit schedules already replayed, with their values.
+    tried: BTreeSet<(Vec<u64>, Vec<usize>)>,
 }
 
 impl Search<'_> {
@@ -155,7 +248,8 @@ impl Search<'_> {
         self.replays += 1;
         let request = Request::new(&self.report.variant, &self.report.plan, strategy)
             .watch(Some(self.invariant))
-            .size(self.report.size);
+            .size(self.report.size)
+            .bounds(self.report.bounds);
         match explore(self.scenario, &request) {
             Ok(r) => Ok(Some(r)),
             Err(ExploreError::Drive(DriveError::ScheduleMismatch(_))) => Ok(None),
@@ -167,15 +261,17 @@ impl Search<'_> {
     fn fits(&mut self, prefix: &[usize], task: usize) -> Result<bool, ExploreError> {
         let mut probe = prefix.to_vec();
         probe.push(task);
-        if let Some(known) = self.fits.get(&probe) {
+        let key = (self.values.clone(), probe);
+        if let Some(known) = self.fits.get(&key) {
             return Ok(*known);
         }
         let fits = self
-            .run(Strategy::Replay {
-                schedule: Schedule::of_tasks(&probe),
+            .run(Strategy::Follow {
+                tasks: key.1.clone(),
+                values: self.values.clone(),
             })?
             .is_some();
-        self.fits.insert(probe, fits);
+        self.fits.insert(key, fits);
         Ok(fits)
     }
 
@@ -186,7 +282,7 @@ impl Search<'_> {
         if r.invariant.as_deref() != Some(self.invariant) {
             return Ok(None);
         }
-        let Some(tasks) = r.schedule.as_ref().and_then(Schedule::tasks_only) else {
+        let Some((tasks, _)) = r.schedule.as_ref().map(Schedule::split) else {
             return Ok(None);
         };
         let mut preempted = Vec::new();
@@ -210,13 +306,14 @@ impl Search<'_> {
         }))
     }
 
-    /// Replay exactly `tasks` (then the non-preemptive default).
+    /// Replay exactly `tasks` (then the non-preemptive default), with the values.
     fn exact(&mut self, tasks: &[usize], always: bool) -> Result<Option<Found>, ExploreError> {
-        if !always && (self.spent() || !self.tried.insert(tasks.to_vec())) {
+        if !always && (self.spent() || !self.tried.insert((self.values.clone(), tasks.to_vec()))) {
             return Ok(None);
         }
-        match self.run(Strategy::Replay {
-            schedule: Schedule::of_tasks(tasks),
+        match self.run(Strategy::Follow {
+            tasks: tasks.to_vec(),
+            values: self.values.clone(),
         })? {
             Some(r) => self.found(r, always),
             None => Ok(None),
@@ -228,7 +325,115 @@ impl Search<'_> {
         if self.spent() {
             return Ok(None);
         }
-        self.run(Strategy::Guided { switches })
+        self.run(Strategy::Guided {
+            switches,
+            values: self.values.clone(),
+        })
+    }
+
+    /// Steps 1 to 4 of the module documentation: the fewest preemptions for the values.
+    fn shorten(&mut self, found: Found) -> Result<Found, ExploreError> {
+        let mut best = self.improve(found)?;
+        best = self.deepen(best)?;
+        if !best.preempted.is_empty() {
+            if let Some(other) = self.bounded(best.preempted.len())? {
+                let other = self.improve(other)?;
+                let other = self.deepen(other)?;
+                if other.key() < best.key() {
+                    best = other;
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// Step 5: the smallest workload that still breaks the invariant (each success cut and
+    /// merged, steps 1 and 2, before the next drop, and kept only when no longer than
+    /// `limit`, the key of the counterexample as found); returns it with its number of
+    /// items.
+    fn shrink(
+        &mut self,
+        mut best: Found,
+        drawn: Drawn,
+        limit: (usize, usize, usize),
+    ) -> Result<(Found, usize), ExploreError> {
+        let mut workload = drawn.workload.clone();
+        let mut tried = BTreeSet::new();
+        'smaller: while !self.spent() {
+            for candidate in drawn.smaller(&workload) {
+                if !tried.insert(drawn.vocabulary.show(&candidate)) {
+                    continue;
+                }
+                let Some(values) = drawn.values(&candidate) else {
+                    continue;
+                };
+                let old = self.values.clone();
+                if let Some(f) = self.with_values(values, &best)? {
+                    let f = self.improve(f)?;
+                    // Never longer than the counterexample as found.
+                    if f.key() <= limit {
+                        workload = candidate;
+                        best = f;
+                        continue 'smaller;
+                    }
+                    self.values = old;
+                }
+                if self.spent() {
+                    break 'smaller;
+                }
+            }
+            break;
+        }
+        Ok((best, workload.items.len()))
+    }
+
+    /// A violating execution with `values` in place of the current ones: the tasks of
+    /// `like` (exactly, then loosely: [`Strategy::Loosely`]), its forced switches, the
+    /// non-preemptive execution, then [`RANDOM_TRIES`]
+    /// uniformly random interleavings ([`Strategy::Shuffle`]). The values stay when one
+    /// breaks the invariant.
+    fn with_values(
+        &mut self,
+        values: Vec<u64>,
+        like: &Found,
+    ) -> Result<Option<Found>, ExploreError> {
+        let old = std::mem::replace(&mut self.values, values);
+        if let Some(f) = self.exact(&like.tasks, false)? {
+            return Ok(Some(f));
+        }
+        let loosely = self.run(Strategy::Loosely {
+            tasks: like.tasks.clone(),
+            values: self.values.clone(),
+        })?;
+        if let Some(f) = loosely.map(|r| self.found(r, false)).transpose()?.flatten() {
+            return Ok(Some(f));
+        }
+        let switches = like.report.switches.clone().unwrap_or_default();
+        for forced in [switches, Vec::new()] {
+            let Some(r) = self.guided(forced)? else {
+                break;
+            };
+            if let Some(f) = self.found(r, false)? {
+                return Ok(Some(f));
+            }
+        }
+        for seed in 0..RANDOM_TRIES as u64 {
+            if self.spent() {
+                break;
+            }
+            let Some(r) = self.run(Strategy::Shuffle {
+                seed,
+                values: self.values.clone(),
+            })?
+            else {
+                continue;
+            };
+            if let Some(f) = self.found(r, false)? {
+                return Ok(Some(f));
+            }
+        }
+        self.values = old;
+        Ok(None)
     }
 
     /// Cut and merge until neither helps or the budget is spent.

@@ -175,6 +175,84 @@ impl Vocabulary {
         }
     }
 
+    /// The choice values [`Vocabulary::draw`] consumes to make `workload` within `bounds`,
+    /// one for each choice among more than one option (the index of the item among the
+    /// candidates, after option 0, the stop, once there is an item), the final stop
+    /// included; `None` when `workload` is not one `draw` makes (not canonical, not within
+    /// `bounds`, or an item [`Vocabulary::allowed`] refuses). Replaying these values to the
+    /// draw, in order, gives `workload` back: the minimizer tries a shorter workload this
+    /// way.
+    ///
+    /// ```
+    /// use ozone_ha_check::workload::{any_item, Bounds, Kind, Universe, Vocabulary, Word};
+    ///
+    /// const KEYS: Universe = Universe { name: "keys", values: &["k1", "k2"], symmetric: true };
+    /// let v = Vocabulary {
+    ///     universes: &[KEYS],
+    ///     words: &[
+    ///         Word { name: "create", kind: Kind::Request, args: &[0], doc: "" },
+    ///         Word { name: "kill", kind: Kind::Fault, args: &[], doc: "" },
+    ///     ],
+    ///     bounds: Bounds { requests: 2, faults: 1 },
+    ///     allowed: any_item,
+    /// };
+    /// let w = v.parse("create(k1) kill").unwrap();
+    /// // create(k1) is option 0 of [create(k1), kill], the kill option 3 of [stop,
+    /// // create(k1), create(k2), kill], then the stop (option 0).
+    /// let values = v.encode(&w, v.bounds).unwrap();
+    /// assert_eq!(values, vec![0, 3, 0]);
+    /// assert_eq!(v.decode(&values, v.bounds), (w, 3));
+    /// // Not canonical: k2 before k1.
+    /// assert_eq!(v.encode(&v.parse("create(k2)").unwrap(), v.bounds), None);
+    /// ```
+    pub fn encode(&self, workload: &Workload, bounds: Bounds) -> Option<Vec<u64>> {
+        let mut values = Vec::new();
+        let mut prefix: Vec<Item> = Vec::new();
+        for item in &workload.items {
+            let next = self.candidates(&prefix, bounds);
+            let stop = usize::from(!prefix.is_empty());
+            let at = next.iter().position(|c| c == item)?;
+            if next.len() + stop > 1 {
+                values.push(u64::try_from(at + stop).ok()?);
+            }
+            prefix.push(item.clone());
+        }
+        // The stop, unless nothing could follow (then the draw asks nothing).
+        if !prefix.is_empty() && !self.candidates(&prefix, bounds).is_empty() {
+            values.push(0);
+        }
+        Some(values)
+    }
+
+    /// The workload [`Vocabulary::draw`] makes within `bounds` when its choices take
+    /// `values` in order (each modulo its number of options, 0 once they run out, as a
+    /// guided replay answers), and how many of them it consumes; the inverse of
+    /// [`Vocabulary::encode`].
+    pub fn decode(&self, values: &[u64], bounds: Bounds) -> (Workload, usize) {
+        let mut workload = Workload::default();
+        let mut used = 0;
+        loop {
+            let next = self.candidates(&workload.items, bounds);
+            let stop = usize::from(!workload.items.is_empty());
+            if next.is_empty() {
+                break;
+            }
+            let n = next.len() + stop;
+            let pick = if n == 1 {
+                0
+            } else {
+                let v = values.get(used).copied().unwrap_or(0);
+                used += 1;
+                usize::try_from(v % n as u64).unwrap_or(0)
+            };
+            if pick < stop {
+                break;
+            }
+            workload.items.push(next[pick - stop].clone());
+        }
+        (workload, used.min(values.len()))
+    }
+
     /// The items that may follow `prefix` within `bounds`: every word still within its
     /// bound, with every canonical choice of arguments, that [`Vocabulary::allowed`] admits.
     pub fn candidates(&self, prefix: &[Item], bounds: Bounds) -> Vec<Item> {
@@ -383,5 +461,116 @@ impl Vocabulary {
                 .count()
         };
         count(Kind::Request) <= bounds.requests && count(Kind::Fault) <= bounds.faults
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{drive, Exploration, Flow, Schedule, Strategy};
+    use std::sync::Mutex;
+
+    const KEYS: Universe = Universe {
+        name: "keys",
+        values: &["k1", "k2"],
+        symmetric: true,
+    };
+    const NODES: Universe = Universe {
+        name: "nodes",
+        values: &["scm", "dn"],
+        symmetric: false,
+    };
+    /// A create only for a key not yet created: a precondition that shrinks the candidates.
+    fn once(prefix: &[Item], item: &Item) -> bool {
+        item.word != 0 || !prefix.contains(item)
+    }
+    const SMALL: Vocabulary = Vocabulary {
+        universes: &[KEYS, NODES],
+        words: &[
+            Word {
+                name: "create",
+                kind: Kind::Request,
+                args: &[0],
+                doc: "",
+            },
+            Word {
+                name: "rename",
+                kind: Kind::Request,
+                args: &[0, 0],
+                doc: "",
+            },
+            Word {
+                name: "kill",
+                kind: Kind::Fault,
+                args: &[1],
+                doc: "",
+            },
+        ],
+        bounds: Bounds {
+            requests: 2,
+            faults: 1,
+        },
+        allowed: once,
+    };
+
+    fn every_workload(v: &Vocabulary, prefix: &mut Vec<Item>, out: &mut Vec<Workload>) {
+        for item in v.candidates(prefix, v.bounds) {
+            prefix.push(item);
+            out.push(Workload {
+                items: prefix.clone(),
+            });
+            every_workload(v, prefix, out);
+            prefix.pop();
+        }
+    }
+
+    /// One execution that draws a workload from the engine's choices.
+    #[derive(Default)]
+    struct Drawing(Mutex<Option<Workload>>);
+
+    impl Exploration for Drawing {
+        fn begin(&self) {}
+        fn body(&self) {
+            *self.0.lock().unwrap() = Some(SMALL.draw(SMALL.bounds));
+        }
+        fn end(&self, _schedule: Option<Schedule>) -> Flow {
+            Flow::Continue
+        }
+        fn settled(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn encoded_workloads_draw_back_and_decode() {
+        let mut all = Vec::new();
+        every_workload(&SMALL, &mut Vec::new(), &mut all);
+        assert_eq!(all.len() as u128, SMALL.count(SMALL.bounds));
+        assert!(all.len() > 20);
+        for w in &all {
+            let values = SMALL
+                .encode(w, SMALL.bounds)
+                .expect("a drawn workload encodes");
+            assert_eq!(
+                SMALL.decode(&values, SMALL.bounds),
+                (w.clone(), values.len())
+            );
+            // The engine's draw, answered with these values, makes the same workload.
+            let drawing = std::sync::Arc::new(Drawing::default());
+            let strategy = Strategy::Guided {
+                switches: Vec::new(),
+                values,
+            };
+            if strategy.available() {
+                drive(&strategy, drawing.clone()).unwrap();
+                let drawn = drawing.0.lock().unwrap().take();
+                assert_eq!(drawn.as_ref(), Some(w), "{}", SMALL.show(w));
+            }
+        }
+        // Not canonical, or refused by the precondition.
+        let k2 = SMALL.parse("create(k2)").unwrap();
+        assert_eq!(SMALL.encode(&k2, SMALL.bounds), None);
+        let twice = SMALL.parse("create(k1) create(k1)").unwrap();
+        assert_eq!(SMALL.encode(&twice, SMALL.bounds), None);
     }
 }

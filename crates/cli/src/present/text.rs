@@ -365,12 +365,20 @@ fn count(n: usize, word: &str) -> String {
 /// ```
 /// use ozone_ha_check::explore::Minimized;
 /// use ozone_ha_check_cli::present::text::minimized_words;
-/// let m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733 };
+/// let mut m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733, found_workload: None, workload: None };
 /// assert_eq!(minimized_words(&m), "minimized from 33 preemptions, 41 context switches and 19 steps to 1 preemption, 6 context switches and 9 steps in 733 replays");
+/// (m.found_workload, m.workload) = (Some(3), Some(2));
+/// assert!(minimized_words(&m).ends_with("9 steps, the workload from 3 items to 2, in 733 replays"));
 /// ```
 pub fn minimized_words(m: &ozone_ha_check::explore::Minimized) -> String {
+    let workload = match (m.found_workload, m.workload) {
+        (Some(found), Some(items)) => {
+            format!(", the workload from {} to {items},", count(found, "item"))
+        }
+        _ => String::new(),
+    };
     format!(
-        "minimized from {}, {} and {} to {}, {} and {} in {}",
+        "minimized from {}, {} and {} to {}, {} and {}{workload} in {}",
         count(m.found_preemptions, "preemption"),
         count(m.found_context_switches, "context switch"),
         count(m.found_steps, "step"),

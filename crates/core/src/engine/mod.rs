@@ -107,8 +107,39 @@ pub enum Strategy {
     /// run, else the lowest-numbered runnable one) and switch tasks only at these
     /// `(decision, task)` points. Minimization drops switches one at a time.
     Guided {
-        /// The forced switches, by decision number from 0.
+        /// The forced switches, by scheduling decision from 0 (random values not counted).
         switches: Vec<(usize, usize)>,
+        /// The answers to the model's random requests ([`crate::sync::choose`]), in order;
+        /// past their end, 0.
+        values: Vec<u64>,
+    },
+    /// Re-run under shuttle running these tasks in order (a task that cannot run where the
+    /// list puts it is a [`DriveError::ScheduleMismatch`]), then the non-preemptive default;
+    /// the model's random requests take `values` in order, wherever they come, then 0. A
+    /// recorded schedule split ([`Schedule::split`]) and edited task by task.
+    Follow {
+        /// The task of each scheduling decision.
+        tasks: Vec<usize>,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
+    },
+    /// Like [`Strategy::Follow`], but a task that cannot run where the list puts it is
+    /// skipped (the next one in the list is taken) instead of refused: a recorded
+    /// interleaving carried over to a slightly different execution (a smaller workload).
+    Loosely {
+        /// The task of each scheduling decision.
+        tasks: Vec<usize>,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
+    },
+    /// One execution under shuttle whose task choices are uniformly random from `seed` (a
+    /// SplitMix64 stream) and whose random requests take `values` in order, then 0: a random
+    /// interleaving of a given workload.
+    Shuffle {
+        /// Seed of the task choices.
+        seed: u64,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
     },
     /// loom's exhaustive DPOR exploration.
     Loom {
@@ -130,7 +161,11 @@ impl Strategy {
             Strategy::Pct { .. } => Engine::Pct,
             Strategy::Dfs { .. } => Engine::Dfs,
             Strategy::Stateful { .. } => Engine::Stateful,
-            Strategy::Replay { .. } | Strategy::Guided { .. } => Engine::Replay,
+            Strategy::Replay { .. }
+            | Strategy::Guided { .. }
+            | Strategy::Follow { .. }
+            | Strategy::Loosely { .. }
+            | Strategy::Shuffle { .. } => Engine::Replay,
             Strategy::Loom { .. } => Engine::Loom,
             Strategy::Threads { .. } => Engine::Threads,
         }
@@ -166,7 +201,12 @@ impl Strategy {
                 format!("each state once, at most {executions} executions")
             }
             Strategy::Replay { .. } => "one recorded schedule".into(),
-            Strategy::Guided { switches } => format!("{} forced switches", switches.len()),
+            Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),
+            Strategy::Follow { tasks, .. } => format!("{} scheduling decisions", tasks.len()),
+            Strategy::Loosely { tasks, .. } => {
+                format!("{} scheduling decisions, loosely", tasks.len())
+            }
+            Strategy::Shuffle { seed, .. } => format!("one random interleaving (seed {seed})"),
             Strategy::Loom { preemption_bound } => match preemption_bound {
                 Some(b) => format!("preemption bound {b}"),
                 None => "no preemption bound".into(),
@@ -270,7 +310,7 @@ pub fn run_once(f: impl Fn() + Send + Sync + 'static) {
 /// The next value of a SplitMix64 stream (Steele, Lea and Flood), advancing `state`: the
 /// random scheduler's stream and real threads' choices.
 #[cfg(not(loom))]
-fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

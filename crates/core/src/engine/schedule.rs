@@ -7,7 +7,7 @@
 //! count up from 1 in spawn order.
 //!
 //! Reports and saved counterexamples carry a [`Schedule`], serialised as that text; the
-//! minimizer works on its steps ([`Schedule::tasks_only`], [`Schedule::of_tasks`]).
+//! minimizer works on its steps, the tasks apart from the random values ([`Schedule::split`]).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -67,8 +67,7 @@ impl Schedule {
     }
 
     /// The task of every decision, or `None` when the schedule holds random values (the
-    /// choices of a model that draws its workload: the minimizer leaves those schedules as
-    /// found).
+    /// choices of a model that draws its workload; [`Schedule::split`] sets them aside).
     ///
     /// ```
     /// use ozone_ha_check::engine::Schedule;
@@ -85,6 +84,27 @@ impl Schedule {
                 Step::Random(_) => None,
             })
             .collect()
+    }
+
+    /// The task of every scheduling decision, and the random values, each in order: what a
+    /// [`crate::engine::Strategy::Follow`] run replays, wherever the model asks for the
+    /// values. The minimizer edits the tasks and keeps (or re-encodes) the values.
+    ///
+    /// ```
+    /// use ozone_ha_check::engine::Schedule;
+    /// let s: Schedule = "v1:0,r5,r7,0x2,1".parse().unwrap();
+    /// assert_eq!(s.split(), (vec![0, 0, 0, 1], vec![5, 7]));
+    /// ```
+    pub fn split(&self) -> (Vec<usize>, Vec<u64>) {
+        let mut tasks = Vec::new();
+        let mut values = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Task(t) => tasks.push(*t),
+                Step::Random(v) => values.push(*v),
+            }
+        }
+        (tasks, values)
     }
 
     /// The schedule that runs `tasks` in order.

@@ -2,35 +2,10 @@
 //! reaches every value, the stateful engine exhausts the product of choices and
 //! interleavings, and a recorded schedule replays its choices.
 
-use ozone_ha_check::engine::{drive, DriveError, Exploration, Flow, Schedule, Strategy};
+use crate::support::collect;
+use ozone_ha_check::engine::{DriveError, Schedule, Strategy};
 use ozone_ha_check::sync::{choose, thread, Arc, Mutex};
 use std::collections::BTreeSet;
-
-/// Runs `model` in every execution and keeps each final state with the schedule that
-/// reached it first.
-struct Outcomes<F> {
-    model: F,
-    last: std::sync::Mutex<String>,
-    seen: std::sync::Mutex<Vec<(String, Option<Schedule>)>>,
-}
-
-impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Outcomes<F> {
-    fn begin(&self) {}
-    fn body(&self) {
-        *self.last.lock().unwrap() = (self.model)();
-    }
-    fn end(&self, schedule: Option<Schedule>) -> Flow {
-        let outcome = self.last.lock().unwrap().clone();
-        let mut seen = self.seen.lock().unwrap();
-        if !seen.iter().any(|(o, _)| *o == outcome) {
-            seen.push((outcome, schedule));
-        }
-        Flow::Continue
-    }
-    fn settled(&self) -> bool {
-        false
-    }
-}
 
 /// The final states `strategy` reaches, the schedule of each, whether it exhausted, and
 /// how many executions it ran.
@@ -40,14 +15,9 @@ fn reached<F: Fn() -> String + Send + Sync + 'static>(
     strategy: Strategy,
     model: F,
 ) -> Result<Reached, DriveError> {
-    let x = Arc::new(Outcomes {
-        model,
-        last: std::sync::Mutex::new(String::new()),
-        seen: std::sync::Mutex::new(Vec::new()),
-    });
-    let driven = drive(&strategy, Arc::clone(&x) as Arc<dyn Exploration>)?;
-    let seen = x.seen.lock().unwrap().clone();
-    Ok((seen, driven.exhausted, driven.executions))
+    let c = collect(&strategy, model);
+    let driven = c.driven?;
+    Ok((c.seen, driven.exhausted, driven.executions))
 }
 
 fn states(seen: &[(String, Option<Schedule>)]) -> BTreeSet<String> {
@@ -251,24 +221,13 @@ fn every_workload(
     all
 }
 
-/// Collects the workloads drawn in every execution.
-struct Drawn(std::sync::Mutex<BTreeSet<String>>);
-
-impl Exploration for Drawn {
-    fn begin(&self) {}
-    fn body(&self) {
-        let v = words::VOCABULARY;
-        let w = v.draw(v.bounds);
-        assert_eq!(v.canonical(&w), w, "draws are canonical");
-        assert!(v.within(&w, v.bounds));
-        self.0.lock().unwrap().insert(v.show(&w));
-    }
-    fn end(&self, _: Option<Schedule>) -> Flow {
-        Flow::Continue
-    }
-    fn settled(&self) -> bool {
-        false
-    }
+/// A canonical workload of [`words::VOCABULARY`] within its bounds, drawn and shown.
+fn drawn_workload() -> String {
+    let v = words::VOCABULARY;
+    let w = v.draw(v.bounds);
+    assert_eq!(v.canonical(&w), w, "draws are canonical");
+    assert!(v.within(&w, v.bounds));
+    v.show(&w)
 }
 
 fn the_stateful_engine_draws_every_canonical_workload_once() {
@@ -278,16 +237,15 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
         .filter(|w| !w.items.is_empty())
         .map(|w| v.show(&v.canonical(w)))
         .collect();
-    let x = Arc::new(Drawn(std::sync::Mutex::new(BTreeSet::new())));
-    let driven = drive(
+    let c = collect(
         &Strategy::Stateful {
             executions: 100_000,
         },
-        Arc::clone(&x) as Arc<dyn Exploration>,
-    )
-    .unwrap();
+        drawn_workload,
+    );
+    let seen = c.states();
+    let driven = c.driven.unwrap();
     assert!(driven.exhausted);
-    let seen = x.0.lock().unwrap().clone();
     assert_eq!(seen, want);
     assert_eq!(seen.len() as u128, v.count(v.bounds));
     // The draw is a tree of choices and choices are never preemptions: the first pass
@@ -310,31 +268,17 @@ fn the_draws_keep_to_the_vocabularys_preconditions() {
         .filter(|w| (0..w.items.len()).all(|i| (v.allowed)(&w.items[..i], &w.items[i])))
         .map(|w| v.show(&v.canonical(w)))
         .collect();
-    let drawn = Arc::new(std::sync::Mutex::new(BTreeSet::new()));
-    struct Draw(Arc<std::sync::Mutex<BTreeSet<String>>>);
-    impl Exploration for Draw {
-        fn begin(&self) {}
-        fn body(&self) {
-            let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
-            let w = v.draw(v.bounds);
-            self.0.lock().unwrap().insert(v.show(&w));
-        }
-        fn end(&self, _: Option<Schedule>) -> Flow {
-            Flow::Continue
-        }
-        fn settled(&self) -> bool {
-            false
-        }
-    }
-    let driven = drive(
+    let c = collect(
         &Strategy::Stateful {
             executions: 100_000,
         },
-        Arc::new(Draw(Arc::clone(&drawn))) as Arc<dyn Exploration>,
-    )
-    .unwrap();
-    assert!(driven.exhausted);
-    let seen = drawn.lock().unwrap().clone();
+        || {
+            let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
+            v.show(&v.draw(v.bounds))
+        },
+    );
+    let seen = c.states();
+    assert!(c.driven.unwrap().exhausted);
     assert_eq!(seen, want);
     assert_eq!(seen.len() as u128, v.count(v.bounds));
     assert!(!seen.iter().any(|w| w.starts_with("commit")));

@@ -4,7 +4,8 @@
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::counterexample::{diff_traces, Counterexample};
-use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::engine::Strategy;
+use ozone_ha_check::explore::{explore, Request, Verdict};
 use ozone_ha_check::minimize::minimize;
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::{all, AnyScenario, CaseName};
@@ -68,12 +69,7 @@ fn every_scenario_replays_a_counterexample_identically_twice() {
 fn minimization_keeps_the_invariant_and_never_lengthens() {
     for scenario in all() {
         let name = scenario.name();
-        // A generated plan's schedule holds the workload's choices, which the minimizer
-        // leaves as found (it does not shrink workloads yet).
-        for case in violating(*scenario)
-            .into_iter()
-            .filter(|c| c.plan != ozone_ha_check::scenario::GENERATED)
-        {
+        for case in violating(*scenario) {
             let (variant, plan) = (case.variant, case.plan);
             let found = run(name, variant, plan, pct(3, 10_000), None);
             let small = minimize(*scenario, &found).unwrap();
@@ -128,6 +124,75 @@ fn minimization_leaves_the_local_minimum_of_one_at_a_time_drops() {
     assert_eq!(m.preemptions, 1, "{m:?}");
 }
 
+fn generated_counterexamples_minimize_around_their_workload() {
+    // The drawn workload's values are replayed in order by every run of the search, so a
+    // generated plan's counterexample loses preemptions like a written plan's does.
+    let scenarios: [&dyn AnyScenario; 2] = [
+        ozone_ha_check::scenarios::find("hdds-16092").unwrap(),
+        &ozone_ha_check::scenarios::hdds_template::HddsTemplate,
+    ];
+    let plan = ozone_ha_check::scenario::GENERATED;
+    for scenario in scenarios {
+        let name = scenario.name();
+        let found = explore(scenario, &Request::new("buggy", plan, pct(0, 10_000))).unwrap();
+        assert_eq!(found.verdict, Verdict::Violated, "{name}");
+        let (_, values) = found.schedule.as_ref().unwrap().split();
+        assert!(!values.is_empty(), "{name}: the workload is drawn");
+        let small = minimize(scenario, &found).unwrap();
+        let m = small.minimized.clone().expect("minimized");
+        assert_eq!(small.invariant, found.invariant, "{name}");
+        assert!(m.preemptions <= m.found_preemptions, "{name}: {m:?}");
+        assert!(
+            (m.preemptions, m.context_switches, m.steps)
+                < (m.found_preemptions, m.found_context_switches, m.found_steps),
+            "{name}: nothing was shortened: {m:?}"
+        );
+        let schedule = small.schedule.clone().unwrap();
+        let again = explore(
+            scenario,
+            &Request::new("buggy", plan, Strategy::Replay { schedule })
+                .watch(found.invariant.as_deref()),
+        )
+        .unwrap();
+        assert_eq!(again.invariant, found.invariant, "{name}");
+        assert_eq!(again.trace, small.trace, "{name}");
+    }
+}
+
+fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
+    // The OM terminates when the replay meets a committed key's CreateKey below a lowered
+    // index: a create and its commit are the least that breaks NoOmTermination (the
+    // `restart` plan's log is one such pair). The first workload PCT finds has three items.
+    let scenario = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+    let watch = Some("NoOmTermination");
+    let found = explore(
+        scenario,
+        &Request::new("buggy", "generated", pct(0, 15_000)).watch(watch),
+    )
+    .unwrap();
+    assert_eq!(found.invariant.as_deref(), watch);
+    let drawn = &found.trace[0];
+    assert_eq!(drawn.java, "the workload drawn");
+    assert_eq!(drawn.action.split(' ').count(), 3, "{}", drawn.action);
+    let small = minimize(scenario, &found).unwrap();
+    let m = small.minimized.clone().unwrap();
+    assert_eq!(small.invariant.as_deref(), watch);
+    assert_eq!((m.found_workload, m.workload), (Some(3), Some(2)), "{m:?}");
+    assert_eq!(small.trace[0].action, "create(k1) commit(k1)");
+    assert!(m.preemptions <= m.found_preemptions, "{m:?}");
+    assert!(m.replays <= ozone_ha_check::minimize::MINIMIZE_BUDGET + m.found_context_switches + 1);
+    // The minimized schedule carries the smaller workload's values and replays to it.
+    let again = replay(
+        "hdds-16092",
+        "buggy",
+        "generated",
+        small.schedule.as_ref().unwrap(),
+        watch,
+    );
+    assert_eq!(again.invariant.as_deref(), watch);
+    assert_eq!(again.trace, small.trace);
+}
+
 /// The cases of `s` expected to break an invariant.
 fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
     s.cases()
@@ -142,6 +207,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         committed_counterexamples_replay_to_the_same_trace,
         every_scenario_replays_a_counterexample_identically_twice,
         minimization_keeps_the_invariant_and_never_lengthens,
-        minimization_leaves_the_local_minimum_of_one_at_a_time_drops
+        minimization_leaves_the_local_minimum_of_one_at_a_time_drops,
+        generated_counterexamples_minimize_around_their_workload,
+        a_generated_counterexample_shrinks_to_the_minimal_workload
     ]
 }

@@ -65,7 +65,14 @@ fn every_probe_is_silent_on_some_schedule() {
         let mut silent = std::collections::BTreeSet::new();
         for c in s.cases() {
             // The serial schedule, then a sample of random ones.
-            let serial = run(*s, c, Strategy::Guided { switches: vec![] });
+            let serial = run(
+                *s,
+                c,
+                Strategy::Guided {
+                    switches: vec![],
+                    values: vec![],
+                },
+            );
             let random = run(
                 *s,
                 c,
@@ -100,7 +107,14 @@ fn window_probes_need_a_race_on_the_serial_schedule() {
             if s.expected(c.variant, c.plan) != Ok(Expected::Holds) {
                 continue;
             }
-            let serial = run(*s, c, Strategy::Guided { switches: vec![] });
+            let serial = run(
+                *s,
+                c,
+                Strategy::Guided {
+                    switches: vec![],
+                    values: vec![],
+                },
+            );
             for probe in s.required_probes() {
                 if serial.probe_executions[probe] > 0 && !by_construction(*s, probe) {
                     fired.push(format!("{} {}/{} {probe}", s.name(), c.variant, c.plan));

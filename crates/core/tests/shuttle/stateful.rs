@@ -2,43 +2,20 @@
 //! must reach exactly the final states the enumeration reaches (it skips states, never
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
-use ozone_ha_check::engine::{drive, DriveError, Exploration, Flow, Schedule, Strategy};
+use crate::support::collect;
+use ozone_ha_check::engine::{DriveError, Strategy};
 use ozone_ha_check::sync::ghost::Ghost;
 use ozone_ha_check::sync::{channel, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
-
-/// Runs `model` in every execution and collects the final states it returns.
-struct Outcomes<F> {
-    model: F,
-    seen: std::sync::Mutex<BTreeSet<String>>,
-}
-
-impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Outcomes<F> {
-    fn begin(&self) {}
-    fn body(&self) {
-        let outcome = (self.model)();
-        self.seen.lock().unwrap().insert(outcome);
-    }
-    fn end(&self, _: Option<Schedule>) -> Flow {
-        Flow::Continue
-    }
-    fn settled(&self) -> bool {
-        false
-    }
-}
 
 fn outcomes<F: Fn() -> String + Send + Sync + 'static>(
     strategy: Strategy,
     model: F,
 ) -> (Result<bool, DriveError>, BTreeSet<String>, usize) {
-    let x = Arc::new(Outcomes {
-        model,
-        seen: std::sync::Mutex::new(BTreeSet::new()),
-    });
-    let driven = drive(&strategy, Arc::clone(&x) as Arc<dyn Exploration>);
-    let executions = driven.as_ref().map_or(0, |d| d.executions);
-    let seen = x.seen.lock().unwrap().clone();
-    (driven.map(|d| d.exhausted), seen, executions)
+    let c = collect(&strategy, model);
+    let states = c.states();
+    let executions = c.driven.as_ref().map_or(0, |d| d.executions);
+    (c.driven.map(|d| d.exhausted), states, executions)
 }
 
 /// Both engines exhaust `model`, and the stateful one reaches the same final states.

@@ -1,8 +1,10 @@
 //! Helpers shared by the shuttle tests.
 
-use ozone_ha_check::engine::{Schedule, Strategy};
+use ozone_ha_check::engine::{drive, DriveError, Driven, Exploration, Flow, Schedule, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request};
 use ozone_ha_check::scenarios::find;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 /// Explore one case.
 pub fn run(
@@ -42,4 +44,65 @@ pub fn replay(
         Strategy::Replay { schedule },
         watch,
     )
+}
+
+/// Runs a model in every execution of an engine and keeps each distinct final state it
+/// returns, with the schedule of the first execution that reached it.
+struct Collector<F> {
+    model: F,
+    /// The state the running execution's model returned (none if it did not return).
+    last: Mutex<Option<String>>,
+    seen: Mutex<Vec<(String, Option<Schedule>)>>,
+}
+
+impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Collector<F> {
+    fn begin(&self) {
+        *self.last.lock().unwrap() = None;
+    }
+    fn body(&self) {
+        *self.last.lock().unwrap() = Some((self.model)());
+    }
+    fn end(&self, schedule: Option<Schedule>) -> Flow {
+        if let Some(state) = self.last.lock().unwrap().take() {
+            let mut seen = self.seen.lock().unwrap();
+            if !seen.iter().any(|(s, _)| *s == state) {
+                seen.push((state, schedule));
+            }
+        }
+        Flow::Continue
+    }
+    fn settled(&self) -> bool {
+        false
+    }
+}
+
+/// What [`collect`] found.
+pub struct Collected {
+    /// Each distinct final state, in the order first reached, with that execution's
+    /// schedule.
+    pub seen: Vec<(String, Option<Schedule>)>,
+    /// What the engine reported.
+    pub driven: Result<Driven, DriveError>,
+}
+
+impl Collected {
+    /// The distinct final states.
+    pub fn states(&self) -> BTreeSet<String> {
+        self.seen.iter().map(|(s, _)| s.clone()).collect()
+    }
+}
+
+/// Run `model` in every execution `strategy` makes and collect its final states.
+pub fn collect<F: Fn() -> String + Send + Sync + 'static>(
+    strategy: &Strategy,
+    model: F,
+) -> Collected {
+    let x = Arc::new(Collector {
+        model,
+        last: Mutex::new(None),
+        seen: Mutex::new(Vec::new()),
+    });
+    let driven = drive(strategy, Arc::clone(&x) as Arc<dyn Exploration>);
+    let seen = x.seen.lock().unwrap().clone();
+    Collected { seen, driven }
 }

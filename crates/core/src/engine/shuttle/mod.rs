@@ -123,8 +123,32 @@ pub(super) fn drive(
             Ok(driven)
         }
         Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
-        Strategy::Guided { switches } => steer(
-            Steer::Switches(switches.iter().copied().collect()),
+        Strategy::Guided { switches, values } => steer(
+            Steer::Switches {
+                switches: switches.iter().copied().collect(),
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
+        Strategy::Loosely { tasks, values } => steer(
+            Steer::Loosely {
+                tasks: tasks.iter().copied().collect(),
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
+        Strategy::Shuffle { seed, values } => steer(
+            Steer::Shuffle {
+                state: *seed,
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
+        Strategy::Follow { tasks, values } => steer(
+            Steer::Follow {
+                tasks: tasks.clone(),
+                values: values.iter().copied().collect(),
+            },
             exploration,
         ),
         Strategy::Loom { .. } | Strategy::Threads { .. } => {

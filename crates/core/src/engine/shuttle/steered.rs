@@ -5,6 +5,7 @@ use super::tape::Tape;
 use crate::engine::schedule::Step;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 /// The choice of a non-preemptive scheduler: the running task while it can run, else the
@@ -18,17 +19,54 @@ fn default_choice(ids: &[usize], current: Option<TaskId>) -> usize {
 
 /// What a single steered execution follows.
 pub(super) enum Steer {
-    /// Exactly these recorded decisions; past their end, the non-preemptive default.
+    /// Exactly these recorded decisions, task choices and random values where they were
+    /// made; past their end, the non-preemptive default and 0.
     Exact(Vec<Step>),
-    /// The non-preemptive default, except at these `decision -> task` switches.
-    Switches(std::collections::BTreeMap<usize, usize>),
+    /// These task choices (a task that cannot run is a mismatch), then the non-preemptive
+    /// default; random requests take these values in order, wherever they come, then 0.
+    Follow {
+        /// The task of each scheduling decision.
+        tasks: Vec<usize>,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
+    /// These task choices, each skipped where its task cannot run (blocked or finished),
+    /// then the non-preemptive default; random requests take these values in order, then
+    /// 0: a recorded interleaving carried over to a model that runs a little differently (a
+    /// smaller workload).
+    Loosely {
+        /// The task choices still to make.
+        tasks: VecDeque<usize>,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
+    /// Uniformly random task choices from a SplitMix64 stream at `state`; random requests
+    /// take these values in order, then 0.
+    Shuffle {
+        /// The stream's state.
+        state: u64,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
+    /// The non-preemptive default, except at these `decision -> task` switches; random
+    /// requests take these values in order, then 0.
+    Switches {
+        /// The forced switches, by scheduling decision from 0.
+        switches: BTreeMap<usize, usize>,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
 }
 
-/// Runs one execution as [`Steer`] says, records where it left the non-preemptive default,
-/// and stops with a clear message where a recorded schedule no longer fits.
+/// Runs one execution as [`Steer`] says, records where it left the non-preemptive default
+/// (by scheduling decision, random values not counted), and stops with a clear message
+/// where a recorded schedule no longer fits.
 pub(super) struct Steered {
     steer: Steer,
+    /// Scheduling decisions made.
     decision: usize,
+    /// Recorded steps consumed ([`Steer::Exact`]).
+    at: usize,
     started: bool,
     tape: Rc<RefCell<Tape>>,
 }
@@ -38,6 +76,7 @@ impl Steered {
         Self {
             steer,
             decision: 0,
+            at: 0,
             started: false,
             tape: Rc::clone(tape),
         }
@@ -66,26 +105,54 @@ impl Scheduler for Steered {
     ) -> Option<TaskId> {
         let ids: Vec<usize> = runnable.iter().map(|t| usize::from(t.id())).collect();
         let default = default_choice(&ids, current);
-        let n = self.decision + 1;
-        let chosen = match &self.steer {
-            Steer::Switches(switches) => match switches.get(&self.decision) {
+        let chosen = match &mut self.steer {
+            Steer::Loosely { tasks, .. } => loop {
+                match tasks.pop_front() {
+                    None => break default,
+                    Some(t) if ids.contains(&t) => break t,
+                    Some(_) => {}
+                }
+            },
+            Steer::Shuffle { state, .. } => {
+                let pick = crate::engine::splitmix64(state) % ids.len().max(1) as u64;
+                ids.get(usize::try_from(pick).unwrap_or(0))
+                    .copied()
+                    .unwrap_or(default)
+            }
+            Steer::Switches { switches, .. } => match switches.get(&self.decision) {
                 Some(t) if ids.contains(t) => *t,
                 _ => default,
             },
-            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+            Steer::Follow { tasks, .. } => match tasks.get(self.decision).copied() {
                 None => default,
-                Some(Step::Task(t)) if ids.contains(&t) => t,
-                Some(Step::Task(t)) => {
+                Some(t) if ids.contains(&t) => t,
+                Some(t) => {
+                    let n = self.decision + 1;
                     return self.mismatch(format!(
-                        "decision {n} runs task {t}, but only tasks {ids:?} can run there"
-                    ))
-                }
-                Some(Step::Random(_)) => {
-                    return self.mismatch(format!(
-                        "decision {n} is a random value, but the model asks which task runs"
-                    ))
+                        "scheduling decision {n} runs task {t}, but only tasks {ids:?} can run"
+                    ));
                 }
             },
+            Steer::Exact(steps) => {
+                let n = self.at + 1;
+                match steps.get(self.at).copied() {
+                    None => default,
+                    Some(Step::Task(t)) if ids.contains(&t) => {
+                        self.at += 1;
+                        t
+                    }
+                    Some(Step::Task(t)) => {
+                        return self.mismatch(format!(
+                            "decision {n} runs task {t}, but only tasks {ids:?} can run there"
+                        ))
+                    }
+                    Some(Step::Random(_)) => {
+                        return self.mismatch(format!(
+                            "decision {n} is a random value, but the model asks which task runs"
+                        ))
+                    }
+                }
+            }
         };
         if chosen != default {
             self.tape.borrow_mut().derived.push((self.decision, chosen));
@@ -95,15 +162,18 @@ impl Scheduler for Steered {
     }
 
     fn next_u64(&mut self) -> u64 {
-        match &self.steer {
-            Steer::Exact(steps) => match steps.get(self.decision).copied() {
+        match &mut self.steer {
+            Steer::Exact(steps) => match steps.get(self.at).copied() {
                 Some(Step::Random(v)) => {
-                    self.decision += 1;
+                    self.at += 1;
                     v
                 }
                 _ => 0,
             },
-            Steer::Switches(_) => 0,
+            Steer::Follow { values, .. }
+            | Steer::Switches { values, .. }
+            | Steer::Shuffle { values, .. }
+            | Steer::Loosely { values, .. } => values.pop_front().unwrap_or(0),
         }
     }
 }
