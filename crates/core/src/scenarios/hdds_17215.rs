@@ -235,7 +235,9 @@ use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, St
 use crate::properties::{check_all, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, ByConstruction, Case, Expected, Scenario};
+use crate::sync::ghost::Ghost;
 use crate::sync::{channel, thread, Arc, Mutex};
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 use std::collections::BTreeMap;
 
 /// The scenario.
@@ -282,6 +284,8 @@ choices! {
         SubmitFails = "submit-fails",
         /// two sets; the second pre-executed request's store write takes effect but returns an error
         LostStoreReply = "lost-store-reply",
+        /// every workload of the vocabulary (the five requests over two access ids, a store failure, a lost reply, a crash, a leader change) on a leader and a lagging follower
+        Generated = "generated",
     }
 }
 
@@ -469,7 +473,8 @@ impl Plan {
             | Plan::PartitionedLeader
             | Plan::Pipelined
             | Plan::SubmitFails
-            | Plan::LostStoreReply => data(&mut log, &[]),
+            | Plan::LostStoreReply
+            | Plan::Generated => data(&mut log, &[]),
         }
         log
     }
@@ -489,7 +494,9 @@ impl Plan {
     /// The rows the store starts with.
     pub fn store_rows(self) -> Vec<(AccessId, StoredSecret)> {
         match self {
-            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::StoreFailure => Vec::new(),
+            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::StoreFailure | Plan::Generated => {
+                Vec::new()
+            }
             _ => vec![(
                 "u1",
                 StoredSecret {
@@ -553,9 +560,179 @@ impl Plan {
                 };
                 Shared::new(design, &[], Some(fault), &[])
             }
-            Plan::LaggingFollower | Plan::ApplyVsFlush => Shared::new(design, &[], None, &[]),
+            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::Generated => {
+                Shared::new(design, &[], None, &[])
+            }
         }
     }
+}
+
+/// The words of a generated workload (`generated`). Requests act on one of two
+/// interchangeable access ids; each is the Java request as the fixed-log plans run it, with
+/// the Java `preExecute` first on the leader. Faults name the OM they hit where it matters.
+///
+/// No tenant universe: since HDDS-6366 the access id is the tenant's default access id
+/// `tenant$user` ([`OMTenantAssignUserAccessIdRequest.preExecute`](java::OMTenantAssignUserAccessIdRequest::preExecute)
+/// refuses any other), so an access id names its tenant, and the modelled paths read only
+/// whether an id is assigned. The one tenant `t1` exists before the workload (tenant
+/// creation is not modelled).
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[
+        Universe {
+            name: "access ids",
+            values: &["u1", "u2"],
+            symmetric: true,
+        },
+        Universe {
+            name: "OMs",
+            values: &["om1", "om2"],
+            symmetric: false,
+        },
+    ],
+    words: &[
+        Word {
+            name: "get",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "S3GetSecretRequest (createIfNotExist): create and store a secret, or return a tenant id's",
+        },
+        Word {
+            name: "set",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMSetSecretRequest: replace an existing secret (store at flush)",
+        },
+        Word {
+            name: "revoke",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "S3RevokeSecretRequest: revoke an existing secret (store at flush)",
+        },
+        Word {
+            name: "assign",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMTenantAssignUserAccessIdRequest: assign the id in tenant t1 with a new secret",
+        },
+        Word {
+            name: "tenant-revoke",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMTenantRevokeUserAccessIdRequest: revoke an assigned id and its secret",
+        },
+        Word {
+            name: "fail",
+            kind: Kind::Fault,
+            args: &[1],
+            doc: "the OM's next store call fails (an IOException; nothing changes)",
+        },
+        Word {
+            name: "lost-reply",
+            kind: Kind::Fault,
+            args: &[1],
+            doc: "the OM's next store write takes effect, then fails (its reply is lost)",
+        },
+        Word {
+            name: "crash",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the follower om2 crashes (responses not swapped are lost); it restarts and replays at the end",
+        },
+        Word {
+            name: "leader-change",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the leader om1 crashes with the next request pre-executed, never committed; om2 takes over",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: one_crash,
+};
+
+/// At most one of `crash` and `leader-change`: om2 is the only OM that can take over, and a
+/// crashed om2 stays down until the end.
+fn one_crash(prefix: &[Item], item: &Item) -> bool {
+    let down = |i: &Item| matches!(VOCABULARY.words[i.word].name, "crash" | "leader-change");
+    !down(item) || !prefix.iter().any(down)
+}
+
+/// A request of a generated workload, before the leader gives it an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// `get`.
+    Get,
+    /// `set`.
+    Set,
+    /// `revoke`.
+    Revoke,
+    /// `assign`.
+    Assign,
+    /// `tenant-revoke`.
+    TenantRevoke,
+}
+
+/// Secret names by log index: the secret the leader's `preExecute` draws for the entry
+/// (entries past the last name share it).
+const SECRETS: [&str; 24] = [
+    "S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11", "S12", "S13", "S14",
+    "S15", "S16", "S17", "S18", "S19", "S20", "S21", "S22", "S23",
+];
+
+impl Ask {
+    /// The request at log index `index` (its secret, if any, is `S<index>`).
+    pub fn at(self, id: AccessId, index: u64) -> S3Request {
+        let secret = Secret(SECRETS[usize::try_from(index).unwrap_or(usize::MAX).min(23)]);
+        match self {
+            Ask::Get => S3Request::GetSecret { id, secret },
+            Ask::Set => S3Request::SetSecret { id, secret },
+            Ask::Revoke => S3Request::RevokeSecret { id },
+            Ask::Assign => S3Request::TenantAssign {
+                id,
+                tenant: "t1",
+                secret,
+            },
+            Ask::TenantRevoke => S3Request::TenantRevoke { id },
+        }
+    }
+}
+
+/// One item of a generated workload, as the leader's thread meets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// A client's request on an access id.
+    Request(Ask, AccessId),
+    /// The named OM's next store call fails; `true`: after taking effect.
+    Fail(&'static str, bool),
+    /// The follower crashes.
+    Crash,
+    /// The leader crashes with the next request in flight; the follower takes over.
+    LeaderChange,
+}
+
+/// A workload's items.
+pub fn drawn(workload: &Workload) -> Vec<Drawn> {
+    let [ids, oms] = [VOCABULARY.universes[0], VOCABULARY.universes[1]];
+    workload
+        .items
+        .iter()
+        .map(|item| {
+            let arg = |u: Universe| u.values[item.args[0]];
+            match VOCABULARY.words[item.word].name {
+                "get" => Drawn::Request(Ask::Get, arg(ids)),
+                "set" => Drawn::Request(Ask::Set, arg(ids)),
+                "revoke" => Drawn::Request(Ask::Revoke, arg(ids)),
+                "assign" => Drawn::Request(Ask::Assign, arg(ids)),
+                "tenant-revoke" => Drawn::Request(Ask::TenantRevoke, arg(ids)),
+                "fail" => Drawn::Fail(arg(oms), false),
+                "lost-reply" => Drawn::Fail(arg(oms), true),
+                "crash" => Drawn::Crash,
+                _ => Drawn::LeaderChange,
+            }
+        })
+        .collect()
 }
 
 impl Scenario for Hdds17215 {
@@ -570,6 +747,7 @@ impl Scenario for Hdds17215 {
         random: 20_000,
         pct: Budget::CHECK.pct,
     };
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const PROPERTIES: &'static [Property] = &[
         REPLICAS_AGREE.property(),
         STORE_HOLDS_ISSUED_SECRET.property(),
@@ -600,13 +778,17 @@ impl Scenario for Hdds17215 {
             &[REPLICAS_AGREE.property(), NO_OM_TERMINATION.property()];
         const SECRET_LOST: &[Property] = &[STORE_HOLDS_ISSUED_SECRET.property()];
         use Plan::{
-            ApplyVsFlush, CrashReplay, LaggingFollower, LeaderChange, LostStoreReply,
+            ApplyVsFlush, CrashReplay, Generated, LaggingFollower, LeaderChange, LostStoreReply,
             PartitionedLeader, Pipelined, StoreFailure, SubmitFails,
         };
         use Variant::{
             Buggy, IndexPerSecret, LeaderSide, LeaderSidePeriodic, LeaderSideReconciled,
         };
         match (variant, plan) {
+            // Over the generated workloads (module docs, "Generated workloads").
+            (Buggy | IndexPerSecret, Generated) => Expected::Violates(ALL),
+            (LeaderSide | LeaderSideReconciled, Generated) => Expected::Violates(SECRET_LOST),
+            (LeaderSidePeriodic, Generated) => Expected::Holds,
             (
                 LeaderSide | LeaderSideReconciled | LeaderSidePeriodic,
                 LaggingFollower | CrashReplay | ApplyVsFlush | StoreFailure,
@@ -645,7 +827,22 @@ impl Scenario for Hdds17215 {
             design: variant.design(),
             plan,
             log: Arc::new(plan.log()),
+            bounds: VOCABULARY.bounds,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared {
+            design: variant.design(),
+            plan: Plan::Generated,
+            log: Arc::new(Plan::Generated.log()),
+            bounds,
+        }))
     }
 }
 
@@ -653,6 +850,8 @@ struct Prepared {
     design: Design,
     plan: Plan,
     log: Arc<RaftLog<S3Request>>,
+    /// `generated`: the bounds of the workload each execution draws.
+    bounds: Bounds,
 }
 
 type Entry = (u64, S3Request);
@@ -1002,23 +1201,267 @@ impl Prepared {
     }
 }
 
+/// A message from the leader's thread to the follower of a generated workload.
+#[derive(Clone, Copy, Debug)]
+enum ToOm2 {
+    /// A committed entry.
+    Entry(u64, S3Request),
+    /// Arm a fault on om2's next store call (`true`: a lost reply).
+    Arm(bool),
+    /// om2 crashes.
+    Crash,
+    /// om1 is gone; om2 wins the election (om3's vote) and appends its term's configuration
+    /// entry at this index.
+    LeaderChange(u64),
+    /// A request for om2 as the leader: it pre-executes, appends and applies it.
+    Serve(Ask, AccessId),
+}
+
+/// A leader's handling of a client request in a generated workload: `preExecute` (the
+/// Java's, or the leader-side decision), then, unless refused, the append (the index is
+/// assigned after `preExecute`, [`OMExecutionFlow.submitExecutionToRatis`](java::OMExecutionFlow::submitExecutionToRatis))
+/// with the decision. Returns the appended entry.
+fn lead(
+    om: &Om,
+    shared: &Shared,
+    me: &Actor,
+    log: &Ghost<RaftLog<S3Request>>,
+    view: &Tables<Row>,
+    ask: Ask,
+    id: AccessId,
+) -> Option<(u64, S3Request)> {
+    let index = log.with(|l| l.last_index()) + 1;
+    let request = ask.at(id, index);
+    let pre = om.pre_execute(me, view, &request);
+    if pre.called_store {
+        shared.store().note_index(index);
+    }
+    if pre.refused.is_some() {
+        if pre.wrote_store {
+            me.probe(&UNCOMMITTED_STORE_WRITE);
+        }
+        return None;
+    }
+    log.with(|l| l.append(request));
+    if let Some(decision) = pre.decision {
+        shared.record_decision(index, decision);
+    }
+    Some((index, request))
+}
+
+impl Prepared {
+    /// `generated`: draw a workload, then run it on a leader om1 (one thread: `preExecute`,
+    /// append, replicate to om2, apply and flush) and a follower om2 (an apply and a flush
+    /// thread), as `lagging-follower` runs its log; the faults arm a store failure, crash om2,
+    /// or crash om1 with a request pre-executed and hand the rest of the workload to om2 as
+    /// the new leader (a terminated om1 hands over the same way). At the end `main` stops om2
+    /// and flushes what it left, the leader of the end reconciles once more in
+    /// `leader-side-periodic`, and every OM that is down restarts and replays the final log;
+    /// after a leader change om3, the third voter, catches up from it too.
+    fn generated(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("client", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let items = drawn(&workload);
+        let design = self.design;
+        let log = Arc::new(Ghost::new(self.log.as_ref().clone()));
+        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
+        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), fresh_db()));
+        let (to_om2, from_om1) = channel::unbounded::<ToOm2>();
+        let leader = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om1),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("om1", recorder),
+            );
+            thread::spawn("om1", move || {
+                let mut view = initial_tables();
+                let mut leads = true;
+                let mut items = items.into_iter().peekable();
+                let hand_over = |me: &Actor, log: &Ghost<RaftLog<S3Request>>| {
+                    let conf = log.with(|l| l.start_term(2));
+                    to_om2.send(ToOm2::LeaderChange(conf));
+                    me.step(
+                        Label::model("leader change"),
+                        format!("om1 is gone: om2 takes over at index {conf}"),
+                    );
+                };
+                while let Some(item) = items.next() {
+                    match item {
+                        Drawn::Request(ask, id) if leads => {
+                            let Some((index, request)) =
+                                lead(&om, &shared, &me, &log, &view, ask, id)
+                            else {
+                                continue;
+                            };
+                            to_om2.send(ToOm2::Entry(index, request));
+                            if !om.apply_and_flush(&me, &mut view, index, &request) {
+                                leads = false;
+                                hand_over(&me, &log);
+                            }
+                        }
+                        Drawn::Request(ask, id) => to_om2.send(ToOm2::Serve(ask, id)),
+                        Drawn::Fail("om1", lost) => shared.store().arm("om1", lost),
+                        Drawn::Fail(_, lost) => to_om2.send(ToOm2::Arm(lost)),
+                        Drawn::Crash => to_om2.send(ToOm2::Crash),
+                        Drawn::LeaderChange if leads => {
+                            if let Some(Drawn::Request(ask, id)) = items.peek().copied() {
+                                items.next();
+                                let index = log.with(|l| l.last_index()) + 1;
+                                let request = ask.at(id, index);
+                                let pre = om.pre_execute(&me, &view, &request);
+                                if pre.called_store {
+                                    shared.store().note_index(index);
+                                }
+                                me.step(
+                                    Label::model("entry never commits"),
+                                    format!("{request}: om1 crashes before it commits; its client gets an error"),
+                                );
+                                if pre.wrote_store {
+                                    me.probe(&UNCOMMITTED_STORE_WRITE);
+                                }
+                            }
+                            om.crash(&me, "om1 crashes");
+                            leads = false;
+                            hand_over(&me, &log);
+                        }
+                        Drawn::LeaderChange => {}
+                    }
+                }
+                leads
+            })
+        };
+        let flush = {
+            let (om, me) = (Arc::clone(&om2), Actor::new("om2-flush", recorder));
+            thread::spawn("om2-flush", move || om.flush_thread(&me))
+        };
+        let follower = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om2),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("om2-apply", recorder),
+            );
+            thread::spawn("om2-apply", move || {
+                let mut view = initial_tables();
+                let mut alive = true;
+                while let Some(message) = from_om1.recv() {
+                    match message {
+                        ToOm2::Entry(index, request) if alive => {
+                            alive = om.apply_and_queue(&me, &mut view, index, &request);
+                        }
+                        ToOm2::Arm(lost) => shared.store().arm("om2", lost),
+                        ToOm2::Crash if alive => {
+                            om.crash(&me, "om2 crashes");
+                            alive = false;
+                        }
+                        ToOm2::LeaderChange(conf) if alive => {
+                            me.step(
+                                &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
+                                format!(
+                                    "om2 leads term 2 (om3's vote): its configuration entry \
+                                     {conf} is applied, every earlier entry too: ready"
+                                ),
+                            );
+                            om.become_leader();
+                            if design.reconciles() {
+                                om.reconcile_applied(&me, &view);
+                            }
+                        }
+                        ToOm2::Serve(ask, id) if alive => {
+                            if let Some((index, request)) =
+                                lead(&om, &shared, &me, &log, &view, ask, id)
+                            {
+                                alive = om.apply_and_queue(&me, &mut view, index, &request);
+                            }
+                        }
+                        ToOm2::Serve(ask, id) => me.step(
+                            Label::model("no leader"),
+                            format!("{:?} {id}: no OM leads; its client gets an error", ask),
+                        ),
+                        _ => {}
+                    }
+                }
+                if alive {
+                    om.stop(&me, "orderly stop");
+                }
+            })
+        };
+        let om1_leads = leader.join();
+        follower.join();
+        flush.join();
+        let main = Actor::new("main", recorder);
+        if !om2.down() {
+            let rest = om2.take_unflushed();
+            if let Err(why) = om2.flush(&main, rest) {
+                om2.terminate(&main, &why);
+            }
+        }
+        let last = if om1_leads { &om1 } else { &om2 };
+        if design == Design::LeaderSidePeriodic && !last.down() {
+            // The periodic run after the last fault: no request is in flight.
+            let me = Actor::new("periodic", recorder);
+            last.reconcile(&me);
+        }
+        recorder.quiesce();
+        // Every OM that is down restarts once and replays the final log after its stored
+        // index; after a leader change om3 catches up from it.
+        let log = log.get();
+        let me = Actor::new("restart", recorder);
+        let mut oms: Vec<Arc<Om>> = [om1, om2]
+            .into_iter()
+            .map(|om| {
+                if om.down() {
+                    let db = Arc::clone(om.db());
+                    Arc::new(restart_and_replay(om.name(), shared, &db, &log, &me))
+                } else {
+                    om
+                }
+            })
+            .collect();
+        if !om1_leads {
+            oms.push(Arc::new(restart_and_replay(
+                "om3",
+                shared,
+                &fresh_db(),
+                &log,
+                &me,
+            )));
+        }
+        oms
+    }
+}
+
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let shared = Arc::new(self.plan.shared(self.design));
-        let mut oms = match self.plan {
+        let oms = match self.plan {
             Plan::LaggingFollower | Plan::StoreFailure => self.two_oms(recorder, &shared),
             Plan::CrashReplay | Plan::ApplyVsFlush => self.one_om(recorder, &shared),
+            Plan::Generated => self.generated(recorder, &shared),
             _ => self.handler_plan(recorder, &shared),
         };
-        recorder.quiesce();
-        // Every terminated OM restarts once and replays after its stored index.
-        let me = Actor::new("restart", recorder);
-        for om in &mut oms {
-            if om.terminated() {
-                let db = Arc::clone(om.db());
-                *om = Arc::new(restart_and_replay(om.name(), &shared, &db, &self.log, &me));
-            }
-        }
+        let oms = if self.plan == Plan::Generated {
+            oms
+        } else {
+            recorder.quiesce();
+            // Every terminated OM restarts once and replays after its stored index.
+            let me = Actor::new("restart", recorder);
+            oms.into_iter()
+                .map(|om| {
+                    if om.terminated() {
+                        let db = Arc::clone(om.db());
+                        Arc::new(restart_and_replay(om.name(), &shared, &db, &self.log, &me))
+                    } else {
+                        om
+                    }
+                })
+                .collect()
+        };
         let state = Final {
             replicas: oms
                 .iter()

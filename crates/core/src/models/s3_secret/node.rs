@@ -46,6 +46,7 @@ use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An OM applied or flushed entry i after the shared store had served a call for a later
 /// entry (the window in which a per-OM decision can differ from the leader's).
@@ -101,6 +102,8 @@ pub const UNCOMMITTED_STORE_WRITE: Probe = Probe::new(
     "UncommittedStoreWrite",
     "a leader's preExecute changed the store for an entry that never committed",
 );
+
+const RECONCILE: Label = Label::model("reconcile the store with the replicated rows");
 
 /// `leader-side`'s store calls happen in `preExecute`, before the entry has a log index; the
 /// store counts them for no index (0 is never a log index: entries start at 1).
@@ -253,7 +256,9 @@ impl Gate {
 /// One OM.
 pub struct Om {
     name: &'static str,
-    leader: bool,
+    /// Whether its applies are what the clients are told. Written only by the thread that
+    /// applies for it (a follower taking over), so a plain flag, not a scheduling point.
+    leader: AtomicBool,
     shared: Arc<Shared>,
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
@@ -273,7 +278,7 @@ impl Om {
     pub fn new(name: &'static str, leader: bool, shared: Arc<Shared>, db: Arc<Store<Row>>) -> Self {
         Self {
             name,
-            leader,
+            leader: AtomicBool::new(leader),
             shared,
             db,
             cache: Mutex::new(SecretCache::default()),
@@ -284,6 +289,12 @@ impl Om {
             gate: Gate::new(),
             buffer: DoubleBuffer::new(),
         }
+    }
+
+    /// It won an election: from now on its applies are what the clients are told. Called by
+    /// the thread that applies for it.
+    pub fn become_leader(&self) {
+        self.leader.store(true, Ordering::Relaxed);
     }
 
     /// Its name.
@@ -791,7 +802,7 @@ impl Om {
             }
         };
         actor.step(java, format!("index {index} {request}: {summary}"));
-        if self.leader {
+        if self.leader.load(Ordering::Relaxed) {
             if let Some(t) = told {
                 self.shared.issue(t);
             }
@@ -877,7 +888,7 @@ impl Om {
             java,
             format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
         );
-        if self.leader {
+        if self.leader.load(Ordering::Relaxed) {
             self.shared.issue(match value {
                 Some(s) => Issued::Secret(id, s),
                 None => Issued::Revoked(id),
@@ -892,9 +903,21 @@ impl Om {
     /// id is between its store call and its apply (as `OMRangerBGSyncService` takes the
     /// authorizer lock: [`OMRangerBGSyncService.triggerRangerSyncOnce`](java::OMRangerBGSyncService::triggerRangerSyncOnce)).
     pub fn reconcile(&self, actor: &Actor) {
-        const JAVA: Label = Label::model("reconcile the store with the replicated rows");
         self.gate.acquire();
-        let rows = self.db.scan(actor, JAVA);
+        let rows = self.db.scan(actor, RECONCILE);
+        self.reconcile_rows(actor, &rows);
+    }
+
+    /// [`Om::reconcile`] from the rows this OM has applied (`view`), flushed or not, as a
+    /// leader with its own flush thread reads them through the table cache.
+    pub fn reconcile_applied(&self, actor: &Actor, view: &Tables<Row>) {
+        self.gate.acquire();
+        actor.step(RECONCILE, format!("read the applied rows {view}"));
+        self.reconcile_rows(actor, view);
+    }
+
+    fn reconcile_rows(&self, actor: &Actor, rows: &Tables<Row>) {
+        const JAVA: Label = RECONCILE;
         let lock = self.secret_lock.lock();
         let store = &self.shared.store;
         for (table, id, row) in rows.iter() {
@@ -948,6 +971,11 @@ impl Om {
     /// The process crashes: responses not swapped are lost.
     pub fn crash(&self, actor: &Actor, why: &str) {
         self.buffer.crash(actor, why);
+    }
+
+    /// Whether the OM is gone: terminated or crashed.
+    pub fn down(&self) -> bool {
+        self.buffer.life().gone()
     }
 
     /// Whether the OM terminated.
