@@ -1282,6 +1282,8 @@ impl Prepared {
                 let mut view = initial_tables();
                 let mut leads = true;
                 let mut items = items.into_iter().peekable();
+                // The first entry om1 could not answer, and om2's configuration entry.
+                let mut unanswered = None;
                 let hand_over = |me: &Actor, log: &Ghost<RaftLog<S3Request>>| {
                     let conf = log.with(|l| l.start_term(2));
                     to_om2.send(ToOm2::LeaderChange(conf));
@@ -1289,6 +1291,7 @@ impl Prepared {
                         Label::model("leader change"),
                         format!("om1 is gone: om2 takes over at index {conf}"),
                     );
+                    conf
                 };
                 while let Some(item) = items.next() {
                     match item {
@@ -1301,7 +1304,7 @@ impl Prepared {
                             to_om2.send(ToOm2::Entry(index, request));
                             if !om.apply_and_flush(&me, &mut view, index, &request) {
                                 leads = false;
-                                hand_over(&me, &log);
+                                unanswered = Some((index, hand_over(&me, &log)));
                             }
                         }
                         Drawn::Request(ask, id) => to_om2.send(ToOm2::Serve(ask, id)),
@@ -1332,7 +1335,7 @@ impl Prepared {
                         Drawn::LeaderChange => {}
                     }
                 }
-                leads
+                (leads, unanswered)
             })
         };
         let flush = {
@@ -1391,7 +1394,7 @@ impl Prepared {
                 }
             })
         };
-        let om1_leads = leader.join();
+        let (om1_leads, unanswered) = leader.join();
         follower.join();
         flush.join();
         let main = Actor::new("main", recorder);
@@ -1411,6 +1414,19 @@ impl Prepared {
         // Every OM that is down restarts once and replays the final log after its stored
         // index; after a leader change om3 catches up from it.
         let log = log.get();
+        if let Some((from, conf)) = unanswered {
+            // om1 terminated applying committed entries it never answered: their clients
+            // retry on om2, whose Ratis retry cache holds the reply of its own apply
+            // (a follower fills it too: `RaftServerImpl.replyPendingRequest`). What they are
+            // told is om2's outcome, in log order.
+            let _ = &java::RaftServerImpl::replyPendingRequest;
+            let mut told = shared.answers();
+            told.extend(
+                (from..conf).filter_map(|index| shared.outcome("om2", index).map(|t| (index, t))),
+            );
+            told.sort_by_key(|(index, _)| *index);
+            shared.retell(&told.into_iter().map(|(_, t)| t).collect::<Vec<_>>());
+        }
         let me = Actor::new("restart", recorder);
         let mut oms: Vec<Arc<Om>> = [om1, om2]
             .into_iter()

@@ -119,6 +119,10 @@ pub struct Shared {
     decisions: Ghost<BTreeMap<u64, Decision>>,
     error_flushed: Ghost<Vec<u64>>,
     deleted_at: Ghost<BTreeMap<AccessId, u64>>,
+    /// What each OM's apply of each entry would tell its client (first apply only), and what
+    /// the leaders told, by index: read only after every thread ended, hence bookkeeping.
+    outcomes: Ghost<BTreeMap<(&'static str, u64), Issued>>,
+    answers: Ghost<Vec<(u64, Issued)>>,
 }
 
 impl Shared {
@@ -141,6 +145,8 @@ impl Shared {
             decisions: Ghost::new(BTreeMap::new()),
             error_flushed: Ghost::new(Vec::new()),
             deleted_at: Ghost::new(BTreeMap::new()),
+            outcomes: Ghost::bookkeeping(BTreeMap::new()),
+            answers: Ghost::bookkeeping(Vec::new()),
         }
     }
 
@@ -167,6 +173,34 @@ impl Shared {
     /// The entry at `index` carries the leader's `decision` (`leader-side`).
     pub fn record_decision(&self, index: u64, decision: Decision) {
         self.decisions.with(|d| d.insert(index, decision));
+    }
+
+    /// What `om`'s first apply of entry `index` told or would have told its client.
+    pub fn outcome(&self, om: &'static str, index: u64) -> Option<Issued> {
+        self.outcomes.with(|o| o.get(&(om, index)).copied())
+    }
+
+    /// What the leaders told, with each entry's index, in the order told.
+    pub fn answers(&self) -> Vec<(u64, Issued)> {
+        self.answers.get()
+    }
+
+    /// Replace what the clients were last told by `told`, folded in order.
+    pub fn retell(&self, told: &[Issued]) {
+        self.issued.with(|m| m.clear());
+        for t in told {
+            self.issue(*t);
+        }
+    }
+
+    fn applied(&self, om: &'static str, index: u64, what: Issued, leader: bool) {
+        self.outcomes.with(|o| {
+            o.entry((om, index)).or_insert(what);
+        });
+        if leader {
+            self.answers.with(|a| a.push((index, what)));
+            self.issue(what);
+        }
     }
 
     fn issue(&self, what: Issued) {
@@ -802,10 +836,9 @@ impl Om {
             }
         };
         actor.step(java, format!("index {index} {request}: {summary}"));
-        if self.leader.load(Ordering::Relaxed) {
-            if let Some(t) = told {
-                self.shared.issue(t);
-            }
+        if let Some(t) = told {
+            let leader = self.leader.load(Ordering::Relaxed);
+            self.shared.applied(self.name, index, t, leader);
         }
         Ok(response)
     }
@@ -888,12 +921,12 @@ impl Om {
             java,
             format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
         );
-        if self.leader.load(Ordering::Relaxed) {
-            self.shared.issue(match value {
-                Some(s) => Issued::Secret(id, s),
-                None => Issued::Revoked(id),
-            });
-        }
+        let told = match value {
+            Some(s) => Issued::Secret(id, s),
+            None => Issued::Revoked(id),
+        };
+        let leader = self.leader.load(Ordering::Relaxed);
+        self.shared.applied(self.name, index, told, leader);
         Ok(())
     }
 
