@@ -24,6 +24,7 @@
 //! | `pipelined` | as `leader-change` | as `leader-change` | both entries commit; om1 stays leader |
 //! | `submit-fails` | store holds u1 = S0; A = `SetSecret u1` (X), B = `SetSecret u1` (Y) | as `leader-change` | h2's submission to Ratis fails after its `preExecute` (its client gets an error); om1 stays leader |
 //! | `lost-store-reply` | as `submit-fails`; in the leader-side variants om1's fourth store call (the write of the second request it pre-executes) takes effect and then fails | as `leader-change` | that request is not replicated (its client gets an error); om1 stays leader |
+//! | `generated` | a workload of [`VOCABULARY`], at most three requests and one fault by default; store empty; the leader gives each request it accepts the next index | `om1` (leader: `preExecute`, append, replicate, apply and flush), `om2-apply`, `om2-flush` | stops om2, flushes what it left, restarts every OM that is down; om3 catches up after a leader change (see "Generated workloads") |
 //!
 //! In `leader-side-periodic` the leader of the plan's end reconciles once more after every
 //! thread ended: the periodic run that follows the last fault (the old leader has stepped
@@ -199,6 +200,80 @@
 //! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
 //! has stopped, restarted and replayed.
 //!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]: the requests `get`, `set`, `revoke`, `assign` and `tenant-revoke`
+//! (`S3GetSecretRequest`, `OMSetSecretRequest`, `S3RevokeSecretRequest`,
+//! `OMTenantAssignUserAccessIdRequest`, `OMTenantRevokeUserAccessIdRequest`, each with the
+//! apply and flush semantics of the table in [`crate::models::s3_secret::requests`]) over
+//! two interchangeable access ids `u1`, `u2`; and the faults `fail(om)` (the OM's next store
+//! call throws, nothing changes), `lost-reply(om)` (its next store write lands, then
+//! throws; a read has nothing to keep), `crash` (the follower om2 crashes: responses not
+//! swapped are lost; it restarts and replays at the end) and `leader-change` (om1 crashes
+//! with the next request pre-executed and never committed; om2, once it applied everything
+//! om1 committed and its term's configuration entry, leads, reconciles in the reconciling
+//! variants, and serves the rest). At most one of `crash` and `leader-change`. Default bounds:
+//! three requests and one fault, 13,521 workloads. No tenant universe: an access id names its
+//! tenant since HDDS-6366 ([`VOCABULARY`]'s docs).
+//!
+//! The leader runs each request's Java `preExecute` first
+//! ([`OMSetSecretRequest.preExecute`](java::OMSetSecretRequest::preExecute) refuses an id with
+//! no secret, [`OMTenantRevokeUserAccessIdRequest.preExecute`](java::OMTenantRevokeUserAccessIdRequest::preExecute)
+//! an unassigned one), or the leader-side decision; a refused request is not replicated and
+//! gets no index. Without that, a `tenant-revoke` of an unassigned id would reach every
+//! OM's apply and terminate it on the NPE: a termination the Java's `preExecute` prevents.
+//! A terminated om1 hands over to om2 as a leader change does. The entries om1 committed
+//! but never answered (it terminated applying them) are answered from om2's Ratis retry
+//! cache, which a follower fills with its own apply's reply
+//! ([`RaftServerImpl.replyPendingRequest`](java::RaftServerImpl::replyPendingRequest)): the
+//! clients are told om2's outcome, in log order.
+//!
+//! Faults of the list that are not words: the seed's crash inside a flush between the store
+//! calls and the batch commit (no thread boundary there to crash at; `crash` loses the
+//! unswapped responses instead); the partitioned old leader that keeps pre-executing
+//! (`partitioned-leader`: it needs a second RPC handler on om1 besides its apply, a fourth
+//! thread); two RPC handlers appending in the other order (`pipelined`, `submit-fails`): one
+//! leader thread pre-executes and applies each request in turn, so a `preExecute` never runs
+//! ahead of the leader's own apply here; the handler plans keep those. The authorizer lock
+//! the Java tenant requests hold from `preExecute` to the apply orders nothing on that one
+//! thread.
+//!
+//! Verdicts (random 20,000 and PCT 2,000 executions; worst and median executions to the
+//! first violation over seeds 0..20):
+//!
+//! | variant | verdict | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
+//! | `index-per-secret` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
+//! | `leader-side` | `StoreHoldsIssuedSecret` | 435 (76) | 301 (58) | at 2,232 |
+//! | `leader-side-reconciled` | `StoreHoldsIssuedSecret` | 897 (135) | 454 (102) | at 2,232 |
+//! | `leader-side-periodic` | holds | | | 633,427 executions in 400 s, not exhausted |
+//!
+//! Every invariant a written plan breaks for a variant, the generated space breaks too (test
+//! `the_generated_space_finds_what_the_written_plans_find`); `leader-side` and
+//! `leader-side-reconciled` break neither `ReplicasAgree` nor `NoOmTermination` over 50,000
+//! random executions. `leader-side-periodic` holds with `LateApply` and
+//! `UncommittedStoreWrite` fired (a lost reply's write, or a leader change's in-flight
+//! `preExecute`, repaired by the periodic run). The smallest counterexamples: `get(u1)
+//! get(u1) lost-reply(om1) set(u1)` for the leader-side pair (as `lost-store-reply`);
+//! `get(u1) get(u1) set(u1) fail(om2)` for `NoOmTermination` (om2's flush-time `storeSecret`
+//! throws); `get(u1) get(u1) assign(u2)` for `ReplicasAgree` (the follower finds the
+//! leader's stored secret and rejects the assign, as `lagging-follower`).
+//!
+//! **Finding: two plain S3 requests break `StoreHoldsIssuedSecret` in the Java**, with no
+//! tenant request, fault or leader change (`buggy`, `--requests 2 --faults 0`): `revoke(u1)
+//! get(u1)`. The leader answers the revoke at 2 `S3_SECRET_NOT_FOUND`, then creates S3 at 3
+//! and stores it at once; the lagging follower applies the revoke at 2 after that, finds S3
+//! in the store ([`S3RevokeSecretRequest.validateAndUpdateCache`](java::S3RevokeSecretRequest::validateAndUpdateCache):
+//! `hasS3Secret`, then an OK response), and its flush calls `revokeSecret`
+//! ([`S3RevokeSecretResponse.addToDBBatch`](java::S3RevokeSecretResponse::addToDBBatch)):
+//! the secret the client was just given is deleted. The written plans show the late-OM
+//! decision only with tenant requests (`lagging-follower`) or on one OM (`crash-replay`,
+//! `apply-vs-flush`). `index-per-secret` refuses that delete (3 over 2) but breaks the same
+//! invariant on `get(u1) revoke(u1)`: the follower runs ahead, caches S2 at index 0, and
+//! deletes it at 3 before the leader applies the revoke, which then answers
+//! `S3_SECRET_NOT_FOUND` (the handler plans' path, here on a fixed log).
+//!
 //! # Abstractions
 //!
 //! | merged or left out | why no verdict depends on it |
@@ -209,7 +284,7 @@
 //! | one S3_SECRET_LOCK per OM for all ids; `clearS3Cache`'s lock on the resource id "cache" | every plan locks one id (u1) at a time per OM, plus u2 in `store-failure` where om2 terminates on its first call; merging only removes interleavings between different ids. No request takes "cache" |
 //! | permission checks, secret generation (a constant in the entry), Vault authentication and re-authentication, response content | they touch neither the store nor the caches |
 //! | `getSecretString` (S3 request authentication) also caches a store hit at index 0 | **could change verdicts** on multi-OM plans with S3 traffic: a never-evicted index-0 entry makes an OM decide from its own stale cache instead of the store; no plan has S3 traffic |
-//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
+//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans and `generated` | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
 //! | an orderly stop followed by `main` flushing the unswapped responses (`apply-vs-flush`, `store-failure`, `lagging-follower`) | equals the Java interleaving in which the daemon flushes them before `stop` (same calls, same order); the Java `stop` itself would leave them to a replay |
 //! | `S3InMemoryCache.clearCache`'s index-to-key map keeps the last key per index in key order (a `HashMap`'s order in the Java) | no two ids share a flushed index in the plans (index 0 is never flushed) |
 //! | the table cache's asynchronous eviction is a later step of the flush thread; om1's (apply and flush on one thread) comes before its next apply | the flush thread is separate from the apply thread on every OM whose late decisions the plans test (om2, the single OM), so both orders against the next apply are explored; om1's leaked entry could only matter when om1 lags, where `buggy` and `index-per-secret` already break every invariant and the leader-side variants leak nothing |
