@@ -899,6 +899,54 @@ fn leader_side_periodic_holds_on_generated_workloads_with_its_windows_reached() 
     }
 }
 
+/// Two plain requests on a fixed log, no fault: `revoke(u1) get(u1)`. The leader answers the
+/// revoke at 2 `S3_SECRET_NOT_FOUND`, then creates S3 at 3 and stores it; the follower
+/// applies the revoke at 2 after that, finds S3 in the store, accepts, and its flush deletes
+/// the secret the client was just given. `index-per-secret`'s store refuses that delete.
+// Reference: S3RevokeSecretRequest.validateAndUpdateCache; S3RevokeSecretResponse.addToDBBatch.
+fn a_lagging_followers_revoke_deletes_the_secret_the_leader_created_after_it() {
+    for (design, left) in [
+        (Design::PerOm, None),
+        (Design::IndexPerSecret, Some(Secret("S3"))),
+    ] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let (a1, a2) = (Actor::new("om1", &rec), Actor::new("om2", &rec));
+            let shared = Arc::new(Shared::new(design, &[], None, &[]));
+            let om1 = Om::new("om1", true, Arc::clone(&shared), fresh_db());
+            let om2 = Om::new("om2", false, Arc::clone(&shared), fresh_db());
+            let revoke = S3Request::RevokeSecret { id: "u1" };
+            let get = S3Request::GetSecret {
+                id: "u1",
+                secret: Secret("S3"),
+            };
+            let mut v1 = initial_tables();
+            assert!(om1.apply_and_flush(&a1, &mut v1, 2, &revoke));
+            assert!(
+                shared.issued().is_empty(),
+                "S3_SECRET_NOT_FOUND: nothing told"
+            );
+            assert!(om1.apply_and_flush(&a1, &mut v1, 3, &get));
+            assert_eq!(shared.issued()["u1"], Some(Secret("S3")));
+            assert_eq!(held(&shared, "u1"), Some(Secret("S3")));
+            let mut v2 = initial_tables();
+            let response = om2.apply(&a2, &mut v2, 2, &revoke).unwrap();
+            assert_eq!(
+                response.call,
+                Some(FlushCall::Revoke {
+                    id: "u1",
+                    locked: false
+                }),
+                "{design:?}: the late revoke is accepted"
+            );
+            om2.flush(&a2, vec![response]).unwrap();
+            assert_eq!(held(&shared, "u1"), left, "{design:?}");
+            let _ = &ozone_ha_check::citation::java::S3RevokeSecretRequest::validateAndUpdateCache;
+            let _ = &ozone_ha_check::citation::java::S3RevokeSecretResponse::addToDBBatch;
+        });
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -925,6 +973,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         an_armed_fault_hits_the_next_call_and_a_lost_reply_the_next_write,
         a_follower_that_takes_over_answers_and_reconciles_its_applied_rows,
         the_generated_space_finds_what_the_written_plans_find,
-        leader_side_periodic_holds_on_generated_workloads_with_its_windows_reached
+        leader_side_periodic_holds_on_generated_workloads_with_its_windows_reached,
+        a_lagging_followers_revoke_deletes_the_secret_the_leader_created_after_it
     ]
 }
