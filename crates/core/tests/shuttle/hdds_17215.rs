@@ -858,6 +858,19 @@ fn the_generated_space_finds_what_the_written_plans_find() {
             assert!(next.contains(&w.items[end]), "{plan}: item {end}");
         }
     }
+    // The space of the default bounds; om2 cannot both crash and take over.
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 13_521);
+    let two = Bounds {
+        requests: 1,
+        faults: 2,
+    };
+    for first in ["crash", "leader-change"] {
+        let w = VOCABULARY.parse(first).unwrap();
+        assert!(VOCABULARY
+            .candidates(&w.items, two)
+            .iter()
+            .all(|i| !matches!(VOCABULARY.words[i.word].name, "crash" | "leader-change")));
+    }
     for &variant in Variant::ALL {
         let broken = |plan: Plan| Hdds17215::expected(variant, plan).invariants();
         let generated = broken(Plan::Generated);
