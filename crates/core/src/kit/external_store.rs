@@ -83,6 +83,8 @@ pub struct ExternalStore<V> {
     state: Mutex<State<V>>,
     high_water: Ghost<u64>,
     failures: Ghost<u64>,
+    /// Faults armed while running ([`ExternalStore::arm`]): the caller's next call fails.
+    armed: Ghost<Vec<(&'static str, bool)>>,
 }
 
 impl<V: Clone + fmt::Display> ExternalStore<V> {
@@ -99,6 +101,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
             ),
             high_water: Ghost::new(0),
             failures: Ghost::new(0),
+            armed: Ghost::new(Vec::new()),
         }
     }
 
@@ -109,6 +112,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
         java: impl Into<Label>,
         caller: &'static str,
         index: u64,
+        write: bool,
         op: impl FnOnce(&mut BTreeMap<String, V>) -> (R, String),
     ) -> Result<R, StoreError> {
         let java: Label = java.into();
@@ -119,7 +123,22 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
             *n += 1;
             *n
         };
-        if let Some(fault) = s.fault.filter(|f| f.caller == caller && f.nth == n) {
+        // An armed lost reply waits for a write: a read has no effect to keep.
+        let armed = self.armed.with(|a| {
+            let at = a
+                .iter()
+                .position(|(c, lost)| *c == caller && (write || !lost))?;
+            Some(a.remove(at).1)
+        });
+        let fault = s
+            .fault
+            .filter(|f| f.caller == caller && f.nth == n)
+            .or(armed.map(|lost_reply| Fault {
+                caller,
+                nth: n,
+                lost_reply,
+            }));
+        if let Some(fault) = fault {
             self.failures.with(|f| *f += 1);
             let e = StoreError(format!("injected failure of {caller}'s call {n}"));
             if fault.lost_reply {
@@ -148,7 +167,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
         key: &str,
     ) -> Result<Option<V>, StoreError> {
         let java: Label = java.into();
-        self.call(actor, java, caller, index, |rows| {
+        self.call(actor, java, caller, index, false, |rows| {
             let v = rows.get(key).cloned();
             let shown = v.as_ref().map_or("absent".to_string(), ToString::to_string);
             (v, format!("get {key} = {shown}"))
@@ -183,7 +202,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
         refuse: impl FnOnce(&V) -> bool,
     ) -> Result<bool, StoreError> {
         let java: Label = java.into();
-        self.call(actor, java, caller, index, |rows| {
+        self.call(actor, java, caller, index, true, |rows| {
             if let Some(old) = rows.get(key).filter(|old| refuse(old)) {
                 let action = format!("put {key}={value} REFUSED (holds {old})");
                 return (false, action);
@@ -205,7 +224,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
         refuse: impl FnOnce(&V) -> bool,
     ) -> Result<Option<V>, StoreError> {
         let java: Label = java.into();
-        self.call(actor, java, caller, index, |rows| {
+        self.call(actor, java, caller, index, true, |rows| {
             if let Some(old) = rows.get(key).filter(|old| refuse(old)) {
                 let action = format!("delete {key} REFUSED (holds {old})");
                 return (None, action);
@@ -216,6 +235,13 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
                 .map_or("absent".to_string(), ToString::to_string);
             (old, format!("delete {key} (was {shown})"))
         })
+    }
+
+    /// Make `caller`'s next call fail, or with `lost_reply` its next write (a put or a
+    /// delete) take effect and then fail, as a fault a generated workload draws at a point
+    /// of its run (ghost: not a scheduling point).
+    pub fn arm(&self, caller: &'static str, lost_reply: bool) {
+        self.armed.with(|a| a.push((caller, lost_reply)));
     }
 
     /// A call made before its entry had an index (a leader's `preExecute`) turned out to be for

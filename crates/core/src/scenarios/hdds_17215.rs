@@ -24,6 +24,7 @@
 //! | `pipelined` | as `leader-change` | as `leader-change` | both entries commit; om1 stays leader |
 //! | `submit-fails` | store holds u1 = S0; A = `SetSecret u1` (X), B = `SetSecret u1` (Y) | as `leader-change` | h2's submission to Ratis fails after its `preExecute` (its client gets an error); om1 stays leader |
 //! | `lost-store-reply` | as `submit-fails`; in the leader-side variants om1's fourth store call (the write of the second request it pre-executes) takes effect and then fails | as `leader-change` | that request is not replicated (its client gets an error); om1 stays leader |
+//! | `generated` | a workload of [`VOCABULARY`], at most three requests and one fault by default; store empty; the leader gives each request it accepts the next index | `om1` (leader: `preExecute`, append, replicate, apply and flush), `om2-apply`, `om2-flush` | stops om2, flushes what it left, restarts every OM that is down; om3 catches up after a leader change (see "Generated workloads") |
 //!
 //! In `leader-side-periodic` the leader of the plan's end reconciles once more after every
 //! thread ended: the periodic run that follows the last fault (the old leader has stepped
@@ -199,6 +200,80 @@
 //! `ReplicasAgree`, `StoreHoldsIssuedSecret` and `NoOmTermination` are checked once every OM
 //! has stopped, restarted and replayed.
 //!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]: the requests `get`, `set`, `revoke`, `assign` and `tenant-revoke`
+//! (`S3GetSecretRequest`, `OMSetSecretRequest`, `S3RevokeSecretRequest`,
+//! `OMTenantAssignUserAccessIdRequest`, `OMTenantRevokeUserAccessIdRequest`, each with the
+//! apply and flush semantics of the table in [`crate::models::s3_secret::requests`]) over
+//! two interchangeable access ids `u1`, `u2`; and the faults `fail(om)` (the OM's next store
+//! call throws, nothing changes), `lost-reply(om)` (its next store write lands, then
+//! throws; a read has nothing to keep), `crash` (the follower om2 crashes: responses not
+//! swapped are lost; it restarts and replays at the end) and `leader-change` (om1 crashes
+//! with the next request pre-executed and never committed; om2, once it applied everything
+//! om1 committed and its term's configuration entry, leads, reconciles in the reconciling
+//! variants, and serves the rest). At most one of `crash` and `leader-change`. Default bounds:
+//! three requests and one fault, 13,521 workloads. No tenant universe: an access id names its
+//! tenant since HDDS-6366 ([`VOCABULARY`]'s docs).
+//!
+//! The leader runs each request's Java `preExecute` first
+//! ([`OMSetSecretRequest.preExecute`](java::OMSetSecretRequest::preExecute) refuses an id with
+//! no secret, [`OMTenantRevokeUserAccessIdRequest.preExecute`](java::OMTenantRevokeUserAccessIdRequest::preExecute)
+//! an unassigned one), or the leader-side decision; a refused request is not replicated and
+//! gets no index. Without that, a `tenant-revoke` of an unassigned id would reach every
+//! OM's apply and terminate it on the NPE: a termination the Java's `preExecute` prevents.
+//! A terminated om1 hands over to om2 as a leader change does. The entries om1 committed
+//! but never answered (it terminated applying them) are answered from om2's Ratis retry
+//! cache, which a follower fills with its own apply's reply
+//! ([`RaftServerImpl.replyPendingRequest`](java::RaftServerImpl::replyPendingRequest)): the
+//! clients are told om2's outcome, in log order.
+//!
+//! Faults of the list that are not words: the seed's crash inside a flush between the store
+//! calls and the batch commit (no thread boundary there to crash at; `crash` loses the
+//! unswapped responses instead); the partitioned old leader that keeps pre-executing
+//! (`partitioned-leader`: it needs a second RPC handler on om1 besides its apply, a fourth
+//! thread); two RPC handlers appending in the other order (`pipelined`, `submit-fails`): one
+//! leader thread pre-executes and applies each request in turn, so a `preExecute` never runs
+//! ahead of the leader's own apply here; the handler plans keep those. The authorizer lock
+//! the Java tenant requests hold from `preExecute` to the apply orders nothing on that one
+//! thread.
+//!
+//! Verdicts (random 20,000 and PCT 2,000 executions; worst and median executions to the
+//! first violation over seeds 0..20):
+//!
+//! | variant | verdict | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
+//! | `index-per-secret` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
+//! | `leader-side` | `StoreHoldsIssuedSecret` | 435 (76) | 301 (58) | at 2,232 |
+//! | `leader-side-reconciled` | `StoreHoldsIssuedSecret` | 897 (135) | 454 (102) | at 2,232 |
+//! | `leader-side-periodic` | holds | | | 633,427 executions in 400 s, not exhausted |
+//!
+//! Every invariant a written plan breaks for a variant, the generated space breaks too (test
+//! `the_generated_space_finds_what_the_written_plans_find`); `leader-side` and
+//! `leader-side-reconciled` break neither `ReplicasAgree` nor `NoOmTermination` over 50,000
+//! random executions. `leader-side-periodic` holds with `LateApply` and
+//! `UncommittedStoreWrite` fired (a lost reply's write, or a leader change's in-flight
+//! `preExecute`, repaired by the periodic run). The smallest counterexamples: `get(u1)
+//! get(u1) lost-reply(om1) set(u1)` for the leader-side pair (as `lost-store-reply`);
+//! `get(u1) get(u1) set(u1) fail(om2)` for `NoOmTermination` (om2's flush-time `storeSecret`
+//! throws); `get(u1) get(u1) assign(u2)` for `ReplicasAgree` (the follower finds the
+//! leader's stored secret and rejects the assign, as `lagging-follower`).
+//!
+//! **Finding: two plain S3 requests break `StoreHoldsIssuedSecret` in the Java**, with no
+//! tenant request, fault or leader change (`buggy`, `--requests 2 --faults 0`): `revoke(u1)
+//! get(u1)`. The leader answers the revoke at 2 `S3_SECRET_NOT_FOUND`, then creates S3 at 3
+//! and stores it at once; the lagging follower applies the revoke at 2 after that, finds S3
+//! in the store ([`S3RevokeSecretRequest.validateAndUpdateCache`](java::S3RevokeSecretRequest::validateAndUpdateCache):
+//! `hasS3Secret`, then an OK response), and its flush calls `revokeSecret`
+//! ([`S3RevokeSecretResponse.addToDBBatch`](java::S3RevokeSecretResponse::addToDBBatch)):
+//! the secret the client was just given is deleted. The written plans show the late-OM
+//! decision only with tenant requests (`lagging-follower`) or on one OM (`crash-replay`,
+//! `apply-vs-flush`). `index-per-secret` refuses that delete (3 over 2) but breaks the same
+//! invariant on `get(u1) revoke(u1)`: the follower runs ahead, caches S2 at index 0, and
+//! deletes it at 3 before the leader applies the revoke, which then answers
+//! `S3_SECRET_NOT_FOUND` (the handler plans' path, here on a fixed log).
+//!
 //! # Abstractions
 //!
 //! | merged or left out | why no verdict depends on it |
@@ -209,7 +284,7 @@
 //! | one S3_SECRET_LOCK per OM for all ids; `clearS3Cache`'s lock on the resource id "cache" | every plan locks one id (u1) at a time per OM, plus u2 in `store-failure` where om2 terminates on its first call; merging only removes interleavings between different ids. No request takes "cache" |
 //! | permission checks, secret generation (a constant in the entry), Vault authentication and re-authentication, response content | they touch neither the store nor the caches |
 //! | `getSecretString` (S3 request authentication) also caches a store hit at index 0 | **could change verdicts** on multi-OM plans with S3 traffic: a never-evicted index-0 entry makes an OM decide from its own stale cache instead of the store; no plan has S3 traffic |
-//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
+//! | the Java `preExecute` of `buggy` and `index-per-secret` runs only in the handler plans and `generated` | on the four fixed logs its one effect, `OMSetSecretRequest`'s cache fill at index 0 on the leader, is what the revoke's own `hasS3Secret` does before the set is applied (`crash-replay`), and the other plans have no set |
 //! | an orderly stop followed by `main` flushing the unswapped responses (`apply-vs-flush`, `store-failure`, `lagging-follower`) | equals the Java interleaving in which the daemon flushes them before `stop` (same calls, same order); the Java `stop` itself would leave them to a replay |
 //! | `S3InMemoryCache.clearCache`'s index-to-key map keeps the last key per index in key order (a `HashMap`'s order in the Java) | no two ids share a flushed index in the plans (index 0 is never flushed) |
 //! | the table cache's asynchronous eviction is a later step of the flush thread; om1's (apply and flush on one thread) comes before its next apply | the flush thread is separate from the apply thread on every OM whose late decisions the plans test (om2, the single OM), so both orders against the next apply are explored; om1's leaked entry could only matter when om1 lags, where `buggy` and `index-per-secret` already break every invariant and the leader-side variants leak nothing |
@@ -235,7 +310,9 @@ use crate::models::s3_secret::{initial_tables, AccessId, Design, Row, Secret, St
 use crate::properties::{check_all, Invariant, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, ByConstruction, Case, Expected, Scenario};
+use crate::sync::ghost::Ghost;
 use crate::sync::{channel, thread, Arc, Mutex};
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 use std::collections::BTreeMap;
 
 /// The scenario.
@@ -282,6 +359,8 @@ choices! {
         SubmitFails = "submit-fails",
         /// two sets; the second pre-executed request's store write takes effect but returns an error
         LostStoreReply = "lost-store-reply",
+        /// every workload of the vocabulary (the five requests over two access ids, a store failure, a lost reply, a crash, a leader change) on a leader and a lagging follower
+        Generated = "generated",
     }
 }
 
@@ -469,7 +548,8 @@ impl Plan {
             | Plan::PartitionedLeader
             | Plan::Pipelined
             | Plan::SubmitFails
-            | Plan::LostStoreReply => data(&mut log, &[]),
+            | Plan::LostStoreReply
+            | Plan::Generated => data(&mut log, &[]),
         }
         log
     }
@@ -489,7 +569,9 @@ impl Plan {
     /// The rows the store starts with.
     pub fn store_rows(self) -> Vec<(AccessId, StoredSecret)> {
         match self {
-            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::StoreFailure => Vec::new(),
+            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::StoreFailure | Plan::Generated => {
+                Vec::new()
+            }
             _ => vec![(
                 "u1",
                 StoredSecret {
@@ -553,9 +635,179 @@ impl Plan {
                 };
                 Shared::new(design, &[], Some(fault), &[])
             }
-            Plan::LaggingFollower | Plan::ApplyVsFlush => Shared::new(design, &[], None, &[]),
+            Plan::LaggingFollower | Plan::ApplyVsFlush | Plan::Generated => {
+                Shared::new(design, &[], None, &[])
+            }
         }
     }
+}
+
+/// The words of a generated workload (`generated`). Requests act on one of two
+/// interchangeable access ids; each is the Java request as the fixed-log plans run it, with
+/// the Java `preExecute` first on the leader. Faults name the OM they hit where it matters.
+///
+/// No tenant universe: since HDDS-6366 the access id is the tenant's default access id
+/// `tenant$user` ([`OMTenantAssignUserAccessIdRequest.preExecute`](java::OMTenantAssignUserAccessIdRequest::preExecute)
+/// refuses any other), so an access id names its tenant, and the modelled paths read only
+/// whether an id is assigned. The one tenant `t1` exists before the workload (tenant
+/// creation is not modelled).
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[
+        Universe {
+            name: "access ids",
+            values: &["u1", "u2"],
+            symmetric: true,
+        },
+        Universe {
+            name: "OMs",
+            values: &["om1", "om2"],
+            symmetric: false,
+        },
+    ],
+    words: &[
+        Word {
+            name: "get",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "S3GetSecretRequest (createIfNotExist): create and store a secret, or return a tenant id's",
+        },
+        Word {
+            name: "set",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMSetSecretRequest: replace an existing secret (store at flush)",
+        },
+        Word {
+            name: "revoke",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "S3RevokeSecretRequest: revoke an existing secret (store at flush)",
+        },
+        Word {
+            name: "assign",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMTenantAssignUserAccessIdRequest: assign the id in tenant t1 with a new secret",
+        },
+        Word {
+            name: "tenant-revoke",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMTenantRevokeUserAccessIdRequest: revoke an assigned id and its secret",
+        },
+        Word {
+            name: "fail",
+            kind: Kind::Fault,
+            args: &[1],
+            doc: "the OM's next store call fails (an IOException; nothing changes)",
+        },
+        Word {
+            name: "lost-reply",
+            kind: Kind::Fault,
+            args: &[1],
+            doc: "the OM's next store write takes effect, then fails (its reply is lost)",
+        },
+        Word {
+            name: "crash",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the follower om2 crashes (responses not swapped are lost); it restarts and replays at the end",
+        },
+        Word {
+            name: "leader-change",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the leader om1 crashes with the next request pre-executed, never committed; om2 takes over",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: one_crash,
+};
+
+/// At most one of `crash` and `leader-change`: om2 is the only OM that can take over, and a
+/// crashed om2 stays down until the end.
+fn one_crash(prefix: &[Item], item: &Item) -> bool {
+    let down = |i: &Item| matches!(VOCABULARY.words[i.word].name, "crash" | "leader-change");
+    !down(item) || !prefix.iter().any(down)
+}
+
+/// A request of a generated workload, before the leader gives it an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// `get`.
+    Get,
+    /// `set`.
+    Set,
+    /// `revoke`.
+    Revoke,
+    /// `assign`.
+    Assign,
+    /// `tenant-revoke`.
+    TenantRevoke,
+}
+
+/// Secret names by log index: the secret the leader's `preExecute` draws for the entry
+/// (entries past the last name share it).
+const SECRETS: [&str; 24] = [
+    "S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11", "S12", "S13", "S14",
+    "S15", "S16", "S17", "S18", "S19", "S20", "S21", "S22", "S23",
+];
+
+impl Ask {
+    /// The request at log index `index` (its secret, if any, is `S<index>`).
+    pub fn at(self, id: AccessId, index: u64) -> S3Request {
+        let secret = Secret(SECRETS[usize::try_from(index).unwrap_or(usize::MAX).min(23)]);
+        match self {
+            Ask::Get => S3Request::GetSecret { id, secret },
+            Ask::Set => S3Request::SetSecret { id, secret },
+            Ask::Revoke => S3Request::RevokeSecret { id },
+            Ask::Assign => S3Request::TenantAssign {
+                id,
+                tenant: "t1",
+                secret,
+            },
+            Ask::TenantRevoke => S3Request::TenantRevoke { id },
+        }
+    }
+}
+
+/// One item of a generated workload, as the leader's thread meets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// A client's request on an access id.
+    Request(Ask, AccessId),
+    /// The named OM's next store call fails; `true`: after taking effect.
+    Fail(&'static str, bool),
+    /// The follower crashes.
+    Crash,
+    /// The leader crashes with the next request in flight; the follower takes over.
+    LeaderChange,
+}
+
+/// A workload's items.
+pub fn drawn(workload: &Workload) -> Vec<Drawn> {
+    let [ids, oms] = [VOCABULARY.universes[0], VOCABULARY.universes[1]];
+    workload
+        .items
+        .iter()
+        .map(|item| {
+            let arg = |u: Universe| u.values[item.args[0]];
+            match VOCABULARY.words[item.word].name {
+                "get" => Drawn::Request(Ask::Get, arg(ids)),
+                "set" => Drawn::Request(Ask::Set, arg(ids)),
+                "revoke" => Drawn::Request(Ask::Revoke, arg(ids)),
+                "assign" => Drawn::Request(Ask::Assign, arg(ids)),
+                "tenant-revoke" => Drawn::Request(Ask::TenantRevoke, arg(ids)),
+                "fail" => Drawn::Fail(arg(oms), false),
+                "lost-reply" => Drawn::Fail(arg(oms), true),
+                "crash" => Drawn::Crash,
+                _ => Drawn::LeaderChange,
+            }
+        })
+        .collect()
 }
 
 impl Scenario for Hdds17215 {
@@ -570,6 +822,7 @@ impl Scenario for Hdds17215 {
         random: 20_000,
         pct: Budget::CHECK.pct,
     };
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const PROPERTIES: &'static [Property] = &[
         REPLICAS_AGREE.property(),
         STORE_HOLDS_ISSUED_SECRET.property(),
@@ -600,13 +853,17 @@ impl Scenario for Hdds17215 {
             &[REPLICAS_AGREE.property(), NO_OM_TERMINATION.property()];
         const SECRET_LOST: &[Property] = &[STORE_HOLDS_ISSUED_SECRET.property()];
         use Plan::{
-            ApplyVsFlush, CrashReplay, LaggingFollower, LeaderChange, LostStoreReply,
+            ApplyVsFlush, CrashReplay, Generated, LaggingFollower, LeaderChange, LostStoreReply,
             PartitionedLeader, Pipelined, StoreFailure, SubmitFails,
         };
         use Variant::{
             Buggy, IndexPerSecret, LeaderSide, LeaderSidePeriodic, LeaderSideReconciled,
         };
         match (variant, plan) {
+            // Over the generated workloads (module docs, "Generated workloads").
+            (Buggy | IndexPerSecret, Generated) => Expected::Violates(ALL),
+            (LeaderSide | LeaderSideReconciled, Generated) => Expected::Violates(SECRET_LOST),
+            (LeaderSidePeriodic, Generated) => Expected::Holds,
             (
                 LeaderSide | LeaderSideReconciled | LeaderSidePeriodic,
                 LaggingFollower | CrashReplay | ApplyVsFlush | StoreFailure,
@@ -645,7 +902,22 @@ impl Scenario for Hdds17215 {
             design: variant.design(),
             plan,
             log: Arc::new(plan.log()),
+            bounds: VOCABULARY.bounds,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared {
+            design: variant.design(),
+            plan: Plan::Generated,
+            log: Arc::new(Plan::Generated.log()),
+            bounds,
+        }))
     }
 }
 
@@ -653,6 +925,8 @@ struct Prepared {
     design: Design,
     plan: Plan,
     log: Arc<RaftLog<S3Request>>,
+    /// `generated`: the bounds of the workload each execution draws.
+    bounds: Bounds,
 }
 
 type Entry = (u64, S3Request);
@@ -1002,23 +1276,283 @@ impl Prepared {
     }
 }
 
+/// A message from the leader's thread to the follower of a generated workload.
+#[derive(Clone, Copy, Debug)]
+enum ToOm2 {
+    /// A committed entry.
+    Entry(u64, S3Request),
+    /// Arm a fault on om2's next store call (`true`: a lost reply).
+    Arm(bool),
+    /// om2 crashes.
+    Crash,
+    /// om1 is gone; om2 wins the election (om3's vote) and appends its term's configuration
+    /// entry at this index.
+    LeaderChange(u64),
+    /// A request for om2 as the leader: it pre-executes, appends and applies it.
+    Serve(Ask, AccessId),
+}
+
+/// A leader's handling of a client request in a generated workload: `preExecute` (the
+/// Java's, or the leader-side decision), then, unless refused, the append (the index is
+/// assigned after `preExecute`, [`OMExecutionFlow.submitExecutionToRatis`](java::OMExecutionFlow::submitExecutionToRatis))
+/// with the decision. Returns the appended entry.
+fn lead(
+    om: &Om,
+    shared: &Shared,
+    me: &Actor,
+    log: &Ghost<RaftLog<S3Request>>,
+    view: &Tables<Row>,
+    ask: Ask,
+    id: AccessId,
+) -> Option<(u64, S3Request)> {
+    let index = log.with(|l| l.last_index()) + 1;
+    let request = ask.at(id, index);
+    let pre = om.pre_execute(me, view, &request);
+    if pre.called_store {
+        shared.store().note_index(index);
+    }
+    if pre.refused.is_some() {
+        if pre.wrote_store {
+            me.probe(&UNCOMMITTED_STORE_WRITE);
+        }
+        return None;
+    }
+    log.with(|l| l.append(request));
+    if let Some(decision) = pre.decision {
+        shared.record_decision(index, decision);
+    }
+    Some((index, request))
+}
+
+impl Prepared {
+    /// `generated`: draw a workload, then run it on a leader om1 (one thread: `preExecute`,
+    /// append, replicate to om2, apply and flush) and a follower om2 (an apply and a flush
+    /// thread), as `lagging-follower` runs its log; the faults arm a store failure, crash om2,
+    /// or crash om1 with a request pre-executed and hand the rest of the workload to om2 as
+    /// the new leader (a terminated om1 hands over the same way). At the end `main` stops om2
+    /// and flushes what it left, the leader of the end reconciles once more in
+    /// `leader-side-periodic`, and every OM that is down restarts and replays the final log;
+    /// after a leader change om3, the third voter, catches up from it too.
+    fn generated(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("client", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let items = drawn(&workload);
+        let design = self.design;
+        let log = Arc::new(Ghost::new(self.log.as_ref().clone()));
+        let om1 = Arc::new(Om::new("om1", true, Arc::clone(shared), fresh_db()));
+        let om2 = Arc::new(Om::new("om2", false, Arc::clone(shared), fresh_db()));
+        let (to_om2, from_om1) = channel::unbounded::<ToOm2>();
+        let leader = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om1),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("om1", recorder),
+            );
+            thread::spawn("om1", move || {
+                let mut view = initial_tables();
+                let mut leads = true;
+                let mut items = items.into_iter().peekable();
+                // The first entry om1 could not answer, and om2's configuration entry.
+                let mut unanswered = None;
+                let hand_over = |me: &Actor, log: &Ghost<RaftLog<S3Request>>| {
+                    let conf = log.with(|l| l.start_term(2));
+                    to_om2.send(ToOm2::LeaderChange(conf));
+                    me.step(
+                        Label::model("leader change"),
+                        format!("om1 is gone: om2 takes over at index {conf}"),
+                    );
+                    conf
+                };
+                while let Some(item) = items.next() {
+                    match item {
+                        Drawn::Request(ask, id) if leads => {
+                            let Some((index, request)) =
+                                lead(&om, &shared, &me, &log, &view, ask, id)
+                            else {
+                                continue;
+                            };
+                            to_om2.send(ToOm2::Entry(index, request));
+                            if !om.apply_and_flush(&me, &mut view, index, &request) {
+                                leads = false;
+                                unanswered = Some((index, hand_over(&me, &log)));
+                            }
+                        }
+                        Drawn::Request(ask, id) => to_om2.send(ToOm2::Serve(ask, id)),
+                        Drawn::Fail("om1", lost) => shared.store().arm("om1", lost),
+                        Drawn::Fail(_, lost) => to_om2.send(ToOm2::Arm(lost)),
+                        Drawn::Crash => to_om2.send(ToOm2::Crash),
+                        Drawn::LeaderChange if leads => {
+                            if let Some(Drawn::Request(ask, id)) = items.peek().copied() {
+                                items.next();
+                                let index = log.with(|l| l.last_index()) + 1;
+                                let request = ask.at(id, index);
+                                let pre = om.pre_execute(&me, &view, &request);
+                                if pre.called_store {
+                                    shared.store().note_index(index);
+                                }
+                                me.step(
+                                    Label::model("entry never commits"),
+                                    format!("{request}: om1 crashes before it commits; its client gets an error"),
+                                );
+                                if pre.wrote_store {
+                                    me.probe(&UNCOMMITTED_STORE_WRITE);
+                                }
+                            }
+                            om.crash(&me, "om1 crashes");
+                            leads = false;
+                            hand_over(&me, &log);
+                        }
+                        Drawn::LeaderChange => {}
+                    }
+                }
+                (leads, unanswered)
+            })
+        };
+        let flush = {
+            let (om, me) = (Arc::clone(&om2), Actor::new("om2-flush", recorder));
+            thread::spawn("om2-flush", move || om.flush_thread(&me))
+        };
+        let follower = {
+            let (om, shared, log, me) = (
+                Arc::clone(&om2),
+                Arc::clone(shared),
+                Arc::clone(&log),
+                Actor::new("om2-apply", recorder),
+            );
+            thread::spawn("om2-apply", move || {
+                let mut view = initial_tables();
+                let mut alive = true;
+                while let Some(message) = from_om1.recv() {
+                    match message {
+                        ToOm2::Entry(index, request) if alive => {
+                            alive = om.apply_and_queue(&me, &mut view, index, &request);
+                        }
+                        ToOm2::Arm(lost) => shared.store().arm("om2", lost),
+                        ToOm2::Crash if alive => {
+                            om.crash(&me, "om2 crashes");
+                            alive = false;
+                        }
+                        ToOm2::LeaderChange(conf) if alive => {
+                            me.step(
+                                &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
+                                format!(
+                                    "om2 leads term 2 (om3's vote): its configuration entry \
+                                     {conf} is applied, every earlier entry too: ready"
+                                ),
+                            );
+                            om.become_leader();
+                            if design.reconciles() {
+                                om.reconcile_applied(&me, &view);
+                            }
+                        }
+                        ToOm2::Serve(ask, id) if alive => {
+                            if let Some((index, request)) =
+                                lead(&om, &shared, &me, &log, &view, ask, id)
+                            {
+                                alive = om.apply_and_queue(&me, &mut view, index, &request);
+                            }
+                        }
+                        ToOm2::Serve(ask, id) => me.step(
+                            Label::model("no leader"),
+                            format!("{:?} {id}: no OM leads; its client gets an error", ask),
+                        ),
+                        _ => {}
+                    }
+                }
+                if alive {
+                    om.stop(&me, "orderly stop");
+                }
+            })
+        };
+        let (om1_leads, unanswered) = leader.join();
+        follower.join();
+        flush.join();
+        let main = Actor::new("main", recorder);
+        if !om2.down() {
+            let rest = om2.take_unflushed();
+            if let Err(why) = om2.flush(&main, rest) {
+                om2.terminate(&main, &why);
+            }
+        }
+        let last = if om1_leads { &om1 } else { &om2 };
+        if design == Design::LeaderSidePeriodic && !last.down() {
+            // The periodic run after the last fault: no request is in flight.
+            let me = Actor::new("periodic", recorder);
+            last.reconcile(&me);
+        }
+        recorder.quiesce();
+        // Every OM that is down restarts once and replays the final log after its stored
+        // index; after a leader change om3 catches up from it.
+        let log = log.get();
+        if let Some((from, conf)) = unanswered {
+            // om1 terminated applying committed entries it never answered: their clients
+            // retry on om2, whose Ratis retry cache holds the reply of its own apply
+            // (a follower fills it too: `RaftServerImpl.replyPendingRequest`). What they are
+            // told is om2's outcome, in log order.
+            let _ = &java::RaftServerImpl::replyPendingRequest;
+            let mut told = shared.answers();
+            told.extend(
+                (from..conf).filter_map(|index| shared.outcome("om2", index).map(|t| (index, t))),
+            );
+            told.sort_by_key(|(index, _)| *index);
+            shared.retell(&told.into_iter().map(|(_, t)| t).collect::<Vec<_>>());
+        }
+        let me = Actor::new("restart", recorder);
+        let mut oms: Vec<Arc<Om>> = [om1, om2]
+            .into_iter()
+            .map(|om| {
+                if om.down() {
+                    let db = Arc::clone(om.db());
+                    Arc::new(restart_and_replay(om.name(), shared, &db, &log, &me))
+                } else {
+                    om
+                }
+            })
+            .collect();
+        if !om1_leads {
+            oms.push(Arc::new(restart_and_replay(
+                "om3",
+                shared,
+                &fresh_db(),
+                &log,
+                &me,
+            )));
+        }
+        oms
+    }
+}
+
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let shared = Arc::new(self.plan.shared(self.design));
-        let mut oms = match self.plan {
+        let oms = match self.plan {
             Plan::LaggingFollower | Plan::StoreFailure => self.two_oms(recorder, &shared),
             Plan::CrashReplay | Plan::ApplyVsFlush => self.one_om(recorder, &shared),
+            Plan::Generated => self.generated(recorder, &shared),
             _ => self.handler_plan(recorder, &shared),
         };
-        recorder.quiesce();
-        // Every terminated OM restarts once and replays after its stored index.
-        let me = Actor::new("restart", recorder);
-        for om in &mut oms {
-            if om.terminated() {
-                let db = Arc::clone(om.db());
-                *om = Arc::new(restart_and_replay(om.name(), &shared, &db, &self.log, &me));
-            }
-        }
+        let oms = if self.plan == Plan::Generated {
+            oms
+        } else {
+            recorder.quiesce();
+            // Every terminated OM restarts once and replays after its stored index.
+            let me = Actor::new("restart", recorder);
+            oms.into_iter()
+                .map(|om| {
+                    if om.terminated() {
+                        let db = Arc::clone(om.db());
+                        Arc::new(restart_and_replay(om.name(), &shared, &db, &self.log, &me))
+                    } else {
+                        om
+                    }
+                })
+                .collect()
+        };
         let state = Final {
             replicas: oms
                 .iter()

@@ -703,6 +703,263 @@ fn index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write() {
     assert!(ips[STALE_WRITE_REFUSED.name] > 0);
 }
 
+/// A fault a generated workload draws is armed at a point of the run: the OM's next call
+/// fails; an armed lost reply waits for the OM's next write (a read has no effect to keep),
+/// which lands and then fails. Other callers are not hit.
+// Reference: VaultS3SecretStore.getSecret, VaultS3SecretStore.storeSecret (the calls that fail).
+fn an_armed_fault_hits_the_next_call_and_a_lost_reply_the_next_write() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om1", &rec);
+        let (shared, om) = om_over(Design::LeaderSide, &[]);
+        let store = shared.store();
+        let vault = ozone_ha_check::citation::Label::model("the vault");
+        let s = |name| StoredSecret {
+            secret: Secret(name),
+            index: 0,
+            revoked: false,
+        };
+        store.arm("om1", false);
+        assert!(
+            store.get(&me, vault, "om2", 2, "u1").is_ok(),
+            "om2 is not hit"
+        );
+        assert!(store.get(&me, vault, "om1", 2, "u1").is_err());
+        assert!(
+            store.get(&me, vault, "om1", 2, "u1").is_ok(),
+            "one call only"
+        );
+        store.arm("om1", true);
+        assert!(
+            store.get(&me, vault, "om1", 3, "u1").is_ok(),
+            "a read is not hit"
+        );
+        assert!(store.put(&me, vault, "om1", 3, "u1", s("X")).is_err());
+        assert_eq!(held(&shared, "u1"), Some(Secret("X")), "the write landed");
+        assert_eq!(store.failures(), 2);
+        // The leader-side set of the generated plan: read, then the write whose reply is lost.
+        store.arm("om1", true);
+        let set = S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("Y"),
+        };
+        let pre = om.pre_execute(&me, &initial_tables(), &set);
+        assert_eq!(pre.refused, Some("store failure"));
+        assert_eq!(held(&shared, "u1"), Some(Secret("Y")));
+        let _ = &ozone_ha_check::citation::java::OMSetSecretRequest::preExecute;
+    });
+}
+
+/// A follower that takes over tells the clients from its own applies on
+/// (`become_leader`), and a reconciling new leader whose flush trails its apply reconciles
+/// from the rows it applied, flushed or not: the OM reads its tables through the table
+/// cache, which holds the unflushed rows.
+// Reference: LeaderStateImpl.isReady (Ratis); OMRangerBGSyncService.triggerRangerSyncOnce.
+fn a_follower_that_takes_over_answers_and_reconciles_its_applied_rows() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om2", &rec);
+        let shared = Arc::new(Shared::new(Design::LeaderSideReconciled, &[], None, &[]));
+        let om2 = Om::new("om2", false, Arc::clone(&shared), fresh_db());
+        let get = S3Request::GetSecret {
+            id: "u1",
+            secret: Secret("S2"),
+        };
+        let pre = om2.pre_execute(&me, &initial_tables(), &get);
+        assert!(pre.wrote_store);
+        shared.record_decision(2, pre.decision.unwrap());
+        let mut view = initial_tables();
+        // Applied as a follower: nothing told, the response queued, not flushed.
+        assert!(om2.apply_and_queue(&me, &mut view, 2, &get));
+        assert!(shared.issued().is_empty());
+        assert_eq!(stored_index(&om2.db().durable()), 0);
+        // A stray delete (an uncommitted preExecute of the old leader).
+        let _ = shared.store().delete_unless(
+            &me,
+            ozone_ha_check::citation::Label::model("stray"),
+            "om1",
+            0,
+            "u1",
+            |_| false,
+        );
+        assert_eq!(held(&shared, "u1"), None);
+        om2.become_leader();
+        om2.reconcile_applied(&me, &view);
+        assert_eq!(
+            held(&shared, "u1"),
+            Some(Secret("S2")),
+            "from the applied row"
+        );
+        let again = S3Request::SetSecret {
+            id: "u1",
+            secret: Secret("S3"),
+        };
+        let pre = om2.pre_execute(&me, &view, &again);
+        shared.record_decision(3, pre.decision.unwrap());
+        assert!(om2.apply_and_queue(&me, &mut view, 3, &again));
+        assert_eq!(
+            shared.issued()["u1"],
+            Some(Secret("S3")),
+            "the new leader tells"
+        );
+        let _ = &ozone_ha_check::citation::java::LeaderStateImpl::isReady;
+    });
+}
+
+/// The written fixed-log plans are workloads of the vocabulary (the store starts empty in
+/// `generated`, so `crash-replay`'s S0 is a `get` first), and for every variant each
+/// invariant some written plan breaks is one `generated` is expected to break (the verdict
+/// tests show each broken under every seed); the variant every written plan holds for
+/// holds on `generated` too.
+fn the_generated_space_finds_what_the_written_plans_find() {
+    use ozone_ha_check::scenario::{Choice, Expected};
+    use ozone_ha_check::scenarios::hdds_17215::{Variant, VOCABULARY};
+    use ozone_ha_check::workload::Bounds;
+    for (plan, workload, bounds) in [
+        (
+            "lagging-follower",
+            "assign(u1) tenant-revoke(u1) assign(u1)",
+            VOCABULARY.bounds,
+        ),
+        (
+            "apply-vs-flush",
+            "get(u1) revoke(u1) get(u1)",
+            VOCABULARY.bounds,
+        ),
+        (
+            "store-failure",
+            "assign(u1) fail(om2) get(u2)",
+            VOCABULARY.bounds,
+        ),
+        (
+            "leader-change",
+            "get(u1) set(u1) leader-change revoke(u1)",
+            VOCABULARY.bounds,
+        ),
+        (
+            "lost-store-reply",
+            "get(u1) set(u1) lost-reply(om1) set(u1)",
+            VOCABULARY.bounds,
+        ),
+        (
+            "crash-replay",
+            "get(u1) revoke(u1) set(u1) get(u1) crash",
+            Bounds {
+                requests: 4,
+                faults: 1,
+            },
+        ),
+    ] {
+        let w = VOCABULARY.parse(workload).unwrap();
+        assert_eq!(VOCABULARY.canonical(&w), w, "{plan}");
+        assert!(VOCABULARY.within(&w, bounds), "{plan}");
+        for end in 0..w.items.len() {
+            let next = VOCABULARY.candidates(&w.items[..end], bounds);
+            assert!(next.contains(&w.items[end]), "{plan}: item {end}");
+        }
+    }
+    // The space of the default bounds; om2 cannot both crash and take over.
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 13_521);
+    let two = Bounds {
+        requests: 1,
+        faults: 2,
+    };
+    for first in ["crash", "leader-change"] {
+        let w = VOCABULARY.parse(first).unwrap();
+        assert!(VOCABULARY
+            .candidates(&w.items, two)
+            .iter()
+            .all(|i| !matches!(VOCABULARY.words[i.word].name, "crash" | "leader-change")));
+    }
+    for &variant in Variant::ALL {
+        let broken = |plan: Plan| Hdds17215::expected(variant, plan).invariants();
+        let generated = broken(Plan::Generated);
+        let mut written: Vec<&str> = Plan::ALL
+            .iter()
+            .filter(|p| **p != Plan::Generated)
+            .flat_map(|p| broken(*p))
+            .collect();
+        written.sort_unstable();
+        written.dedup();
+        for invariant in &written {
+            assert!(generated.contains(invariant), "{variant:?}: {invariant}");
+        }
+        if written.is_empty() {
+            assert!(matches!(
+                Hdds17215::expected(variant, Plan::Generated),
+                Expected::Holds
+            ));
+        }
+    }
+}
+
+/// `leader-side-periodic` holds on `generated` with the windows reached: an OM applied an
+/// entry after the store served a later one (`LateApply`), and a leader's `preExecute`
+/// changed the store for an entry that never committed (`UncommittedStoreWrite`: a lost
+/// reply, or a leader change with the request in flight), which the periodic run repaired.
+fn leader_side_periodic_holds_on_generated_workloads_with_its_windows_reached() {
+    for seed in 0..3 {
+        let r = run(
+            S,
+            "leader-side-periodic",
+            "generated",
+            pct(seed, 2_000),
+            None,
+        );
+        assert_eq!(r.verdict, Verdict::Held, "seed {seed}");
+        assert!(r.probes["LateApply"] > 0, "seed {seed}");
+        assert!(r.probes["UncommittedStoreWrite"] > 0, "seed {seed}");
+    }
+}
+
+/// Two plain requests on a fixed log, no fault: `revoke(u1) get(u1)`. The leader answers the
+/// revoke at 2 `S3_SECRET_NOT_FOUND`, then creates S3 at 3 and stores it; the follower
+/// applies the revoke at 2 after that, finds S3 in the store, accepts, and its flush deletes
+/// the secret the client was just given. `index-per-secret`'s store refuses that delete.
+// Reference: S3RevokeSecretRequest.validateAndUpdateCache; S3RevokeSecretResponse.addToDBBatch.
+fn a_lagging_followers_revoke_deletes_the_secret_the_leader_created_after_it() {
+    for (design, left) in [
+        (Design::PerOm, None),
+        (Design::IndexPerSecret, Some(Secret("S3"))),
+    ] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let (a1, a2) = (Actor::new("om1", &rec), Actor::new("om2", &rec));
+            let shared = Arc::new(Shared::new(design, &[], None, &[]));
+            let om1 = Om::new("om1", true, Arc::clone(&shared), fresh_db());
+            let om2 = Om::new("om2", false, Arc::clone(&shared), fresh_db());
+            let revoke = S3Request::RevokeSecret { id: "u1" };
+            let get = S3Request::GetSecret {
+                id: "u1",
+                secret: Secret("S3"),
+            };
+            let mut v1 = initial_tables();
+            assert!(om1.apply_and_flush(&a1, &mut v1, 2, &revoke));
+            assert!(
+                shared.issued().is_empty(),
+                "S3_SECRET_NOT_FOUND: nothing told"
+            );
+            assert!(om1.apply_and_flush(&a1, &mut v1, 3, &get));
+            assert_eq!(shared.issued()["u1"], Some(Secret("S3")));
+            assert_eq!(held(&shared, "u1"), Some(Secret("S3")));
+            let mut v2 = initial_tables();
+            let response = om2.apply(&a2, &mut v2, 2, &revoke).unwrap();
+            assert_eq!(
+                response.call,
+                Some(FlushCall::Revoke {
+                    id: "u1",
+                    locked: false
+                }),
+                "{design:?}: the late revoke is accepted"
+            );
+            om2.flush(&a2, vec![response]).unwrap();
+            assert_eq!(held(&shared, "u1"), left, "{design:?}");
+            let _ = &ozone_ha_check::citation::java::S3RevokeSecretRequest::validateAndUpdateCache;
+            let _ = &ozone_ha_check::citation::java::S3RevokeSecretResponse::addToDBBatch;
+        });
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -725,6 +982,11 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         leader_side_loses_the_committed_secret_to_an_uncommitted_pre_execute,
         a_lost_store_reply_leaves_the_write_in_place,
         a_revoke_finding_the_access_id_without_its_principal_throws,
-        index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write
+        index_per_secret_keeps_a_tombstone_that_refuses_a_lower_write,
+        an_armed_fault_hits_the_next_call_and_a_lost_reply_the_next_write,
+        a_follower_that_takes_over_answers_and_reconciles_its_applied_rows,
+        the_generated_space_finds_what_the_written_plans_find,
+        leader_side_periodic_holds_on_generated_workloads_with_its_windows_reached,
+        a_lagging_followers_revoke_deletes_the_secret_the_leader_created_after_it
     ]
 }

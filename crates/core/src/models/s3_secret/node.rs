@@ -46,6 +46,7 @@ use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An OM applied or flushed entry i after the shared store had served a call for a later
 /// entry (the window in which a per-OM decision can differ from the leader's).
@@ -102,6 +103,8 @@ pub const UNCOMMITTED_STORE_WRITE: Probe = Probe::new(
     "a leader's preExecute changed the store for an entry that never committed",
 );
 
+const RECONCILE: Label = Label::model("reconcile the store with the replicated rows");
+
 /// `leader-side`'s store calls happen in `preExecute`, before the entry has a log index; the
 /// store counts them for no index (0 is never a log index: entries start at 1).
 const NO_INDEX: u64 = 0;
@@ -116,6 +119,10 @@ pub struct Shared {
     decisions: Ghost<BTreeMap<u64, Decision>>,
     error_flushed: Ghost<Vec<u64>>,
     deleted_at: Ghost<BTreeMap<AccessId, u64>>,
+    /// What each OM's apply of each entry would tell its client (first apply only), and what
+    /// the leaders told, by index: read only after every thread ended, hence bookkeeping.
+    outcomes: Ghost<BTreeMap<(&'static str, u64), Issued>>,
+    answers: Ghost<Vec<(u64, Issued)>>,
 }
 
 impl Shared {
@@ -138,6 +145,8 @@ impl Shared {
             decisions: Ghost::new(BTreeMap::new()),
             error_flushed: Ghost::new(Vec::new()),
             deleted_at: Ghost::new(BTreeMap::new()),
+            outcomes: Ghost::bookkeeping(BTreeMap::new()),
+            answers: Ghost::bookkeeping(Vec::new()),
         }
     }
 
@@ -164,6 +173,34 @@ impl Shared {
     /// The entry at `index` carries the leader's `decision` (`leader-side`).
     pub fn record_decision(&self, index: u64, decision: Decision) {
         self.decisions.with(|d| d.insert(index, decision));
+    }
+
+    /// What `om`'s first apply of entry `index` told or would have told its client.
+    pub fn outcome(&self, om: &'static str, index: u64) -> Option<Issued> {
+        self.outcomes.with(|o| o.get(&(om, index)).copied())
+    }
+
+    /// What the leaders told, with each entry's index, in the order told.
+    pub fn answers(&self) -> Vec<(u64, Issued)> {
+        self.answers.get()
+    }
+
+    /// Replace what the clients were last told by `told`, folded in order.
+    pub fn retell(&self, told: &[Issued]) {
+        self.issued.with(|m| m.clear());
+        for t in told {
+            self.issue(*t);
+        }
+    }
+
+    fn applied(&self, om: &'static str, index: u64, what: Issued, leader: bool) {
+        self.outcomes.with(|o| {
+            o.entry((om, index)).or_insert(what);
+        });
+        if leader {
+            self.answers.with(|a| a.push((index, what)));
+            self.issue(what);
+        }
     }
 
     fn issue(&self, what: Issued) {
@@ -253,7 +290,9 @@ impl Gate {
 /// One OM.
 pub struct Om {
     name: &'static str,
-    leader: bool,
+    /// Whether its applies are what the clients are told. Written only by the thread that
+    /// applies for it (a follower taking over), so a plain flag, not a scheduling point.
+    leader: AtomicBool,
     shared: Arc<Shared>,
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
@@ -273,7 +312,7 @@ impl Om {
     pub fn new(name: &'static str, leader: bool, shared: Arc<Shared>, db: Arc<Store<Row>>) -> Self {
         Self {
             name,
-            leader,
+            leader: AtomicBool::new(leader),
             shared,
             db,
             cache: Mutex::new(SecretCache::default()),
@@ -284,6 +323,12 @@ impl Om {
             gate: Gate::new(),
             buffer: DoubleBuffer::new(),
         }
+    }
+
+    /// It won an election: from now on its applies are what the clients are told. Called by
+    /// the thread that applies for it.
+    pub fn become_leader(&self) {
+        self.leader.store(true, Ordering::Relaxed);
     }
 
     /// Its name.
@@ -791,10 +836,9 @@ impl Om {
             }
         };
         actor.step(java, format!("index {index} {request}: {summary}"));
-        if self.leader {
-            if let Some(t) = told {
-                self.shared.issue(t);
-            }
+        if let Some(t) = told {
+            let leader = self.leader.load(Ordering::Relaxed);
+            self.shared.applied(self.name, index, t, leader);
         }
         Ok(response)
     }
@@ -877,12 +921,12 @@ impl Om {
             java,
             format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
         );
-        if self.leader {
-            self.shared.issue(match value {
-                Some(s) => Issued::Secret(id, s),
-                None => Issued::Revoked(id),
-            });
-        }
+        let told = match value {
+            Some(s) => Issued::Secret(id, s),
+            None => Issued::Revoked(id),
+        };
+        let leader = self.leader.load(Ordering::Relaxed);
+        self.shared.applied(self.name, index, told, leader);
         Ok(())
     }
 
@@ -892,9 +936,21 @@ impl Om {
     /// id is between its store call and its apply (as `OMRangerBGSyncService` takes the
     /// authorizer lock: [`OMRangerBGSyncService.triggerRangerSyncOnce`](java::OMRangerBGSyncService::triggerRangerSyncOnce)).
     pub fn reconcile(&self, actor: &Actor) {
-        const JAVA: Label = Label::model("reconcile the store with the replicated rows");
         self.gate.acquire();
-        let rows = self.db.scan(actor, JAVA);
+        let rows = self.db.scan(actor, RECONCILE);
+        self.reconcile_rows(actor, &rows);
+    }
+
+    /// [`Om::reconcile`] from the rows this OM has applied (`view`), flushed or not, as a
+    /// leader with its own flush thread reads them through the table cache.
+    pub fn reconcile_applied(&self, actor: &Actor, view: &Tables<Row>) {
+        self.gate.acquire();
+        actor.step(RECONCILE, format!("read the applied rows {view}"));
+        self.reconcile_rows(actor, view);
+    }
+
+    fn reconcile_rows(&self, actor: &Actor, rows: &Tables<Row>) {
+        const JAVA: Label = RECONCILE;
         let lock = self.secret_lock.lock();
         let store = &self.shared.store;
         for (table, id, row) in rows.iter() {
@@ -948,6 +1004,11 @@ impl Om {
     /// The process crashes: responses not swapped are lost.
     pub fn crash(&self, actor: &Actor, why: &str) {
         self.buffer.crash(actor, why);
+    }
+
+    /// Whether the OM is gone: terminated or crashed.
+    pub fn down(&self) -> bool {
+        self.buffer.life().gone()
     }
 
     /// Whether the OM terminated.
