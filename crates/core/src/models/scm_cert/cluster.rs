@@ -573,7 +573,7 @@ impl Cluster {
     pub fn rejoin(&self, me: &Actor, i: usize) {
         let guard = self.leader.read();
         let leader = guard.leader;
-        self.scms[leader].flush(me, &java::SCMStateMachine::takeSnapshot, "snapshot");
+        self.scms[leader].take_snapshot(me);
         let applied = self.scms[leader].applied();
         self.log.purge_through(applied);
         me.step(
