@@ -29,7 +29,9 @@
 //!
 //! Requests and the transfer take the leadership lock (read and write), so one allocation is
 //! served by one leader: in Ratis a DIRECT submission to a deposed leader fails with
-//! `NotLeaderException`, which the model leaves out. The monitor of `getEncodedCertToString`
+//! `NotLeaderException`, which the model leaves out. The write lock also covers the new
+//! leader's `notifyLeaderChanged` flush, which the Java's admin transfer does not order with
+//! anything (see [`super::scm`] for what that hides). The monitor of `getEncodedCertToString`
 //! is not modelled: each plan has one client, so it never contends.
 //!
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at

@@ -1,15 +1,35 @@
 //! One SCM: its DB, its transaction buffer, its state machine, its stop, kill and startup.
 //!
 //! The state machine is `SCMStateMachine.applyTransaction` dispatching to
-//! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`. Its mutex orders
-//! the applies of one SCM (Ratis applies one entry at a time) and guards what the updater
-//! thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded from the LOCAL
-//! `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint install), and the
-//! applied index. The transaction buffer is the shared model of
+//! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`, through the shared
+//! apply window [`apply_writes`] of
+//! [`crate::models::scm::state_machine`]: `beginApplyingTransaction`, the implementation's
+//! writes (a staged `CertificateId` row, or a direct certificate batch), `updateLatestTrxInfo`
+//! (term 0), `endApplyingTransaction`. The transaction buffer is the shared model of
 //! `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`], with its read-write
-//! lock), but every call into it here is made under this mutex, so a flush never lands
-//! inside an apply in this model (HDDS-16452's model, which has no such mutex, shows what
-//! does); `updateLatestTrxInfo` runs at the end of each apply, with term 0.
+//! lock). A mutex orders the applies of one SCM (Ratis applies one entry at a time) and guards
+//! what the updater thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded
+//! from the LOCAL `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint
+//! install), and the applied index.
+//!
+//! That mutex also covers the flushes of `notifyLeaderChanged` and the checkpoint download
+//! ([`Scm::flush`]), and the leadership transfer holds the cluster's leadership write lock
+//! across the new leader's flush. Neither is in the Java:
+//! [`SCMClientProtocolServer.transferLeadership`](crate::citation::java::SCMClientProtocolServer::transferLeadership)
+//! (SCMClientProtocolServer.java:983-1018) only asks Ratis to transfer, holding no SCM lock,
+//! and [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged)
+//! (SCMStateMachine.java:285-335) calls the unguarded `transactionBuffer.flush()` on Ratis's
+//! election thread while the updater may be applying an entry of the previous term. So in the
+//! Java that flush can land between an `allocateBatch`'s staging and its
+//! `updateLatestTrxInfo`, and commit the row of index i under `TransactionInfo` i-1 (the
+//! staged test `staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx`
+//! shows it on this buffer). With the flush taken off the mutex, loom at preemption bound 3
+//! breaks `SequenceRowsAgree` on `raise-only` and `no-forced-call` for `restart`,
+//! `store-fails`, `expired` and `rejoin` (scm1 stops at TX 8 with row 4, restarts, applies
+//! `allocateBatch(4 -> 5)` of index 9 as a follower, and its own `notifyLeaderChanged` flush
+//! commits row 5 under TX 8); random and PCT at `check`'s budgets do not reach it (PCT at
+//! depth 4 does), so the verdict matrix cannot carry it yet and the mutex stays: see the
+//! scenario's module docs.
 //!
 //! - [`allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch)
 //!   is a compare-and-set of the map entry (an absent row reads as 0): on a match it stages
