@@ -191,7 +191,9 @@ use crate::models::scm::state_machine::{
     install_and_catch_up, notify_leader_changed, reference_states, ApplyOutcome, Install,
     SaveFlush, SummaryLoad, Updater,
 };
-use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer, FLUSH_DURING_APPLY};
+use crate::models::scm::tx_buffer::{
+    FlushPath, TransactionBuffer, FLUSH_DURING_APPLY, STAGED_FLUSHED_MID_APPLY,
+};
 use crate::models::scm::{initial_tables, stored_summary, table_summary, ScmRow, Summary};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
@@ -439,6 +441,7 @@ impl Scenario for Hdds16452 {
         REPLICAS_AGREE.property(),
         SUMMARY_MATCHES_TABLE.property(),
         FLUSH_DURING_APPLY.required(),
+        STAGED_FLUSHED_MID_APPLY.property(),
         STALE_SUMMARY_LOADED.property(),
         SUBMIT_DURING_STARTUP_ENTRY.property(),
     ];

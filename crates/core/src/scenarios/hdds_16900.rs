@@ -133,6 +133,32 @@
 //! the sequence existed would be): there the peers never allocate through 5, so the rows stay
 //! apart until an allocation reaches 5.
 //!
+//! # One SCM model, and the flush it still orders
+//!
+//! The SCMs run on the shared state-machine pieces of [`crate::models::scm`]: the apply
+//! window ([`apply_writes`](crate::models::scm::state_machine::apply_writes): staged
+//! `allocateBatch` rows, `SCMCertStore`'s direct batches), `notifyTermIndexUpdated` for
+//! configuration entries, `takeSnapshot` for the stop and the snapshot before a purge, and the
+//! shared `SCMHADBTransactionBufferImpl`. One artefact remains, and it is not verdict-neutral:
+//! the flushes of a new leader's `notifyLeaderChanged` and of the checkpoint download take the
+//! SCM's apply mutex, and the transfer holds the leadership write lock across the first. In
+//! the Java neither is ordered with the updater (`SCMClientProtocolServer.transferLeadership`,
+//! SCMClientProtocolServer.java:983-1018, holds no SCM lock; `SCMStateMachine.notifyLeaderChanged`,
+//! SCMStateMachine.java:285-335, flushes unguarded on Ratis's election thread), so the flush
+//! can commit the `CertificateId` row an in-flight `allocateBatch` staged under the previous
+//! entry's `TransactionInfo` (HDDS-16452's flaw, on this table). With the flush taken off the
+//! mutex, loom at preemption bound 3 breaks `SequenceRowsAgree` on `raise-only` and
+//! `no-forced-call` for `restart`, `store-fails`, `expired` and `rejoin`: scm1 stops cleanly
+//! at TX 8 with row 4 (certificate 4 stored), restarts, applies `allocateBatch(4 -> 5)` of
+//! index 9 as a follower of scm2, and its own `notifyLeaderChanged` flush lands between the
+//! staging and `updateLatestTrxInfo(9)`: "at durable index 8 scm1 holds CertificateId 5 but
+//! scm1 held 4". It is transient (the apply finishes, the next flush claims TX 9 with row 5,
+//! and a replay of index 9 on scm1 only logs "Failed to allocate a batch"), like the kill's
+//! local raise. `through-ratis` and `no-forced-call`/`kill` still hold at bound 3. Random and
+//! PCT at `check`'s budgets (2,000 executions, PCT depth 3) do not reach the window, PCT at
+//! depth 4 does (seed 0, execution 1,853 of `raise-only`/`restart`), so the matrix, which asks
+//! every engine for the same verdict, cannot carry these cases yet and the mutex stays.
+//!
 //! # Abstractions
 //!
 //! | abstraction | why no verdict depends on it |

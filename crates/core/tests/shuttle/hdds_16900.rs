@@ -3,15 +3,21 @@
 // Reference: HDDS-16900.
 
 use crate::support::{pct, run};
+use ozone_ha_check::citation::java;
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::RaftLog;
-use ozone_ha_check::kit::store::Tables;
-use ozone_ha_check::kit::tx_info::stored_index;
+use ozone_ha_check::kit::store::{Store, Tables};
+use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
+use ozone_ha_check::models::scm::state_machine::{
+    apply_writes, leader_change_flush, ApplyOutcome, SaveFlush, Write,
+};
+use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm_cert::cluster::{CertRequest, Checks, Cluster, Outcome, ScmSpec};
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
 use ozone_ha_check::models::scm_cert::{
-    initial_tables, last_id, serial_key, ScmRow, VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE,
+    initial_tables, last_id, serial_key, ScmRow, CERTIFICATE_ID, SEQUENCE_ID_TABLE,
+    VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16900::{fresh_scms, three_scms};
@@ -558,6 +564,98 @@ fn on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant() 
     }
 }
 
+/// The shared buffer over the certificate rows: `notifyLeaderChanged`'s flush runs on Ratis's
+/// election thread and takes only the buffer's write lock (nothing in
+/// [`java::SCMClientProtocolServer::transferLeadership`] holds an SCM lock across it), so it
+/// can commit the `CertificateId` row an in-flight `allocateBatch` staged under the
+/// `TransactionInfo` of the entry before it. Staged here: the apply of index 9 stages row 5
+/// ([`java::SequenceIdGenerator::StateManagerImpl::allocateBatch`] through
+/// [`java::SCMHADBTransactionBufferImpl::addToBuffer`]), the new leader's
+/// [`java::SCMStateMachine::notifyLeaderChanged`] flushes
+/// ([`java::SCMHADBTransactionBufferImpl::flush`]), then the apply ends with
+/// [`java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo`]. (The scenario's cluster still
+/// orders that flush after the apply: see `crate::models::scm_cert::scm`.)
+fn staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let mut tables = initial_tables();
+        put_tx_info(&mut tables, 0, 8);
+        tables.put(SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(4));
+        let store = Arc::new(Store::with_state(tables, None));
+        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 8);
+        let mut entered = false;
+        let outcome = apply_writes(&buffer, &me, (0, 9), SaveFlush::Java, || {
+            entered = true;
+            Ok(vec![Write::Buffered {
+                table: SEQUENCE_ID_TABLE,
+                key: CERTIFICATE_ID.to_string(),
+                row: ScmRow::LastId(5),
+            }])
+        });
+        assert!(entered);
+        assert_eq!(outcome, ApplyOutcome::Applied);
+        // The same staging, with the election thread's flush between it and the index.
+        let store = Arc::new(Store::with_state(store.durable(), None));
+        let buffer = TransactionBuffer::new(Arc::clone(&store), 0, 8);
+        buffer.begin_applying(&me);
+        buffer.add_to_buffer(&me, SEQUENCE_ID_TABLE, CERTIFICATE_ID, ScmRow::LastId(5));
+        leader_change_flush(&buffer, &me, FlushPath::Unguarded, "scm1 becomes leader");
+        let durable = store.durable();
+        assert_eq!(
+            stored_index(&durable),
+            8,
+            "the flush claims the previous entry"
+        );
+        assert_eq!(
+            last_id(&durable),
+            Some(5),
+            "with the row of the entry in flight"
+        );
+        buffer.update_latest_trx_info(&me, 0, 9).unwrap();
+        buffer.end_applying(&me);
+        let out = rec.take();
+        assert_eq!(out.probes.get("FlushDuringApply"), Some(&1));
+        assert_eq!(out.probes.get("StagedFlushedMidApply"), Some(&1));
+        let at = |id| out.trace.iter().rposition(|e| e.java == id).expect(id);
+        assert!(
+            at(java::SCMHADBTransactionBufferImpl::addToBuffer.id)
+                < at(java::SCMStateMachine::notifyLeaderChanged.id)
+        );
+        assert!(
+            at(java::SCMHADBTransactionBufferImpl::flushUnderWriteLock.id)
+                < at(java::SCMHADBTransactionBufferImpl::updateLatestTrxInfo.id)
+        );
+    });
+}
+
+/// The stop snapshot ([`java::SCMStateMachine::takeSnapshot`] on the updater, between two
+/// applies) still commits the staged row with the applied index, and a direct certificate
+/// write ([`java::SCMCertStore::storeValidCertificate`]) is durable at apply, before any flush.
+fn staged_the_stop_snapshot_commits_the_staged_row_with_the_applied_index() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = three_scms(&rec, Upgrade::RaiseOnly, Checks::NONE, &[]);
+        assert_eq!(valid(&c, &me, "dn1"), Outcome::Issued(3));
+        let t = c.scm(0).durable();
+        assert!(t.get(VALID_CERTS_TABLE, &serial_key(3)).is_some());
+        assert_eq!(last_id(&t), Some(2), "the allocation is only staged");
+        let applied = c.scm(0).applied();
+        c.stop(&me, 0);
+        let t = c.scm(0).durable();
+        assert_eq!((stored_index(&t), last_id(&t)), (applied, Some(3)));
+        let trace = rec.take().trace;
+        let snapshot = trace
+            .iter()
+            .rposition(|e| e.java == java::SCMStateMachine::takeSnapshot.id)
+            .expect("the stop snapshot");
+        assert!(trace[..snapshot]
+            .iter()
+            .any(|e| e.java == java::SCMCertStore::storeValidCertificate.id));
+    });
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -578,6 +676,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         each_scm_sweeps_both_tables_when_it_applies_the_expiry,
         the_generator_submits_0_after_a_restart_and_its_stale_last_id_after_a_leader_change,
         the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent,
-        on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant
+        on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant,
+        staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx,
+        staged_the_stop_snapshot_commits_the_staged_row_with_the_applied_index
     ]
 }

@@ -6,6 +6,11 @@
 //!   `beginApplyingTransaction`; [`process`](crate::citation::java::SCMStateMachine::process) (the
 //!   request's implementation, through the invoker: see [`super::request`]); then
 //!   `updateLatestTrxInfo(i)` and the applied index; `endApplyingTransaction` in a `finally`.
+//!   [`apply_writes`] is that window for any SCM request: the implementation's effects are
+//!   [`Write`]s, each its own call (an `addToBuffer` under the buffer's lock, a direct
+//!   RocksDB batch such as `SCMCertStore.storeValidCertificate`'s, or `saveConfiguration`'s
+//!   flush), and no lock of the state machine is held across them, so a flush from another
+//!   thread (`notifyLeaderChanged`, the checkpoint download) can land between any two.
 //!   An exception that is not a non-fatal `SCMException` (the container transition's
 //!   `InvalidContainerStateException`, the `IllegalArgumentException` of a non-increasing
 //!   index) completes the future exceptionally and calls `ExitUtils.terminate`: the SCM
@@ -67,10 +72,13 @@ use super::request::ScmRequest;
 use super::tx_buffer::{FlushPath, TransactionBuffer};
 use super::ScmRow;
 use crate::citation::java;
+use crate::citation::Citation;
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
+use crate::kit::store::TableName;
 use crate::kit::store::{Checkpoint, Store, Tables, WriteBatch};
-use crate::kit::tx_info::{self, stage_tx_info, stored_index};
+use crate::kit::tx_info::{self, stage_tx_info, stored_index, TxRow};
 use crate::recorder::Actor;
+use std::fmt;
 
 /// Where `saveConfiguration`'s flush runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,13 +198,86 @@ impl Updater {
     }
 }
 
-fn terminate(buffer: &TransactionBuffer, actor: &Actor, index: u64, msg: String) -> ApplyOutcome {
+fn terminate<R: TxRow + fmt::Display>(
+    buffer: &TransactionBuffer<R>,
+    actor: &Actor,
+    index: u64,
+    msg: String,
+) -> ApplyOutcome {
     actor.step_with(
         &java::ExitUtils::terminate__int_String_Throwable_Logger,
         || format!("index {index}: {msg}: the SCM exits"),
     );
     buffer.end_applying(actor);
     ApplyOutcome::Terminated(msg)
+}
+
+/// One effect of a request's implementation (`process`, through the invoker) on the DB, in
+/// the order the implementation makes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write<R> {
+    /// `addToBuffer`: staged in the transaction buffer, durable at the next flush with the
+    /// `TransactionInfo` of that moment.
+    Buffered {
+        /// Table.
+        table: TableName,
+        /// Key.
+        key: String,
+        /// Row.
+        row: R,
+    },
+    /// A write straight into RocksDB (`SCMCertStore`'s `storeValidCertificate` and
+    /// siblings): committed at once, with no `TransactionInfo`.
+    Direct {
+        /// The Java method that writes it.
+        java: &'static Citation,
+        /// The batch.
+        batch: WriteBatch<R>,
+    },
+    /// The buffer's unguarded `flush()` from inside the implementation
+    /// (`saveConfiguration`); where it runs is [`SaveFlush`]'s choice.
+    Flush,
+}
+
+/// `applyTransaction` of the data entry at `(term, index)`: `beginApplyingTransaction`;
+/// `process`, which is `body` (it reads the managers' state and returns the request's writes,
+/// or `Err` with the message of an exception that terminates the SCM) followed by its writes,
+/// each its own buffer call or direct commit; `updateLatestTrxInfo(term, index)`;
+/// `endApplyingTransaction`. Nothing here excludes a concurrent flush: only the buffer's lock,
+/// per call, does.
+pub fn apply_writes<R: TxRow + fmt::Display>(
+    buffer: &TransactionBuffer<R>,
+    actor: &Actor,
+    (term, index): (u64, u64),
+    save: SaveFlush,
+    body: impl FnOnce() -> Result<Vec<Write<R>>, String>,
+) -> ApplyOutcome {
+    buffer.begin_applying(actor);
+    let writes = match body() {
+        Ok(writes) => writes,
+        Err(msg) => return terminate(buffer, actor, index, msg),
+    };
+    let mut flushes = false;
+    for write in writes {
+        match write {
+            Write::Buffered { table, key, row } => buffer.add_to_buffer(actor, table, &key, row),
+            Write::Direct { java, batch } => buffer.store().commit(actor, java, batch),
+            Write::Flush => {
+                flushes = true;
+                if save == SaveFlush::Java {
+                    buffer.flush(actor, "saveConfiguration");
+                }
+            }
+        }
+    }
+    if let Err(msg) = buffer.update_latest_trx_info(actor, term, index) {
+        return terminate(buffer, actor, index, msg);
+    }
+    if flushes && save == SaveFlush::AfterIndex {
+        buffer.flush(actor, "after saveConfiguration's index");
+    }
+    buffer.end_applying(actor);
+    ApplyOutcome::Applied
 }
 
 /// `applyTransaction` of data entry `entry` (carrying `request`) on an SCM whose in-memory
@@ -209,42 +290,38 @@ pub fn apply_transaction(
     request: &ScmRequest,
     save: SaveFlush,
 ) -> ApplyOutcome {
-    buffer.begin_applying(actor);
-    let applied = match request.apply(view) {
-        Ok(applied) => applied,
-        Err(msg) => {
+    apply_writes(buffer, actor, (entry.term, entry.index), save, || {
+        let applied = request.apply(view).inspect_err(|_| {
             actor.step_with(request.java(), || {
                 format!("index {} {request}: throws", entry.index)
             });
-            return terminate(buffer, actor, entry.index, msg);
+        })?;
+        actor.step_with(request.java(), || {
+            format!(
+                "index {} {request}: {} puts",
+                entry.index,
+                applied.puts.len()
+            )
+        });
+        let mut writes: Vec<Write<ScmRow>> = applied
+            .puts
+            .into_iter()
+            .map(|p| Write::Buffered {
+                table: p.table,
+                key: p.key,
+                row: p.row,
+            })
+            .collect();
+        if applied.flushes {
+            writes.push(Write::Flush);
         }
-    };
-    actor.step_with(request.java(), || {
-        format!(
-            "index {} {request}: {} puts",
-            entry.index,
-            applied.puts.len()
-        )
-    });
-    for put in &applied.puts {
-        buffer.add_to_buffer(actor, put.table, &put.key, put.row);
-    }
-    if applied.flushes && save == SaveFlush::Java {
-        buffer.flush(actor, "saveConfiguration");
-    }
-    if let Err(msg) = buffer.update_latest_trx_info(actor, entry.term, entry.index) {
-        return terminate(buffer, actor, entry.index, msg);
-    }
-    if applied.flushes && save == SaveFlush::AfterIndex {
-        buffer.flush(actor, "after saveConfiguration's index");
-    }
-    buffer.end_applying(actor);
-    ApplyOutcome::Applied
+        Ok(writes)
+    })
 }
 
 /// `notifyTermIndexUpdated` for a configuration entry at `(term, index)`.
-pub fn notify_term_index_updated(
-    buffer: &TransactionBuffer,
+pub fn notify_term_index_updated<R: TxRow + fmt::Display>(
+    buffer: &TransactionBuffer<R>,
     actor: &Actor,
     term: u64,
     index: u64,
@@ -276,14 +353,44 @@ pub fn notify_leader_changed(
     status: &DeletedBlockStatus,
     load: SummaryLoad,
 ) {
-    actor.step(
-        &java::SCMStateMachine::notifyLeaderChanged,
+    leader_change_flush(
+        buffer,
+        actor,
+        path,
         "becomes leader: flush, then onBecomeLeader",
     );
-    buffer.flush_from(actor, path, "leader change");
     if load == SummaryLoad::OnBecomeLeader {
         status.on_become_leader(actor, buffer.store());
     }
+}
+
+/// The flush of `notifyLeaderChanged` on the new leader, along `path`, after the step `what`.
+/// Ratis calls it on the election thread: nothing orders it with the updater's applies.
+pub fn leader_change_flush<R: TxRow + fmt::Display>(
+    buffer: &TransactionBuffer<R>,
+    actor: &Actor,
+    path: FlushPath,
+    what: &str,
+) {
+    actor.step(
+        &java::SCMStateMachine::notifyLeaderChanged,
+        what.to_string(),
+    );
+    buffer.flush_from(actor, path, "leader change");
+}
+
+/// A proposed summary load (`label` names the change and `why` the flush): a flush, then
+/// `onBecomeLeader`'s load into `status`.
+fn flush_and_load(
+    buffer: &TransactionBuffer,
+    actor: &Actor,
+    status: &DeletedBlockStatus,
+    label: &'static str,
+    (step, why): (&str, &str),
+) {
+    actor.step(crate::citation::Label::model(label), step.to_string());
+    buffer.flush(actor, why);
+    status.on_become_leader(actor, buffer.store());
 }
 
 /// `notifyConfigurationChanged` of the new leader's startup entry, on the updater thread:
@@ -300,14 +407,13 @@ pub fn notify_configuration_changed(
         "startup entry: configuration changed",
     );
     if load == SummaryLoad::BeforeReady {
-        actor.step(
-            crate::citation::Label::model(
-                "proposed: flush, then load the summary, on the startup entry before Ratis is ready",
-            ),
-            "load-before-ready",
+        flush_and_load(
+            buffer,
+            actor,
+            status,
+            "proposed: flush, then load the summary, on the startup entry before Ratis is ready",
+            ("load-before-ready", "startup entry"),
         );
-        buffer.flush(actor, "startup entry");
-        status.on_become_leader(actor, buffer.store());
     }
 }
 
@@ -324,18 +430,23 @@ pub fn notify_leader_ready(
         "startup entry applied: the leader is ready",
     );
     if load == SummaryLoad::OnLeaderReady {
-        actor.step(
-            crate::citation::Label::model("proposed: flush, then load the summary, once ready"),
-            "load-on-ready",
+        flush_and_load(
+            buffer,
+            actor,
+            status,
+            "proposed: flush, then load the summary, once ready",
+            ("load-on-ready", "leader ready"),
         );
-        buffer.flush(actor, "leader ready");
-        status.on_become_leader(actor, buffer.store());
     }
 }
 
 /// `takeSnapshot` with the updater's applied index `last_applied`: begin; catch
 /// `latestTrxInfo` up to it when behind; flush; end.
-pub fn take_snapshot(buffer: &TransactionBuffer, actor: &Actor, last_applied: (u64, u64)) {
+pub fn take_snapshot<R: TxRow + fmt::Display>(
+    buffer: &TransactionBuffer<R>,
+    actor: &Actor,
+    last_applied: (u64, u64),
+) {
     buffer.begin_applying(actor);
     let latest = buffer.latest_trx_info();
     if latest < last_applied {

@@ -55,6 +55,13 @@ pub const FLUSH_DURING_APPLY: Probe = Probe::new(
     "a download or leader-change flush was attempted while an apply was in flight",
 );
 
+/// A flush committed a write staged by the apply still in flight, under the `TransactionInfo`
+/// of the entry before it: the DB holds data beyond the index it claims.
+pub const STAGED_FLUSHED_MID_APPLY: Probe = Probe::new(
+    "StagedFlushedMidApply",
+    "a flush committed a write staged by the apply still in flight, under the previous entry's TransactionInfo",
+);
+
 /// How a concurrent caller (download, leader change) flushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlushPath {
@@ -90,6 +97,8 @@ pub struct TransactionBuffer<R = ScmRow> {
     applying: Volatile<u64>,
     /// Ghost copy of `applying`, for the probe of the unguarded path.
     applying_ghost: Ghost<u64>,
+    /// Ghost: the apply in flight has staged something not yet flushed.
+    staged_mid_apply: Ghost<bool>,
 }
 
 impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
@@ -101,6 +110,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
             latest_trx_info: Volatile::new((term, index)),
             applying: Volatile::new(0),
             applying_ghost: Ghost::new(0),
+            staged_mid_apply: Ghost::new(false),
         }
     }
 
@@ -128,6 +138,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         let mut b = self.rw_lock.write();
         b.ops.put(table, key, row.clone());
         b.pending += 1;
+        self.staged_mid_apply.set(true);
         actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
             format!("read lock; stage {table}/{key}={row}")
         });
@@ -138,6 +149,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         let mut b = self.rw_lock.write();
         b.ops.delete(table, key);
         b.pending += 1;
+        self.staged_mid_apply.set(true);
         actor.step_with(
             &java::SCMHADBTransactionBufferImpl::removeFromBuffer,
             || format!("read lock; stage delete {table}/{key}"),
@@ -182,6 +194,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
     pub fn begin_applying(&self, actor: &Actor) {
         let ghost = &self.applying_ghost;
+        self.staged_mid_apply.set(false);
         let n = self.applying.update(|n| {
             ghost.set(n + 1);
             n + 1
@@ -195,6 +208,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `endApplyingTransaction`: `applyingTransactions--`, without the lock.
     pub fn end_applying(&self, actor: &Actor) {
         let ghost = &self.applying_ghost;
+        self.staged_mid_apply.set(false);
         let n = self.applying.update(|n| {
             ghost.set(n.saturating_sub(1));
             n.saturating_sub(1)
@@ -255,6 +269,10 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         let (term, index) = self.latest_trx_info.get();
         let mut batch = std::mem::take(&mut b.ops);
         b.pending = 0;
+        if self.staged_mid_apply.get() {
+            actor.probe(&STAGED_FLUSHED_MID_APPLY);
+            self.staged_mid_apply.set(false);
+        }
         stage_tx_info(&mut batch, term, index);
         actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
         self.store.commit(actor, JAVA, batch);

@@ -29,7 +29,9 @@
 //!
 //! Requests and the transfer take the leadership lock (read and write), so one allocation is
 //! served by one leader: in Ratis a DIRECT submission to a deposed leader fails with
-//! `NotLeaderException`, which the model leaves out. The monitor of `getEncodedCertToString`
+//! `NotLeaderException`, which the model leaves out. The write lock also covers the new
+//! leader's `notifyLeaderChanged` flush, which the Java's admin transfer does not order with
+//! anything (see [`super::scm`] for what that hides). The monitor of `getEncodedCertToString`
 //! is not modelled: each plan has one client, so it never contends.
 //!
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
@@ -573,7 +575,7 @@ impl Cluster {
     pub fn rejoin(&self, me: &Actor, i: usize) {
         let guard = self.leader.read();
         let leader = guard.leader;
-        self.scms[leader].flush(me, &java::SCMStateMachine::takeSnapshot, "snapshot");
+        self.scms[leader].take_snapshot(me);
         let applied = self.scms[leader].applied();
         self.log.purge_through(applied);
         me.step(

@@ -1,15 +1,35 @@
 //! One SCM: its DB, its transaction buffer, its state machine, its stop, kill and startup.
 //!
 //! The state machine is `SCMStateMachine.applyTransaction` dispatching to
-//! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`. Its mutex orders
-//! the applies of one SCM (Ratis applies one entry at a time) and guards what the updater
-//! thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded from the LOCAL
-//! `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint install), and the
-//! applied index. The transaction buffer is the shared model of
+//! `SequenceIdGenerator.StateManagerImpl.allocateBatch` and `SCMCertStore`, through the shared
+//! apply window [`apply_writes`] of
+//! [`crate::models::scm::state_machine`]: `beginApplyingTransaction`, the implementation's
+//! writes (a staged `CertificateId` row, or a direct certificate batch), `updateLatestTrxInfo`
+//! (term 0), `endApplyingTransaction`. The transaction buffer is the shared model of
 //! `SCMHADBTransactionBufferImpl` ([`crate::models::scm::tx_buffer`], with its read-write
-//! lock), but every call into it here is made under this mutex, so a flush never lands
-//! inside an apply in this model (HDDS-16452's model, which has no such mutex, shows what
-//! does); `updateLatestTrxInfo` runs at the end of each apply, with term 0.
+//! lock). A mutex orders the applies of one SCM (Ratis applies one entry at a time) and guards
+//! what the updater thread owns: the `StateManagerImpl` map `sequenceIdToLastIdMap` (loaded
+//! from the LOCAL `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint
+//! install), and the applied index.
+//!
+//! That mutex also covers the flushes of `notifyLeaderChanged` and the checkpoint download
+//! ([`Scm::flush`]), and the leadership transfer holds the cluster's leadership write lock
+//! across the new leader's flush. Neither is in the Java:
+//! [`SCMClientProtocolServer.transferLeadership`](crate::citation::java::SCMClientProtocolServer::transferLeadership)
+//! (SCMClientProtocolServer.java:983-1018) only asks Ratis to transfer, holding no SCM lock,
+//! and [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged)
+//! (SCMStateMachine.java:285-335) calls the unguarded `transactionBuffer.flush()` on Ratis's
+//! election thread while the updater may be applying an entry of the previous term. So in the
+//! Java that flush can land between an `allocateBatch`'s staging and its
+//! `updateLatestTrxInfo`, and commit the row of index i under `TransactionInfo` i-1 (the
+//! staged test `staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx`
+//! shows it on this buffer). With the flush taken off the mutex, loom at preemption bound 3
+//! breaks `SequenceRowsAgree` on `raise-only` and `no-forced-call` for `restart`,
+//! `store-fails`, `expired` and `rejoin` (scm1 stops at TX 8 with row 4, restarts, applies
+//! `allocateBatch(4 -> 5)` of index 9 as a follower, and its own `notifyLeaderChanged` flush
+//! commits row 5 under TX 8); random and PCT at `check`'s budgets do not reach it (PCT at
+//! depth 4 does), so the verdict matrix cannot carry it yet and the mutex stays: see the
+//! scenario's module docs.
 //!
 //! - [`allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch)
 //!   is a compare-and-set of the map entry (an absent row reads as 0): on a match it stages
@@ -49,7 +69,10 @@ use crate::kit::raft_log::{LogEntry, Payload};
 use crate::kit::replica::{Applier, CatchUp, SharedLog};
 use crate::kit::store::{Observer, Store, Tables, WriteBatch};
 use crate::kit::tx_info::stored_index;
-use crate::models::scm::tx_buffer::TransactionBuffer;
+use crate::models::scm::state_machine::{
+    apply_writes, notify_term_index_updated, take_snapshot, ApplyOutcome, SaveFlush, Write,
+};
+use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::{Arc, Mutex};
@@ -194,80 +217,75 @@ impl Scm {
         self.load_last_id(me, &mut m)
     }
 
-    fn store_certificate(&self, me: &Actor, serial: u64, row: ScmRow, role: Role) {
+    /// `storeValidCertificate`'s direct batch (an SCM's through `storeValidScmCertificate`,
+    /// over both tables).
+    fn certificate_write(serial: u64, row: ScmRow, role: Role) -> Write<ScmRow> {
         let mut batch = WriteBatch::new();
         batch.put(VALID_CERTS_TABLE, &serial_key(serial), row.clone());
-        let java: &Citation = match role {
+        let java: &'static Citation = match role {
             Role::Scm => {
                 batch.put(VALID_SCM_CERTS_TABLE, &serial_key(serial), row);
                 &java::SCMCertStore::storeValidScmCertificate
             }
             Role::Other => &java::SCMCertStore::storeValidCertificate,
         };
-        self.store().commit(me, java, batch);
+        Write::Direct { java, batch }
     }
 
-    fn apply(&self, me: &Actor, m: &mut Machine, entry: &LogEntry<ScmTx>) {
-        let (java, reply, summary): (Label, _, _) = match &entry.payload {
-            Payload::Configuration => (
-                Label::Java(&java::SCMStateMachine::notifyTermIndexUpdated),
-                Ok(()),
-                "configuration entry".to_string(),
-            ),
-            Payload::Data(ScmTx::AllocateBatch { prev, next }) => {
+    fn store_certificate(&self, me: &Actor, serial: u64, row: ScmRow, role: Role) {
+        if let Write::Direct { java, batch } = Self::certificate_write(serial, row, role) {
+            self.store().commit(me, java, batch);
+        }
+    }
+
+    /// `process` of one replicated transaction: the Java method, the reply, a summary for the
+    /// trace, and the writes in the order the implementation makes them.
+    fn process(
+        &self,
+        me: &Actor,
+        m: &mut Machine,
+        tx: &ScmTx,
+    ) -> (Label, Reply, String, Vec<Write<ScmRow>>) {
+        let stage = |row| Write::Buffered {
+            table: SEQUENCE_ID_TABLE,
+            key: CERTIFICATE_ID.to_string(),
+            row,
+        };
+        match tx {
+            ScmTx::AllocateBatch { prev, next } => {
+                let java = Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch);
                 let actual = self.load_last_id(me, m);
                 if actual == *prev {
-                    self.buffer.add_to_buffer(
-                        me,
-                        SEQUENCE_ID_TABLE,
-                        CERTIFICATE_ID,
-                        ScmRow::LastId(*next),
-                    );
                     m.last_id = Some(*next);
-                    (
-                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
-                        Ok(()),
-                        format!("allocateBatch({prev} -> {next}) ok; row {next} staged"),
-                    )
+                    let summary = format!("allocateBatch({prev} -> {next}) ok; stage row {next}");
+                    (java, Ok(()), summary, vec![stage(ScmRow::LastId(*next))])
                 } else {
                     let msg = format!(
                         "Failed to allocate a batch for CertificateId, expected lastId is {prev}, actual lastId is {actual}."
                     );
-                    (
-                        Label::Java(&java::SequenceIdGenerator::StateManagerImpl::allocateBatch),
-                        Err(msg.clone()),
-                        msg,
-                    )
+                    (java, Err(msg.clone()), msg, Vec::new())
                 }
             }
-            Payload::Data(ScmTx::StoreCert {
+            ScmTx::StoreCert {
                 serial,
                 subject,
                 expired,
                 role,
-            }) => {
-                me.step(
-                    &java::SCMCertStore::storeValidCertificate,
-                    format!(
-                        "{} applies index {}: store certificate {serial} ({subject}) directly",
-                        self.name, entry.index
-                    ),
-                );
+            } => {
                 let row = ScmRow::Cert {
                     subject: subject.clone(),
                     expired: *expired,
                 };
-                self.store_certificate(me, *serial, row, *role);
                 (
                     Label::Java(&java::SCMCertStore::storeValidCertificate),
                     Ok(()),
-                    format!("certificate {serial} stored"),
+                    format!("store certificate {serial} ({subject}) directly"),
+                    vec![Self::certificate_write(*serial, row, *role)],
                 )
             }
-            Payload::Data(ScmTx::RemoveExpired) => {
-                let tables = self
-                    .store()
-                    .scan(me, &java::SCMCertStore::removeAllExpiredCertificates);
+            ScmTx::RemoveExpired => {
+                const JAVA: &Citation = &java::SCMCertStore::removeAllExpiredCertificates;
+                let tables = self.store().scan(me, JAVA);
                 let mut batch = WriteBatch::new();
                 let mut removed = Vec::new();
                 for (table, key, row) in tables.iter() {
@@ -277,49 +295,57 @@ impl Scm {
                         removed.push(format!("{table}/{key}"));
                     }
                 }
-                if !batch.is_empty() {
-                    self.store().commit(
-                        me,
-                        &java::SCMCertStore::removeAllExpiredCertificates,
-                        batch,
-                    );
-                }
+                let writes = if batch.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Write::Direct { java: JAVA, batch }]
+                };
                 (
-                    Label::Java(&java::SCMCertStore::removeAllExpiredCertificates),
+                    Label::Java(JAVA),
                     Ok(()),
-                    format!("expired certificates removed directly: {removed:?}"),
+                    format!("remove expired certificates directly: {removed:?}"),
+                    writes,
                 )
             }
-            Payload::Data(ScmTx::RaiseCertificateId { to }) => {
+            ScmTx::RaiseCertificateId { to } => {
                 let actual = self.load_last_id(me, m);
                 let raised = actual.max(*to);
-                self.buffer.add_to_buffer(
-                    me,
-                    SEQUENCE_ID_TABLE,
-                    CERTIFICATE_ID,
-                    ScmRow::LastId(raised),
-                );
                 m.last_id = Some(raised);
                 (
                     Label::model("replicated raise of the through-ratis variant"),
                     Ok(()),
-                    format!("raise CertificateId {actual} -> {raised}; staged"),
+                    format!("raise CertificateId {actual} -> {raised}; stage it"),
+                    vec![stage(ScmRow::LastId(raised))],
                 )
             }
+        }
+    }
+
+    /// Apply one entry on the updater (`m` is the held updater lock): `applyTransaction`
+    /// ([`apply_writes`]) or `notifyTermIndexUpdated`, with term 0. A flush from another
+    /// thread can land between the staging and `updateLatestTrxInfo`.
+    fn apply(&self, me: &Actor, m: &mut Machine, entry: &LogEntry<ScmTx>) {
+        let mut reply = Ok(());
+        let outcome = match &entry.payload {
+            Payload::Configuration => notify_term_index_updated(&self.buffer, me, 0, entry.index),
+            Payload::Data(tx) => {
+                apply_writes(&self.buffer, me, (0, entry.index), SaveFlush::Java, || {
+                    let (java, r, summary, writes) = self.process(me, m, tx);
+                    me.step(
+                        java,
+                        format!("{} applies index {}: {summary}", self.name, entry.index),
+                    );
+                    reply = r;
+                    Ok(writes)
+                })
+            }
         };
-        if let Err(e) = self.buffer.update_latest_trx_info(me, 0, entry.index) {
+        if let ApplyOutcome::Terminated(e) = outcome {
             panic!(
                 "model error: {} applies index {}: {e}",
                 self.name, entry.index
             );
         }
-        me.step(
-            java,
-            format!(
-                "{} applies index {}: {summary}; latestTrxInfo -> {}",
-                self.name, entry.index, entry.index
-            ),
-        );
         m.replies.insert(entry.index, reply);
     }
 
@@ -342,18 +368,32 @@ impl Scm {
         (result, reply)
     }
 
-    /// The buffer's `flush()` from `java`; `_m` is the held machine lock.
-    fn flush_locked(&self, me: &Actor, _m: &mut Machine, java: &'static Citation, why: &str) {
+    /// The buffer's unguarded `flush()` from `java` (a new leader's `notifyLeaderChanged`, the
+    /// checkpoint download): the staged batch with `TransactionInfo = latestTrxInfo`. In the
+    /// Java these run on Ratis's election thread and a gRPC thread and take only the buffer's
+    /// write lock; here the caller also takes the updater lock, so the flush never lands
+    /// inside an apply (see the module docs for what that leaves out).
+    pub fn flush(&self, me: &Actor, java: &'static Citation, why: &str) {
+        let _m = self.machine.lock();
         me.step(java, format!("{} {why}: flush", self.name));
-        self.buffer.flush(me, &format!("{} {why}", self.name));
+        self.buffer
+            .flush_from(me, FlushPath::Unguarded, &format!("{} {why}", self.name));
     }
 
-    /// The buffer's `flush()`, called from `java` (the stop snapshot, a new leader's
-    /// `notifyLeaderChanged`, a download): the staged batch with `TransactionInfo =
-    /// latestTrxInfo`.
-    pub fn flush(&self, me: &Actor, java: &'static Citation, why: &str) {
+    /// `takeSnapshot` on the updater (`_m` is the held updater lock), between two applies:
+    /// catch `latestTrxInfo` up to the applied index when behind, then `flush()`.
+    fn take_snapshot_locked(&self, me: &Actor, m: &mut Machine, why: &str) {
+        me.step(
+            &java::SCMStateMachine::takeSnapshot,
+            format!("{} {why}: takeSnapshot", self.name),
+        );
+        take_snapshot(&self.buffer, me, (0, m.applier.applied()));
+    }
+
+    /// `takeSnapshot` on the updater, between two applies (before Ratis purges its log).
+    pub fn take_snapshot(&self, me: &Actor) {
         let mut m = self.machine.lock();
-        self.flush_locked(me, &mut m, java, why);
+        self.take_snapshot_locked(me, &mut m, "snapshot");
     }
 
     /// `SCMStateMachine.reinitialize` after `notifyInstallSnapshotFromLeader`: replace the DB
@@ -394,7 +434,7 @@ impl Scm {
     /// staged batch with the applied index), then nothing in memory survives.
     pub fn stop(&self, me: &Actor) {
         let mut m = self.machine.lock();
-        self.flush_locked(me, &mut m, &java::SCMStateMachine::takeSnapshot, "stops");
+        self.take_snapshot_locked(me, &mut m, "stops");
         self.go_down(me, &mut m, "stopped");
     }
 
