@@ -46,7 +46,6 @@ use crate::sync::ghost::Ghost;
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An OM applied or flushed entry i after the shared store had served a call for a later
 /// entry (the window in which a per-OM decision can differ from the leader's).
@@ -290,9 +289,10 @@ impl Gate {
 /// One OM.
 pub struct Om {
     name: &'static str,
-    /// Whether its applies are what the clients are told. Written only by the thread that
-    /// applies for it (a follower taking over), so a plain flag, not a scheduling point.
-    leader: AtomicBool,
+    /// Ghost: whether its applies are what the clients are told. Written only by the thread
+    /// that applies for it (a follower taking over), so not a scheduling point; a ghost so
+    /// that the stateful engine tells the two roles apart.
+    leader: Ghost<bool>,
     shared: Arc<Shared>,
     db: Arc<Store<Row>>,
     cache: Mutex<SecretCache>,
@@ -312,7 +312,7 @@ impl Om {
     pub fn new(name: &'static str, leader: bool, shared: Arc<Shared>, db: Arc<Store<Row>>) -> Self {
         Self {
             name,
-            leader: AtomicBool::new(leader),
+            leader: Ghost::new(leader),
             shared,
             db,
             cache: Mutex::new(SecretCache::default()),
@@ -328,7 +328,7 @@ impl Om {
     /// It won an election: from now on its applies are what the clients are told. Called by
     /// the thread that applies for it.
     pub fn become_leader(&self) {
-        self.leader.store(true, Ordering::Relaxed);
+        self.leader.with(|l| *l = true);
     }
 
     /// Its name.
@@ -837,7 +837,7 @@ impl Om {
         };
         actor.step(java, format!("index {index} {request}: {summary}"));
         if let Some(t) = told {
-            let leader = self.leader.load(Ordering::Relaxed);
+            let leader = self.leader.with(|l| *l);
             self.shared.applied(self.name, index, t, leader);
         }
         Ok(response)
@@ -925,7 +925,7 @@ impl Om {
             Some(s) => Issued::Secret(id, s),
             None => Issued::Revoked(id),
         };
-        let leader = self.leader.load(Ordering::Relaxed);
+        let leader = self.leader.with(|l| *l);
         self.shared.applied(self.name, index, told, leader);
         Ok(())
     }
