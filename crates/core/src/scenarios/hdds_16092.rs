@@ -258,15 +258,15 @@ choices! {
         SecondTerm = "second-term",
         /// steady, then a follower installs the OM's DB checkpoint and applies the log after the checkpoint's TransactionInfo; the OM does not restart
         Install = "install",
-        /// restart's actors on every workload of the vocabulary (create, commit, rename over two keys) within the bounds
+        /// steady's threads on every workload of the vocabulary within the bounds: create, commit, rename over two keys; a snapshot; a stop, kill or install that ends the run
         Generated = "generated",
     }
 }
 
-/// The requests of a generated workload: what the OM's key path does with keys `k1` and
-/// `k2` (interchangeable names). Each workload follows the leader's configuration entry;
-/// the actors are `restart`'s (the three threads, then the restart and its replay against
-/// the peer that applied the log once). The restart is part of the plan, not a drawn fault.
+/// The words of a generated workload: what the OM's key path does with keys `k1` and `k2`
+/// (interchangeable names), and the snapshot and restart kinds the written plans run. Each
+/// workload follows the leader's configuration entry and runs on `steady`'s three threads;
+/// its faults place the periodic snapshot and choose how the run ends ([`Fault`]).
 pub const VOCABULARY: Vocabulary = Vocabulary {
     universes: &[Universe {
         name: "keys",
@@ -292,39 +292,128 @@ pub const VOCABULARY: Vocabulary = Vocabulary {
             args: &[0, 0],
             doc: "OMKeyRenameRequest: move a committed key to a name no key has",
         },
+        Word {
+            name: "snapshot",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "StateMachineUpdater.takeSnapshot after the entry before it: wait for its applies, OzoneManagerStateMachine.takeSnapshot",
+        },
+        Word {
+            name: "stop",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the OM stops cleanly (the stop snapshot, OzoneManagerDoubleBuffer.stop), restarts from its stored TransactionInfo and replays",
+        },
+        Word {
+            name: "kill",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the OM is killed once Ratis handed over the last entry: no stop snapshot; it restarts from its stored TransactionInfo and replays",
+        },
+        Word {
+            name: "install",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the OM stops cleanly; a fresh follower installs its DB as checkpoint (OzoneManager.installCheckpoint) and applies the log after it",
+        },
     ],
     bounds: Bounds {
         requests: 3,
-        faults: 0,
+        faults: 2,
     },
-    allowed: one_session_per_key,
+    allowed: client_and_cluster,
 };
 
-/// What a client can send: a key's `CommitKey` only while the key has a `CreateKey` not yet
-/// committed (the commit carries the create's `clientID`, which the client learns from the
-/// create's reply), and no second `CreateKey` of a key while one is open (the model keys
-/// open keys by name alone, where Ozone keys them by name and `clientID`). Renames of any
-/// two names: the Java answers the impossible ones with an error response.
-fn one_session_per_key(prefix: &[Item], item: &Item) -> bool {
+/// A drawn fault ([`VOCABULARY`]'s `Kind::Fault` words).
+///
+/// - `snapshot`: Ratis' periodic snapshot right after the entry of the request before it
+///   ([`StateMachineUpdater.takeSnapshot`](crate::citation::java::StateMachineUpdater::takeSnapshot):
+///   wait for the applies submitted since the last snapshot, then
+///   [`takeSnapshot`](crate::citation::java::OzoneManagerStateMachine::takeSnapshot)). Where
+///   `autoSnapshotThreshold` puts it is the model's choice of trigger point
+///   ([`SnapshotTrigger::AfterIndex`]); at most one per workload, after a request.
+/// - `stop`: the OM stops cleanly: Ratis takes the stop snapshot when its applied index is past
+///   the last snapshot's ([`shouldTakeSnapshot`](crate::citation::java::StateMachineUpdater::shouldTakeSnapshot)),
+///   stops the double buffer ([`stop`](crate::citation::java::OzoneManagerDoubleBuffer::stop)),
+///   and the OM restarts from its stored `TransactionInfo`
+///   ([`loadSnapshotInfoFromDB`](crate::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB))
+///   and replays the log after it: `restart`'s ending.
+/// - `kill`: the process dies (kill -9) once Ratis has handed over the last entry: no stop
+///   snapshot; the flush thread stops where it is, responses not yet flushed are lost; then
+///   the same restart and replay.
+/// - `install`: the OM stops as in `stop`, and a fresh follower installs its DB as a checkpoint
+///   ([`installCheckpoint`](crate::citation::java::OzoneManager::installCheckpoint__String_Path))
+///   and applies the log after the checkpoint's index: `install`'s ending.
+///
+/// `stop`, `kill` and `install` end a workload (nothing follows them, and each needs a request
+/// before it); a workload without one stops cleanly and nothing restarts, as in `steady`.
+/// Left out: a restart in the middle of a workload (requests after it would need the OM to
+/// rejoin as leader, a second round of the three threads that loom's thread limit has no
+/// room for), and a leader change (`second-term`'s written log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The periodic snapshot after the entry before it.
+    Snapshot,
+    /// A clean stop, then the restart and replay.
+    Stop,
+    /// A kill without the stop snapshot, then the restart and replay.
+    Kill,
+    /// A clean stop, then a follower installs the checkpoint.
+    Install,
+}
+
+impl Fault {
+    fn of(item: &Item) -> Option<Fault> {
+        match VOCABULARY.words[item.word].name {
+            "snapshot" => Some(Fault::Snapshot),
+            "stop" => Some(Fault::Stop),
+            "kill" => Some(Fault::Kill),
+            "install" => Some(Fault::Install),
+            _ => None,
+        }
+    }
+
+    fn ends(self) -> bool {
+        self != Fault::Snapshot
+    }
+}
+
+/// What a client can send and when a fault may happen. A key's `CommitKey` only while the key
+/// has a `CreateKey` not yet committed (the commit carries the create's `clientID`, which the
+/// client learns from the create's reply), and no second `CreateKey` of a key while one is
+/// open (the model keys open keys by name alone, where Ozone keys them by name and
+/// `clientID`). Renames of any two names: the Java answers the impossible ones with an error
+/// response. A `snapshot` follows a request and comes once; an ending (`stop`, `kill`,
+/// `install`) follows a request, and nothing follows it ([`Fault`]).
+fn client_and_cluster(prefix: &[Item], item: &Item) -> bool {
+    if prefix.iter().any(|i| Fault::of(i).is_some_and(Fault::ends)) {
+        return false;
+    }
     let word = |i: &Item| VOCABULARY.words[i.word].name;
     let open = |key: usize| {
         prefix
             .iter()
-            .filter(|i| i.args[0] == key)
+            .filter(|i| Fault::of(i).is_none() && i.args[0] == key)
             .fold(false, |open, i| match word(i) {
                 "create" => true,
                 "commit" => false,
                 _ => open,
             })
     };
-    match word(item) {
-        "create" => !open(item.args[0]),
-        "commit" => open(item.args[0]),
+    let after_request = prefix.last().is_some_and(|i| Fault::of(i).is_none());
+    match (Fault::of(item), word(item)) {
+        (Some(Fault::Snapshot), _) => {
+            after_request && !prefix.iter().any(|i| Fault::of(i) == Some(Fault::Snapshot))
+        }
+        (Some(_), _) => prefix.iter().any(|i| Fault::of(i).is_none()),
+        (None, "create") => !open(item.args[0]),
+        (None, "commit") => open(item.args[0]),
         _ => true,
     }
 }
 
-/// The log of a workload: the leader's configuration entry, then each request.
+/// The log of a workload: the leader's configuration entry, then each request; faults write
+/// no entry.
 pub fn workload_log(workload: &crate::workload::Workload) -> RaftLog<OmRequest> {
     let mut log = RaftLog::new();
     log.start_term(1);
@@ -337,13 +426,31 @@ pub fn workload_log(workload: &crate::workload::Workload) -> RaftLog<OmRequest> 
                 size: 10,
             },
             "commit" => OmRequest::CommitKey { key: key(0) },
-            _ => OmRequest::RenameKey {
+            "rename" => OmRequest::RenameKey {
                 from: key(0),
                 to: key(1),
             },
+            _ => continue,
         });
     }
     log
+}
+
+/// A workload's faults: after which log index the periodic snapshot fires, and how the run
+/// ends (`None`: a clean stop, no restart).
+pub fn workload_faults(workload: &crate::workload::Workload) -> (SnapshotTrigger, Option<Fault>) {
+    // Index 1 is the configuration entry; each request appends one entry.
+    let mut index = 1;
+    let mut trigger = SnapshotTrigger::Never;
+    let mut end = None;
+    for item in &workload.items {
+        match Fault::of(item) {
+            None => index += 1,
+            Some(Fault::Snapshot) => trigger = SnapshotTrigger::AfterIndex(index),
+            Some(fault) => end = Some(fault),
+        }
+    }
+    (trigger, end)
 }
 
 impl Variant {
@@ -483,6 +590,18 @@ impl Scenario for Hdds16092 {
         pct: 15_000,
     };
     const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
+    // The generated space (1,968 workloads) dilutes the workloads that terminate the OM:
+    // `NoOmTermination` watched alone over seeds 0..20 needs PCT up to 16,888 executions on
+    // `lock-only` (16,500 on `buggy`, median about 5,000), random up to 2,091.
+    fn plan_executions(plan: Plan) -> Budget {
+        match plan {
+            Plan::Generated => Budget {
+                random: 60_000,
+                pct: 35_000,
+            },
+            _ => Self::EXECUTIONS,
+        }
+    }
     const PROPERTIES: &'static [Property] = &[
         TX_INDEX_MONOTONE.property(),
         DURABLE_INDEX_COVERS_DATA.property(),
@@ -517,9 +636,13 @@ impl Scenario for Hdds16092 {
             }
             // Over generated workloads `ReplicasAgree` breaks too, silently (a renamed key's
             // replay, module docs); the stateful engine finds it, but random and PCT at the
-            // default budget miss it for some seeds, so it is not listed here: the test
+            // default budget miss it for some seeds (a budget that would not costs minutes
+            // per case), so it is not listed here: the test
             // `the_generated_space_drifts_silently_after_a_rename` shows it.
             (Buggy | LockOnly, Generated) => Expected::Violates(AND_TERMINATES),
+            // `NoOmTermination` breaks too when the stop snapshot is the first (module docs);
+            // PCT misses it at the default budget for some seeds, the test
+            // `compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first` shows it.
             (CompareOnly, Generated) => Expected::Violates(DURABLE_BOTH),
             // A comparing write lowers the index only across a CommitKey, never below a
             // CreateKey whose key is committed: the replay finds no open key (module docs).
@@ -663,12 +786,15 @@ impl Prepared {
 
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
-        let Written {
-            log,
-            reference,
-            updater,
-        } = match &self.log {
-            Source::Written(written) => written.clone(),
+        let (
+            Written {
+                log,
+                reference,
+                updater,
+            },
+            after,
+        ) = match &self.log {
+            Source::Written(written) => (written.clone(), self.after),
             Source::Drawn(bounds) => {
                 // Drawn before anything is spawned, and shown first in the trace.
                 let workload = VOCABULARY.draw(*bounds);
@@ -676,7 +802,16 @@ impl Case for Prepared {
                     Label::model("the workload drawn"),
                     VOCABULARY.show(&workload),
                 );
-                Written::of(workload_log(&workload))
+                let (periodic, end) = workload_faults(&workload);
+                let mut written = Written::of(workload_log(&workload));
+                written.updater.periodic = periodic;
+                written.updater.stop_snapshot = end != Some(Fault::Kill);
+                let after = match end {
+                    None => After::Nothing,
+                    Some(Fault::Install) => After::Install,
+                    Some(_) => After::Restart,
+                };
+                (written, after)
             }
         };
         let store = Arc::new(Store::with_state(
@@ -729,8 +864,8 @@ impl Case for Prepared {
         SNAPSHOT_INDEX_PERSISTED.check_into(&stopped, recorder);
 
         let mut exits = node.exits();
-        if self.after != After::Nothing {
-            let (replica, replayed) = match self.after {
+        if after != After::Nothing {
+            let (replica, replayed) = match after {
                 After::Install => {
                     let me = Actor::new("follower", recorder);
                     let (replica, replayed) = install_checkpoint(&store, &log, &me);

@@ -581,10 +581,12 @@ fn a_replayed_create_commit_and_rename_drift_silently() {
 
 /// Over the generated workloads (no plan names the rename), the stateful engine finds the
 /// silent drift on `buggy` and `lock-only`: `ReplicasAgree` broken after a replay in which no
-/// OM terminated, on the workload create, commit, rename of one key.
+/// OM terminated, on the workload create, commit, rename of one key and a restart. At most
+/// one fault, so that the search reaches it in a test's time (the restart needs it).
 fn the_generated_space_drifts_silently_after_a_rename() {
     use ozone_ha_check::explore::{explore, Request};
     use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
+    use ozone_ha_check::workload::Bounds;
     for variant in ["buggy", "lock-only"] {
         let r = explore(
             &Hdds16092,
@@ -595,6 +597,10 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                     executions: 500_000,
                 },
             )
+            .bounds(Some(Bounds {
+                requests: 3,
+                faults: 1,
+            }))
             .watch(Some("ReplicasAgree")),
         )
         .unwrap();
@@ -605,9 +611,10 @@ fn the_generated_space_drifts_silently_after_a_rename() {
             !r.broken.iter().any(|b| b == "NoOmTermination"),
             "{variant}"
         );
-        assert_eq!(
-            r.trace[0].action, "create(k1) commit(k1) rename(k1,k2)",
-            "{variant}"
+        let workload = &r.trace[0].action;
+        assert!(
+            workload.starts_with("create(k1) commit(k1) rename(k1,k2) "),
+            "{variant}: {workload}"
         );
         assert!(
             !r.trace.iter().any(|e| e.action.contains("Exception")),
@@ -619,8 +626,95 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
             "{variant}: the replayed rename fails with an error response"
         );
-        assert!(r.scope.as_deref().unwrap().contains("129 workloads"));
+        assert!(r.scope.as_deref().unwrap().contains("879 workloads"));
     }
+}
+
+/// The fault words: `snapshot` puts the periodic snapshot right after the entry of the
+/// request before it (`StateMachineUpdater.takeSnapshot`), `stop` keeps the stop snapshot
+/// (`shouldTakeSnapshot` at stop) and restarts (`loadSnapshotInfoFromDB`), `kill` restarts
+/// without it, `install` hands the DB to a follower (`OzoneManager.installCheckpoint`). Faults
+/// write no log entry; an ending comes last and after a request; one snapshot, after a
+/// request.
+fn staged_fault_words_place_the_snapshot_and_end_the_run() {
+    use ozone_ha_check::citation::java;
+    use ozone_ha_check::models::om::actors::SnapshotTrigger;
+    use ozone_ha_check::scenarios::hdds_16092::{workload_faults, Fault};
+    let _ = (
+        &java::StateMachineUpdater::takeSnapshot,
+        &java::StateMachineUpdater::shouldTakeSnapshot,
+        &java::OzoneManagerStateMachine::loadSnapshotInfoFromDB,
+        &java::OzoneManager::installCheckpoint__String_Path,
+    );
+    let w = VOCABULARY
+        .parse("create(k1) snapshot commit(k1) kill")
+        .unwrap();
+    // 1 configuration, 2 create, 3 commit: the snapshot follows index 2.
+    assert_eq!(
+        workload_faults(&w),
+        (SnapshotTrigger::AfterIndex(2), Some(Fault::Kill))
+    );
+    assert_eq!(workload_log(&w).last_index(), 3);
+    let w = VOCABULARY.parse("create(k1) commit(k1)").unwrap();
+    assert_eq!(workload_faults(&w), (SnapshotTrigger::Never, None));
+    for ending in ["stop", "kill", "install"] {
+        let w = VOCABULARY
+            .parse(&format!("create(k1) commit(k1) {ending}"))
+            .unwrap();
+        let (prefix, last) = w.items.split_at(2);
+        assert!((VOCABULARY.allowed)(prefix, &last[0]), "{ending}");
+        // Nothing after an ending, no ending or snapshot first, one snapshot.
+        let after = VOCABULARY.parse("commit(k1)").unwrap().items[0].clone();
+        assert!(!(VOCABULARY.allowed)(&w.items, &after), "{ending}");
+        assert!(!(VOCABULARY.allowed)(&[], &last[0]), "{ending}");
+    }
+    let w = VOCABULARY.parse("create(k1) snapshot commit(k1)").unwrap();
+    let snapshot = w.items[1].clone();
+    assert!(!(VOCABULARY.allowed)(&[], &snapshot));
+    assert!(!(VOCABULARY.allowed)(&w.items[..2], &snapshot));
+    assert!(!(VOCABULARY.allowed)(&w.items, &snapshot));
+}
+
+/// Beyond the written plans: with no periodic snapshot (the OM's threshold is 400,000
+/// entries, so the stop snapshot is usually the first after a start), `compare-only`'s
+/// stop snapshot reads the initial TX 0, the flush commits TX 3, and the comparing put
+/// writes its candidate 1 over it: the restart replays `CreateKey k1` against the committed
+/// k1 and terminates, as in `buggy`. The written plans' periodic snapshot always stores at
+/// least 2 first, which hid it.
+fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
+    use ozone_ha_check::explore::{explore, Request};
+    use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
+    use ozone_ha_check::workload::Bounds;
+    let _ = &ozone_ha_check::citation::java::StateMachineUpdater::shouldTakeSnapshot;
+    let r = explore(
+        &Hdds16092,
+        &Request::new(
+            "compare-only",
+            "generated",
+            Strategy::Stateful {
+                executions: 500_000,
+            },
+        )
+        .bounds(Some(Bounds {
+            requests: 3,
+            faults: 1,
+        }))
+        .watch(Some("NoOmTermination")),
+    )
+    .unwrap();
+    assert_eq!(r.verdict, Verdict::Violated);
+    let workload = &r.trace[0].action;
+    assert!(!workload.contains("snapshot"), "{workload}");
+    assert!(
+        r.trace.iter().any(|e| e
+            .action
+            .contains("put transactionInfoTable/#TRANSACTIONINFO=TX 1")),
+        "the stop snapshot puts 1"
+    );
+    assert!(r
+        .trace
+        .iter()
+        .any(|e| e.action.contains("IllegalArgumentException")));
 }
 
 /// This module's tests.
@@ -646,5 +740,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         second_term_log_has_a_data_entry_inside_the_notification_gap,
         a_replayed_create_commit_and_rename_drift_silently,
         the_generated_space_drifts_silently_after_a_rename,
+        staged_fault_words_place_the_snapshot_and_end_the_run,
+        compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first,
     ]
 }
