@@ -315,6 +315,12 @@ pub const VOCABULARY: Vocabulary = Vocabulary {
             doc: "OMKeyRenameRequest: move a committed key to a name no key has",
         },
         Word {
+            name: "delete",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyDeleteRequest: delete a committed key and take it off the bucket",
+        },
+        Word {
             name: "snapshot",
             kind: Kind::Fault,
             args: &[],
@@ -452,6 +458,7 @@ pub fn workload_log(workload: &crate::workload::Workload) -> RaftLog<OmRequest> 
                 from: key(0),
                 to: key(1),
             },
+            "delete" => OmRequest::DeleteKey { key: key(0) },
             _ => continue,
         });
     }
@@ -619,7 +626,7 @@ impl Scenario for Hdds16092 {
         match plan {
             Plan::Generated => Budget {
                 random: 60_000,
-                pct: 35_000,
+                pct: 50_000,
             },
             _ => Self::EXECUTIONS,
         }

@@ -288,6 +288,46 @@ fn an_overwrite_discounts_the_old_key() {
     assert!(create(10).apply(3, &mut view).is_err(), "3 < updateID 5");
 }
 
+/// `OMKeyDeleteRequest`: a committed key is deleted and taken off the bucket (bytes and one
+/// namespace entry); its response deletes the key row and writes the bucket. A key not
+/// committed is `KEY_NOT_FOUND`, an error response; a replayed delete below the key's
+/// `updateID` throws from `WithObjectID`'s builder, like a replayed create.
+fn staged_delete_takes_the_key_off_the_bucket() {
+    use ozone_ha_check::citation::java;
+    let _ = (
+        &java::OMKeyDeleteRequest::validateAndUpdateCache,
+        &java::OMKeyDeleteResponse::addToDBBatch,
+        &java::WithObjectID::Builder::validate,
+    );
+    let mut view = initial_tables();
+    let delete = OmRequest::DeleteKey { key: "k1".into() };
+    let missing = delete.apply(2, &mut view).unwrap();
+    assert!(missing.summary.contains("KEY_NOT_FOUND"));
+    assert!(missing.rows.is_empty());
+    OmRequest::CreateKey {
+        key: "k1".into(),
+        size: 10,
+    }
+    .apply(3, &mut view)
+    .unwrap();
+    OmRequest::CommitKey { key: "k1".into() }
+        .apply(4, &mut view)
+        .unwrap();
+    let mut replayed = view.clone();
+    let applied = delete.apply(5, &mut view).unwrap();
+    assert_eq!(view.get(KEY_TABLE, "k1"), None);
+    assert_eq!(
+        view.get(BUCKET_TABLE, BUCKET),
+        Some(&OmRow::Bucket {
+            used_bytes: 0,
+            used_namespace: 0
+        })
+    );
+    assert!(!applied.rows.is_empty());
+    // A delete at an index below the committed key's updateID 4 throws.
+    assert!(delete.apply(3, &mut replayed).is_err());
+}
+
 /// `notifyTermIndexUpdated` of a configuration entry that skips a data entry sets
 /// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
 /// configuration entry (the jump), comparing `(term, index)`.
@@ -626,7 +666,7 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
             "{variant}: the replayed rename fails with an error response"
         );
-        assert!(r.scope.as_deref().unwrap().contains("879 workloads"));
+        assert!(r.scope.as_deref().unwrap().contains("2004 workloads"));
     }
 }
 
@@ -741,6 +781,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_replayed_create_commit_and_rename_drift_silently,
         the_generated_space_drifts_silently_after_a_rename,
         staged_fault_words_place_the_snapshot_and_end_the_run,
+        staged_delete_takes_the_key_off_the_bucket,
         compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first,
     ]
 }
