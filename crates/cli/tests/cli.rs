@@ -40,14 +40,18 @@ fn list_json_names_every_case_with_its_expectation() {
         .find(|s| s["scenario"] == "hdds-16092")
         .unwrap()["vocabulary"];
     assert_eq!(v["bounds"]["requests"], 3);
-    assert_eq!(v["workloads"], "129");
+    assert_eq!(v["bounds"]["faults"], 2);
+    assert_eq!(v["workloads"], "4512");
     let words: Vec<&str> = v["words"]
         .as_array()
         .unwrap()
         .iter()
         .map(|w| w["name"].as_str().unwrap())
         .collect();
-    assert_eq!(words, ["create", "commit", "rename"]);
+    assert_eq!(
+        words,
+        ["create", "commit", "rename", "delete", "snapshot", "stop", "kill", "install"]
+    );
 }
 
 #[test]
@@ -71,7 +75,7 @@ fn bounds_run_only_the_generated_plan_and_off_the_defaults_are_not_judged() {
     assert_eq!(lines.len(), 5, "{stdout}");
     assert!(lines.iter().all(|l| l.contains("/generated")), "{stdout}");
     assert!(
-        stdout.contains("every workload of at most 1 request and 0 faults (3 workloads)"),
+        stdout.contains("every workload of at most 1 request and 2 faults (32 workloads)"),
         "{stdout}"
     );
     assert!(
@@ -105,7 +109,7 @@ fn check_json_has_the_contract_keys_and_exit_0() {
     assert_eq!(generated.len(), 5);
     for r in generated {
         assert!(
-            r["scope"].as_str().unwrap().contains("129 workloads"),
+            r["scope"].as_str().unwrap().contains("4512 workloads"),
             "{r}"
         );
     }

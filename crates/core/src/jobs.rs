@@ -13,7 +13,7 @@
 //! assert_eq!(first.len() + second.len(), whole.len());
 //! ```
 
-use crate::engine::{available_engines, Ask, Engine, PreemptionBound, Strategy};
+use crate::engine::{available_engines, Ask, Budget, Engine, PreemptionBound, Strategy};
 use crate::explore::{explore, ExploreError, Report, Request};
 use crate::minimize::minimize;
 use crate::scenario::GENERATED;
@@ -204,23 +204,19 @@ fn engines(selection: &Selection) -> Result<Vec<Engine>, PlanError> {
     }
 }
 
-fn strategy(
-    selection: &Selection,
-    scenario: &dyn AnyScenario,
-    engine: Engine,
-    seed: u64,
-) -> Strategy {
+fn strategy(selection: &Selection, budget: Budget, engine: Engine, seed: u64) -> Strategy {
     engine.strategy(&Ask {
         seed,
         depth: selection.depth,
         executions: selection.executions,
-        budget: scenario.executions(),
+        budget,
         preemption_bound: selection.preemption_bound,
     })
 }
 
 /// The strategy `check` uses for `scenario` under `engine` with `seed` when no flag says
-/// otherwise: the budget every test of a verdict uses too.
+/// otherwise, at the scenario's budget ([`AnyScenario::executions`]); a plan with its own
+/// budget gets [`plan_strategy`].
 ///
 /// ```
 /// use ozone_ha_check::engine::{Engine, Strategy};
@@ -233,7 +229,35 @@ fn strategy(
 /// );
 /// ```
 pub fn default_strategy(scenario: &dyn AnyScenario, engine: Engine, seed: u64) -> Strategy {
-    strategy(&Selection::default(), scenario, engine, seed)
+    strategy(&Selection::default(), scenario.executions(), engine, seed)
+}
+
+/// The strategy `check` uses for `plan` of `scenario` under `engine` with `seed` when no
+/// flag says otherwise: [`default_strategy`] with the plan's own budget
+/// ([`AnyScenario::plan_executions`]), which every test of a verdict uses.
+///
+/// ```
+/// use ozone_ha_check::engine::{Engine, Strategy};
+/// use ozone_ha_check::jobs::plan_strategy;
+///
+/// let s = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
+/// assert_eq!(
+///     plan_strategy(s, "generated", Engine::Pct, 3),
+///     Strategy::Pct { seed: 3, depth: 3, executions: s.plan_executions("generated").pct }
+/// );
+/// ```
+pub fn plan_strategy(
+    scenario: &dyn AnyScenario,
+    plan: &str,
+    engine: Engine,
+    seed: u64,
+) -> Strategy {
+    strategy(
+        &Selection::default(),
+        scenario.plan_executions(plan),
+        engine,
+        seed,
+    )
 }
 
 /// Check that `given` names something of at least one of `scenarios`.
@@ -370,7 +394,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
                         scenario: s,
                         variant: case.variant,
                         plan: case.plan,
-                        strategy: strategy(selection, s, *engine, seed),
+                        strategy: strategy(selection, s.plan_executions(case.plan), *engine, seed),
                     });
                 }
             }

@@ -179,6 +179,14 @@ pub trait Scenario: Send + Sync + 'static {
     /// shuttle suite fails when a seed misses).
     const EXECUTIONS: Budget = Budget::CHECK;
 
+    /// The budget of one plan: [`Scenario::EXECUTIONS`] unless the plan needs its own (a
+    /// [`GENERATED`] plan whose violation hides in a few workloads of many), under the same
+    /// rule: at least twice the worst of 20 seeds.
+    fn plan_executions(plan: Self::Plan) -> Budget {
+        let _ = plan;
+        Self::EXECUTIONS
+    }
+
     /// The requests and faults the modelled Java path handles ([`crate::workload`]), for
     /// the plan named [`GENERATED`]: each of its executions draws a workload from it. A
     /// scenario with a vocabulary has that plan, and one without has none (the shuttle

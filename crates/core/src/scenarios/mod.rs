@@ -189,6 +189,9 @@ pub trait AnyScenario: Sync {
     /// Executions per random and PCT run when none are asked for
     /// ([`Scenario::EXECUTIONS`]).
     fn executions(&self) -> Budget;
+    /// Executions per random and PCT run of `plan` when none are asked for
+    /// ([`Scenario::plan_executions`]); an unknown plan gets [`AnyScenario::executions`].
+    fn plan_executions(&self, plan: &str) -> Budget;
     /// Every (variant, plan), variants first.
     fn cases(&self) -> Vec<CaseName>;
     /// The expected verdict of a (variant, plan) at the default size.
@@ -331,6 +334,10 @@ impl<S: Scenario> AnyScenario for S {
 
     fn executions(&self) -> Budget {
         S::EXECUTIONS
+    }
+
+    fn plan_executions(&self, plan: &str) -> Budget {
+        S::Plan::parse(plan).map_or(S::EXECUTIONS, S::plan_executions)
     }
 
     fn cases(&self) -> Vec<CaseName> {

@@ -288,6 +288,46 @@ fn an_overwrite_discounts_the_old_key() {
     assert!(create(10).apply(3, &mut view).is_err(), "3 < updateID 5");
 }
 
+/// `OMKeyDeleteRequest`: a committed key is deleted and taken off the bucket (bytes and one
+/// namespace entry); its response deletes the key row and writes the bucket. A key not
+/// committed is `KEY_NOT_FOUND`, an error response; a replayed delete below the key's
+/// `updateID` throws from `WithObjectID`'s builder, like a replayed create.
+fn staged_delete_takes_the_key_off_the_bucket() {
+    use ozone_ha_check::citation::java;
+    let _ = (
+        &java::OMKeyDeleteRequest::validateAndUpdateCache,
+        &java::OMKeyDeleteResponse::addToDBBatch,
+        &java::WithObjectID::Builder::validate,
+    );
+    let mut view = initial_tables();
+    let delete = OmRequest::DeleteKey { key: "k1".into() };
+    let missing = delete.apply(2, &mut view).unwrap();
+    assert!(missing.summary.contains("KEY_NOT_FOUND"));
+    assert!(missing.rows.is_empty());
+    OmRequest::CreateKey {
+        key: "k1".into(),
+        size: 10,
+    }
+    .apply(3, &mut view)
+    .unwrap();
+    OmRequest::CommitKey { key: "k1".into() }
+        .apply(4, &mut view)
+        .unwrap();
+    let mut replayed = view.clone();
+    let applied = delete.apply(5, &mut view).unwrap();
+    assert_eq!(view.get(KEY_TABLE, "k1"), None);
+    assert_eq!(
+        view.get(BUCKET_TABLE, BUCKET),
+        Some(&OmRow::Bucket {
+            used_bytes: 0,
+            used_namespace: 0
+        })
+    );
+    assert!(!applied.rows.is_empty());
+    // A delete at an index below the committed key's updateID 4 throws.
+    assert!(delete.apply(3, &mut replayed).is_err());
+}
+
 /// `notifyTermIndexUpdated` of a configuration entry that skips a data entry sets
 /// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
 /// configuration entry (the jump), comparing `(term, index)`.
@@ -581,10 +621,12 @@ fn a_replayed_create_commit_and_rename_drift_silently() {
 
 /// Over the generated workloads (no plan names the rename), the stateful engine finds the
 /// silent drift on `buggy` and `lock-only`: `ReplicasAgree` broken after a replay in which no
-/// OM terminated, on the workload create, commit, rename of one key.
+/// OM terminated, on the workload create, commit, rename of one key and a restart. At most
+/// one fault, so that the search reaches it in a test's time (the restart needs it).
 fn the_generated_space_drifts_silently_after_a_rename() {
     use ozone_ha_check::explore::{explore, Request};
     use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
+    use ozone_ha_check::workload::Bounds;
     for variant in ["buggy", "lock-only"] {
         let r = explore(
             &Hdds16092,
@@ -595,6 +637,10 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                     executions: 500_000,
                 },
             )
+            .bounds(Some(Bounds {
+                requests: 3,
+                faults: 1,
+            }))
             .watch(Some("ReplicasAgree")),
         )
         .unwrap();
@@ -605,9 +651,10 @@ fn the_generated_space_drifts_silently_after_a_rename() {
             !r.broken.iter().any(|b| b == "NoOmTermination"),
             "{variant}"
         );
-        assert_eq!(
-            r.trace[0].action, "create(k1) commit(k1) rename(k1,k2)",
-            "{variant}"
+        let workload = &r.trace[0].action;
+        assert!(
+            workload.starts_with("create(k1) commit(k1) rename(k1,k2) "),
+            "{variant}: {workload}"
         );
         assert!(
             !r.trace.iter().any(|e| e.action.contains("Exception")),
@@ -619,8 +666,95 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
             "{variant}: the replayed rename fails with an error response"
         );
-        assert!(r.scope.as_deref().unwrap().contains("129 workloads"));
+        assert!(r.scope.as_deref().unwrap().contains("2004 workloads"));
     }
+}
+
+/// The fault words: `snapshot` puts the periodic snapshot right after the entry of the
+/// request before it (`StateMachineUpdater.takeSnapshot`), `stop` keeps the stop snapshot
+/// (`shouldTakeSnapshot` at stop) and restarts (`loadSnapshotInfoFromDB`), `kill` restarts
+/// without it, `install` hands the DB to a follower (`OzoneManager.installCheckpoint`). Faults
+/// write no log entry; an ending comes last and after a request; one snapshot, after a
+/// request.
+fn staged_fault_words_place_the_snapshot_and_end_the_run() {
+    use ozone_ha_check::citation::java;
+    use ozone_ha_check::models::om::actors::SnapshotTrigger;
+    use ozone_ha_check::scenarios::hdds_16092::{workload_faults, Fault};
+    let _ = (
+        &java::StateMachineUpdater::takeSnapshot,
+        &java::StateMachineUpdater::shouldTakeSnapshot,
+        &java::OzoneManagerStateMachine::loadSnapshotInfoFromDB,
+        &java::OzoneManager::installCheckpoint__String_Path,
+    );
+    let w = VOCABULARY
+        .parse("create(k1) snapshot commit(k1) kill")
+        .unwrap();
+    // 1 configuration, 2 create, 3 commit: the snapshot follows index 2.
+    assert_eq!(
+        workload_faults(&w),
+        (SnapshotTrigger::AfterIndex(2), Some(Fault::Kill))
+    );
+    assert_eq!(workload_log(&w).last_index(), 3);
+    let w = VOCABULARY.parse("create(k1) commit(k1)").unwrap();
+    assert_eq!(workload_faults(&w), (SnapshotTrigger::Never, None));
+    for ending in ["stop", "kill", "install"] {
+        let w = VOCABULARY
+            .parse(&format!("create(k1) commit(k1) {ending}"))
+            .unwrap();
+        let (prefix, last) = w.items.split_at(2);
+        assert!((VOCABULARY.allowed)(prefix, &last[0]), "{ending}");
+        // Nothing after an ending, no ending or snapshot first, one snapshot.
+        let after = VOCABULARY.parse("commit(k1)").unwrap().items[0].clone();
+        assert!(!(VOCABULARY.allowed)(&w.items, &after), "{ending}");
+        assert!(!(VOCABULARY.allowed)(&[], &last[0]), "{ending}");
+    }
+    let w = VOCABULARY.parse("create(k1) snapshot commit(k1)").unwrap();
+    let snapshot = w.items[1].clone();
+    assert!(!(VOCABULARY.allowed)(&[], &snapshot));
+    assert!(!(VOCABULARY.allowed)(&w.items[..2], &snapshot));
+    assert!(!(VOCABULARY.allowed)(&w.items, &snapshot));
+}
+
+/// Beyond the written plans: with no periodic snapshot (the OM's threshold is 400,000
+/// entries, so the stop snapshot is usually the first after a start), `compare-only`'s
+/// stop snapshot reads the initial TX 0, the flush commits TX 3, and the comparing put
+/// writes its candidate 1 over it: the restart replays `CreateKey k1` against the committed
+/// k1 and terminates, as in `buggy`. The written plans' periodic snapshot always stores at
+/// least 2 first, which hid it.
+fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
+    use ozone_ha_check::explore::{explore, Request};
+    use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
+    use ozone_ha_check::workload::Bounds;
+    let _ = &ozone_ha_check::citation::java::StateMachineUpdater::shouldTakeSnapshot;
+    let r = explore(
+        &Hdds16092,
+        &Request::new(
+            "compare-only",
+            "generated",
+            Strategy::Stateful {
+                executions: 500_000,
+            },
+        )
+        .bounds(Some(Bounds {
+            requests: 3,
+            faults: 1,
+        }))
+        .watch(Some("NoOmTermination")),
+    )
+    .unwrap();
+    assert_eq!(r.verdict, Verdict::Violated);
+    let workload = &r.trace[0].action;
+    assert!(!workload.contains("snapshot"), "{workload}");
+    assert!(
+        r.trace.iter().any(|e| e
+            .action
+            .contains("put transactionInfoTable/#TRANSACTIONINFO=TX 1")),
+        "the stop snapshot puts 1"
+    );
+    assert!(r
+        .trace
+        .iter()
+        .any(|e| e.action.contains("IllegalArgumentException")));
 }
 
 /// This module's tests.
@@ -646,5 +780,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         second_term_log_has_a_data_entry_inside_the_notification_gap,
         a_replayed_create_commit_and_rename_drift_silently,
         the_generated_space_drifts_silently_after_a_rename,
+        staged_fault_words_place_the_snapshot_and_end_the_run,
+        staged_delete_takes_the_key_off_the_bucket,
+        compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first,
     ]
 }

@@ -1,7 +1,7 @@
 //! Every case of every registered scenario gets its expected verdict, one test per case and
 //! engine: `<scenario>::<variant>::<plan>::<engine>`.
 //!
-//! - `pct` and `random`, at `check`'s default budget: a holding case holds (seed 0) with its
+//! - `pct` and `random`, at `check`'s default budget for the plan: a holding case holds (seed 0) with its
 //!   required probes fired; a violating case breaks, and each of its expected invariants
 //!   breaks when watched alone, under every one of [`RELIABILITY_SEEDS`] seeds.
 //! - `stateful`, for violating cases: the exhaustive search breaks each expected invariant
@@ -9,7 +9,7 @@
 
 use libtest_mimic::{Failed, Trial};
 use ozone_ha_check::engine::Engine;
-use ozone_ha_check::jobs::default_strategy;
+use ozone_ha_check::jobs::plan_strategy;
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::verify::{verify_case, verify_case_seeds, RELIABILITY_SEEDS};
@@ -27,7 +27,7 @@ pub(crate) fn trials() -> Vec<Trial> {
                     verify_case_seeds(
                         scenario,
                         case,
-                        &|seed| default_strategy(scenario, engine, seed),
+                        &|seed| plan_strategy(scenario, case.plan, engine, seed),
                         0..RELIABILITY_SEEDS,
                     )
                     .map_err(Failed::from)
@@ -39,7 +39,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             ) {
                 trials.push(Trial::test(name(Engine::Stateful), move || {
                     verify_case(scenario, case, &|| {
-                        default_strategy(scenario, Engine::Stateful, 0)
+                        plan_strategy(scenario, case.plan, Engine::Stateful, 0)
                     })
                     .map_err(Failed::from)
                 }));

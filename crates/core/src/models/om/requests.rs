@@ -1,4 +1,4 @@
-//! What three OM write requests do at apply time: `validateAndUpdateCache`.
+//! What four OM write requests do at apply time: `validateAndUpdateCache`.
 //!
 //! [`OMKeyCreateRequest`](java::OMKeyCreateRequest::validateAndUpdateCache) first reads the
 //! committed key (`keyTable.getIfExist`). With no committed key it builds a new one whose
@@ -32,6 +32,18 @@
 //! source row and writes the target row; the bucket's counters do not change. So a replay
 //! that meets a key already renamed fails with `KEY_ALREADY_EXISTS`, and the `CreateKey` and
 //! `CommitKey` replayed before it find no key under the old name and count the key again.
+//!
+//! [`OMKeyDeleteRequest`](java::OMKeyDeleteRequest::validateAndUpdateCache) fails with
+//! `KEY_NOT_FOUND` when the key is not committed (an error response, no rows); otherwise it
+//! rebuilds the key with `toBuilder().setUpdateID(index)` (the same
+//! [`validate`](java::WithObjectID::Builder::validate): an index below the key's `updateID`
+//! throws and terminates the OM), puts a tombstone in the table cache and takes the key's
+//! bytes and one namespace entry off the bucket. Its
+//! [response](java::OMKeyDeleteResponse::addToDBBatch) deletes the key row, puts the key into
+//! the `deletedTable` under its objectID and name, and writes the bucket row. The
+//! `deletedTable` row is not modelled: a replayed delete of the same key puts the same row
+//! (objectID from the create's index, `updateID` from the delete's), so no comparison of
+//! replicas depends on it.
 //!
 //! The apply thread reads and updates the OM's table cache, here the [`View`]; the response
 //! carries the rows that the double buffer later writes into its batch.
@@ -74,6 +86,11 @@ pub enum OmRequest {
         /// Its new name.
         to: String,
     },
+    /// `DeleteKey`: delete a committed key and take it off the bucket's counters.
+    DeleteKey {
+        /// Key name.
+        key: String,
+    },
 }
 
 impl fmt::Display for OmRequest {
@@ -82,6 +99,7 @@ impl fmt::Display for OmRequest {
             OmRequest::CreateKey { key, size } => write!(f, "CreateKey {key} ({size} bytes)"),
             OmRequest::CommitKey { key } => write!(f, "CommitKey {key}"),
             OmRequest::RenameKey { from, to } => write!(f, "RenameKey {from} -> {to}"),
+            OmRequest::DeleteKey { key } => write!(f, "DeleteKey {key}"),
         }
     }
 }
@@ -122,6 +140,7 @@ impl OmRequest {
             OmRequest::CreateKey { .. } => &java::OMKeyCreateRequest::validateAndUpdateCache,
             OmRequest::CommitKey { .. } => &java::OMKeyCommitRequest::validateAndUpdateCache,
             OmRequest::RenameKey { .. } => &java::OMKeyRenameRequest::validateAndUpdateCache,
+            OmRequest::DeleteKey { .. } => &java::OMKeyDeleteRequest::validateAndUpdateCache,
         }
     }
 
@@ -234,6 +253,45 @@ impl OmRequest {
                 rows.delete(KEY_TABLE, from);
                 rows.put(KEY_TABLE, to, renamed);
                 format!("rename {from} -> {to}")
+            }
+            OmRequest::DeleteKey { key } => {
+                let Some(OmRow::Bucket {
+                    used_bytes,
+                    used_namespace,
+                }) = view.get(BUCKET_TABLE, BUCKET).copied()
+                else {
+                    return Ok(Applied {
+                        rows,
+                        summary: "BUCKET_NOT_FOUND (error response, no rows)".into(),
+                    });
+                };
+                let Some(OmRow::Key { size, update_id }) = view.get(KEY_TABLE, key).copied() else {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!("{key}: KEY_NOT_FOUND (error response, no rows)"),
+                    });
+                };
+                if index < update_id {
+                    return Err(Thrown {
+                        java: &java::WithObjectID::Builder::validate,
+                        what: format!(
+                            "IllegalArgumentException: updateID {index} < current \
+                             updateID {update_id} of committed {key}"
+                        ),
+                    });
+                }
+                let bucket = OmRow::Bucket {
+                    used_bytes: used_bytes.saturating_sub(size),
+                    used_namespace: used_namespace.saturating_sub(1),
+                };
+                view.delete(KEY_TABLE, key);
+                view.put(BUCKET_TABLE, BUCKET, bucket);
+                rows.delete(KEY_TABLE, key);
+                rows.put(BUCKET_TABLE, BUCKET, bucket);
+                format!(
+                    "delete {key}: usedBytes {used_bytes} -> {}",
+                    used_bytes.saturating_sub(size)
+                )
             }
         };
         Ok(Applied { rows, summary })
