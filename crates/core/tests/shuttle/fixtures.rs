@@ -173,7 +173,10 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
     assert_eq!(found.invariant.as_deref(), watch);
     let drawn = &found.trace[0];
     assert_eq!(drawn.java, "the workload drawn");
-    assert_eq!(drawn.action, "create(k1) delete(k2) commit(k1) snapshot kill");
+    assert_eq!(
+        drawn.action,
+        "create(k1) delete(k2) commit(k1) snapshot kill"
+    );
     let small = minimize(scenario, &found).unwrap();
     let m = small.minimized.clone().unwrap();
     assert_eq!(small.invariant.as_deref(), watch);
