@@ -10,7 +10,7 @@
 
 use ozone_ha_check::engine::{Engine, Strategy};
 use ozone_ha_check::explore::{explore, Request};
-use ozone_ha_check::jobs::default_strategy;
+use ozone_ha_check::jobs::plan_strategy;
 use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::{all, AnyScenario};
 use serde::{Deserialize, Serialize};
@@ -104,11 +104,11 @@ pub fn measure(seeds: u64, scenarios: &[String], progress: &dyn Fn(&str)) -> Vec
                         case.plan,
                         watch.unwrap_or("(any)")
                     ));
-                    let budget = executions(&default_strategy(s, engine, 0));
+                    let budget = executions(&plan_strategy(s, case.plan, engine, 0));
                     let firsts = (0..seeds)
                         .map(|seed| {
                             let strategy = with_executions(
-                                default_strategy(s, engine, seed),
+                                plan_strategy(s, case.plan, engine, seed),
                                 budget.saturating_mul(SEARCH_FACTOR),
                             );
                             first(s, case.variant, case.plan, strategy, watch)

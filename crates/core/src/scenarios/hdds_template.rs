@@ -312,7 +312,7 @@ impl Case for Prepared {
 mod tests {
     use super::*;
     use crate::engine::Engine;
-    use crate::jobs::default_strategy;
+    use crate::jobs::plan_strategy;
     use crate::scenarios::AnyScenario;
     use crate::verify::verify_case;
 
@@ -324,7 +324,7 @@ mod tests {
             let violates = matches!(expected, Expected::Violates(_));
             assert_eq!(violates, case.variant == "buggy", "{case:?}");
             for engine in [Engine::Pct, Engine::Random, Engine::Stateful] {
-                verify_case(s, case, &|| default_strategy(s, engine, 0))
+                verify_case(s, case, &|| plan_strategy(s, case.plan, engine, 0))
                     .unwrap_or_else(|e| panic!("{engine}: {e}"));
             }
         }
