@@ -572,7 +572,7 @@ pub const DURABLE_INDEX_COVERS_DATA: Invariant<DurableStep> = Invariant::always(
 pub const SNAPSHOT_INDEX_PERSISTED: Invariant<Stopped> = Invariant::eventually(
     "SnapshotIndexPersisted",
     "once the OM has stopped, its persisted index is at least every index a snapshot chose",
-    "The index the OM reported to Ratis as its snapshot is not durable, so a restart resumes below the index Ratis may have purged its log up to. No variant of the Java breaks it: it keeps a fix that stops persisting the index from passing.",
+    "The index the OM reported to Ratis as its snapshot is not durable: after a restart the OM resumes from a lower index than its snapshot claimed. No variant breaks it: it keeps a fix that stops persisting the index from passing.",
     |s| match s.candidates.iter().max() {
         Some(&highest) if highest > s.stored => Err(format!(
             "a snapshot chose index {highest}, but the persisted TX is {}",

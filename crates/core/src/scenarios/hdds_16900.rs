@@ -246,7 +246,7 @@ fn show(row: Option<u64>) -> String {
 pub const UNIQUE_SERIALS: Invariant<Handout> = Invariant::always(
     "UniqueSerials",
     "no serial is handed out twice",
-    "The SCM CA hands out a certificate serial it already handed out: where a certificate with that serial is stored, the request is refused with \"Conflicting certificate ID<n>\"; where it was removed (expired), a second certificate with that serial is issued.",
+    "The SCM CA hands out a certificate serial twice: the request is refused with \"Conflicting certificate ID<n>\" where a certificate with that serial is stored, a second certificate with it is issued where the first was removed (expired), and it is merely reused where its first request failed.",
     |h| match &h.before {
         None => Ok(()),
         Some(before) => Err(format!(
