@@ -19,6 +19,32 @@ fn assert_usage_error(args: &[&str], needle: &str) {
 }
 
 #[test]
+fn list_shows_each_invariant_s_harm_and_no_probe_s() {
+    let json = cli(&["list", "--json"]);
+    let text = cli(&["list"]);
+    assert!(json.status.success() && text.status.success());
+    let text = String::from_utf8_lossy(&text.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let listed = v.as_array().unwrap();
+    assert_eq!(listed.len(), ozone_ha_check::scenarios::all().len());
+    for s in listed {
+        let scenario = ozone_ha_check::scenarios::find(s["scenario"].as_str().unwrap()).unwrap();
+        let invariants = s["invariants"].as_array().unwrap();
+        assert!(!invariants.is_empty(), "{s}");
+        for i in invariants {
+            let name = i["name"].as_str().unwrap();
+            let harm = i["harm"].as_str().unwrap_or_default();
+            assert!(!harm.trim().is_empty(), "{name} has no harm: {i}");
+            assert_eq!(Some(harm), scenario.invariant(name).and_then(|p| p.harm()));
+            assert!(text.contains(&format!(" harm: {harm}\n")), "{name}: {harm}");
+        }
+        for p in s["probes"].as_array().unwrap() {
+            assert!(p.get("harm").is_none(), "a probe with a harm: {p}");
+        }
+    }
+}
+
+#[test]
 fn list_json_names_every_case_with_its_expectation() {
     let out = cli(&["list", "--json"]);
     assert!(out.status.success());

@@ -4,6 +4,8 @@
 #![cfg(not(any(loom, ohc_threads)))]
 
 use ozone_ha_check::citation::Source;
+use ozone_ha_check::scenarios;
+use ozone_ha_check_cli::present::jira::escape;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -138,6 +140,13 @@ fn a_fixture_as_a_jira_bug_report() {
     assert!(
         report.contains("*TxIndexMonotone*: the persisted TransactionInfo index never decreases.")
     );
+    // The harm line is the broken invariant's own harm text, not the scenario's title.
+    let harm = scenarios::hdds_16092::TX_INDEX_MONOTONE.harm;
+    assert!(
+        report.contains(&format!("\nHarm: {}\n", escape(harm))),
+        "{report}"
+    );
+    assert!(!report.contains("Harm (HDDS-16092)"), "{report}");
 
     // The replay command printed runs, as printed, and breaks the same invariant with the
     // same state.
@@ -182,4 +191,25 @@ fn a_generated_plan_s_report_has_its_workload() {
         report.contains(&format!("{{noformat}}{drawn}{{noformat}}")),
         "{report}"
     );
+}
+
+#[test]
+fn the_harm_line_is_the_broken_invariant_s_own() {
+    // `ReplicasAgree` is an invariant of three scenarios, each with its own harm: the report
+    // prints the one of the fixture's scenario.
+    let (_, report) = jira("hdds-16452__buggy__container-transition__ReplicasAgree__pct.json");
+    let own = scenarios::hdds_16452::REPLICAS_AGREE.harm;
+    let other = scenarios::hdds_16092::REPLICAS_AGREE.harm;
+    assert_ne!(own, other);
+    let section = report
+        .split("h3. Invariant broken and its harm\n")
+        .nth(1)
+        .and_then(|s| s.split("h3. ").next())
+        .unwrap();
+    assert!(
+        section.contains(&format!("\nHarm: {}\n", escape(own))),
+        "{section}"
+    );
+    assert!(!section.contains(&escape(other)), "{section}");
+    assert!(own.contains("crash loop"), "{own}");
 }

@@ -2,7 +2,8 @@
 //! execution has quiesced, and reachability probes that must sometimes fire.
 //!
 //! An [`Invariant`] is a plain function over some view of the state, named so that a report
-//! can say which one broke (stateright's `Property::always`). Its [`Kind`] says when it is
+//! can say which one broke (stateright's `Property::always`), with its harm: what goes wrong
+//! in a running Ozone cluster when it breaks, which reports print beside the break. Its [`Kind`] says when it is
 //! checked: [`Kind::Always`] at every step that could break it, [`Kind::Eventually`] once
 //! every thread has stopped (what must have become durable, shipped or agreed by the end),
 //! so that a "fix" that simply stops doing the work cannot pass on safety alone.
@@ -20,12 +21,15 @@
 //! const NEVER_NEGATIVE: Invariant<i64> = Invariant::always(
 //!     "NeverNegative",
 //!     "the counter is never below zero",
+//!     "a negative count reaches the client",
 //!     |n| if *n < 0 { Err(format!("counter {n}")) } else { Ok(()) },
 //! );
 //! const WENT_UP: Probe = Probe::new("WentUp", "the counter was incremented");
 //!
 //! assert_eq!(NEVER_NEGATIVE.property().kind, Kind::Always);
+//! assert_eq!(NEVER_NEGATIVE.property().harm(), Some("a negative count reaches the client"));
 //! assert!(WENT_UP.required().required);
+//! assert_eq!(WENT_UP.required().harm(), None);
 //! assert!((NEVER_NEGATIVE.check)(&-1).is_err());
 //! ```
 
@@ -65,12 +69,22 @@ pub struct Property {
     pub kind: Kind,
     /// For a probe: whether a "held" verdict needs it to have fired.
     pub required: bool,
+    /// For an invariant: what goes wrong in a running cluster when it breaks. Private, so
+    /// that only [`Invariant::property`] sets it and a probe's entry never carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harm: Option<&'static str>,
 }
 
 impl Property {
     /// Whether this is an invariant (always or eventually), not a probe.
     pub fn is_invariant(&self) -> bool {
         self.kind != Kind::Sometimes
+    }
+
+    /// For an invariant, what goes wrong in a running Ozone cluster when it breaks; `None`
+    /// for a probe.
+    pub fn harm(&self) -> Option<&'static str> {
+        self.harm
     }
 }
 
@@ -80,6 +94,9 @@ pub struct Invariant<S: ?Sized> {
     pub name: &'static str,
     /// What it asserts, in one sentence.
     pub doc: &'static str,
+    /// What goes wrong in a running Ozone cluster when it breaks, in one or two sentences:
+    /// no more than the model shows (a transient or harmless break says so).
+    pub harm: &'static str,
     /// [`Kind::Always`] or [`Kind::Eventually`].
     pub kind: Kind,
     /// `Err(detail)` when the state breaks it.
@@ -91,11 +108,13 @@ impl<S: ?Sized> Invariant<S> {
     pub const fn always(
         name: &'static str,
         doc: &'static str,
+        harm: &'static str,
         check: fn(&S) -> Result<(), String>,
     ) -> Self {
         Self {
             name,
             doc,
+            harm,
             kind: Kind::Always,
             check,
         }
@@ -105,11 +124,13 @@ impl<S: ?Sized> Invariant<S> {
     pub const fn eventually(
         name: &'static str,
         doc: &'static str,
+        harm: &'static str,
         check: fn(&S) -> Result<(), String>,
     ) -> Self {
         Self {
             name,
             doc,
+            harm,
             kind: Kind::Eventually,
             check,
         }
@@ -122,6 +143,7 @@ impl<S: ?Sized> Invariant<S> {
             doc: self.doc,
             kind: self.kind,
             required: false,
+            harm: Some(self.harm),
         }
     }
 
@@ -196,6 +218,7 @@ impl Probe {
             doc: self.doc,
             kind: Kind::Sometimes,
             required: false,
+            harm: None,
         }
     }
 

@@ -11,7 +11,7 @@
 use super::markdown::probes_text;
 use super::matrix::{self, case_anchor, Matrix};
 use super::text::minimized_words;
-use super::{broke, counterexample_svg, verdict_words, Outcome};
+use super::{broke, counterexample_svg, harm, verdict_words, Outcome};
 use crate::bench::{self, Row};
 use crate::markup::anchor;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -388,8 +388,8 @@ fn run_row(r: &Report, diagram: Option<&String>) -> Markup {
     }
 }
 
-/// A counterexample: what broke, how it was minimized, who else found it, the replay
-/// command, the sequence diagram and the timeline as text.
+/// A counterexample: what broke and its harm, how it was minimized, who else found it, the
+/// replay command, the sequence diagram and the timeline as text.
 fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> Markup {
     html! {
         figure class="cx" id={ "cx-" (i) } {
@@ -399,6 +399,7 @@ fn figure(i: usize, r: &Report, also: &[String], links: &Links) -> Markup {
                 @if let Some(s) = r.seed { " (seed " (s) ")" }
                 " in execution " (r.first_violation.unwrap_or(0)) ": "
                 (r.detail.as_deref().unwrap_or(""))
+                @if let Some(h) = harm(r) { br; "Harm: " (h) }
                 @if let Some(m) = &r.minimized { br; (minimized_words(m)) }
                 @if !also.is_empty() { br; "The same counterexample under " (also.join(", ")) "." }
                 @if let Some(schedule) = &r.schedule {

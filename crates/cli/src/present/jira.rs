@@ -174,17 +174,16 @@ pub fn counterexample_jira(r: &Report, links: &Links) -> String {
     out.push('\n');
 
     let _ = writeln!(out, "h3. Invariant broken and its harm\n");
-    let doc = scenario
-        .and_then(|s| s.invariant(invariant))
-        .map_or(String::new(), |p| format!(": {}", escape(p.doc)));
+    let property = scenario.and_then(|s| s.invariant(invariant));
+    let doc = property.map_or(String::new(), |p| format!(": {}", escape(p.doc)));
     let _ = writeln!(
         out,
         "*{invariant}*{doc}. It breaks at step {}: {}.",
         b.step + 1,
         escape(b.detail)
     );
-    if !title.is_empty() {
-        let _ = writeln!(out, "Harm ({jira}): {}.", escape(&title));
+    if let Some(harm) = property.and_then(|p| p.harm()) {
+        let _ = writeln!(out, "Harm: {}", escape(harm));
     }
     let others: Vec<&String> = r.broken.iter().filter(|i| *i != invariant).collect();
     if !others.is_empty() {

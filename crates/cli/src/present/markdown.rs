@@ -1,18 +1,20 @@
 //! The Markdown report: the result table, then each counterexample as a Mermaid sequence
 //! diagram (which GitHub and most Markdown viewers draw).
 
-use super::{broke, verdict_words};
+use super::{broke, harm, verdict_words};
 use ozone_ha_check::explore::Report;
 use ozone_ha_check::trace::render_mermaid;
 use std::fmt::Write as _;
 
-/// A violation's counterexample as a Mermaid sequence diagram in a Markdown code block.
+/// A violation's counterexample as a Mermaid sequence diagram in a Markdown code block,
+/// after the broken invariant's harm.
 pub fn counterexample_mermaid(r: &Report) -> String {
     let Some(invariant) = &r.invariant else {
         return String::new();
     };
+    let harm = harm(r).map_or(String::new(), |h| format!("\n\nHarm: {h}"));
     format!(
-        "{} / {} / {} under {}: {invariant} broken\n\n```mermaid\n{}```\n",
+        "{} / {} / {} under {}: {invariant} broken{harm}\n\n```mermaid\n{}```\n",
         r.scenario,
         r.variant,
         r.plan,

@@ -51,6 +51,14 @@ pub fn broke(r: &Report) -> Option<Broke<'_>> {
     })
 }
 
+/// The harm of the report's broken invariant: what breaking it does to a running cluster.
+pub fn harm(r: &Report) -> Option<&'static str> {
+    let invariant = r.invariant.as_deref()?;
+    ozone_ha_check::scenarios::find(&r.scenario)?
+        .invariant(invariant)?
+        .harm()
+}
+
 /// The verdict in words, with what a witness-only engine could not show.
 pub fn verdict_words(r: &Report) -> String {
     if r.unwitnessed() {

@@ -228,7 +228,8 @@ pub fn summary(reports: &[Report], elapsed: std::time::Duration) -> String {
     )
 }
 
-/// The scenarios, their variants, plans, properties and expected verdicts, as text.
+/// The scenarios, their variants, plans, properties (an invariant with its harm) and
+/// expected verdicts, as text.
 pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
     let mut out = String::new();
     for s in scenarios {
@@ -252,6 +253,9 @@ pub fn listing(scenarios: &[&dyn AnyScenario]) -> String {
                 p.kind.word().to_string()
             };
             let _ = writeln!(out, "    {:<38} {:<20} {}", p.name, kind, p.doc);
+            if let Some(harm) = p.harm() {
+                let _ = writeln!(out, "    {:<38} {:<20} harm: {harm}", "", "");
+            }
         }
         let _ = writeln!(out, "  expected:");
         for c in s.cases() {
@@ -322,7 +326,13 @@ pub fn listing_json(scenarios: &[&dyn AnyScenario]) -> Value {
                 };
                 let properties = |ps: Vec<ozone_ha_check::properties::Property>| -> Vec<Value> {
                     ps.iter()
-                        .map(|p| json!({ "name": p.name, "doc": p.doc, "kind": p.kind, "required": p.required }))
+                        .map(|p| {
+                            let mut entry = json!({ "name": p.name, "doc": p.doc, "kind": p.kind, "required": p.required });
+                            if let Some(harm) = p.harm() {
+                                entry["harm"] = json!(harm);
+                            }
+                            entry
+                        })
                         .collect()
                 };
                 let expected: Vec<Value> = s

@@ -174,18 +174,23 @@ pub struct End {
 }
 
 /// The OM never terminates.
-pub const NO_OM_TERMINATION: Invariant<End> =
-    Invariant::eventually("NoOmTermination", "the OM never terminates", |e| {
+pub const NO_OM_TERMINATION: Invariant<End> = Invariant::eventually(
+    "NoOmTermination",
+    "the OM never terminates",
+    "The OM terminates: the double-buffer flush of a purge of keys cannot reach its snapshot (purged by a later entry's apply, or its directory deleted before a crash), and the flush thread's exception ends the OM.",
+    |e| {
         match e.exits.first() {
             None => Ok(()),
             Some(first) => Err(format!("the flush thread terminated the OM: {first}")),
         }
-    });
+    },
+);
 
 /// The snapshot is purged in the end.
 pub const SNAPSHOT_PURGED: Invariant<End> = Invariant::eventually(
     "SnapshotPurged",
     "once the log is flushed, the purged snapshot's row is gone from the DB and its directory from the disk",
+    "The purged snapshot lingers on this OM: its snapshotInfoTable row or its directory (after a crash, an empty DB recreated in the directory's place) outlives the purge its peers completed.",
     |e| {
         let row = e.durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
         match (row, e.dir_exists) {

@@ -155,6 +155,7 @@ pub const REPLAY_RECOVERED: Probe = Probe::new(
 pub const NO_REPLAY_AGAINST_PURGED_SNAPSHOT: Invariant<Opened> = Invariant::eventually(
     "NoReplayAgainstPurgedSnapshot",
     "no flush opens a snapshot whose directory was deleted",
+    "After a crash inside the snapshot purge's flush, the replayed purge of keys opens the snapshot whose directory is already deleted: the OM terminates, or RocksDB creates an empty DB in the directory's place and the purge writes into it.",
     |o| match o.purged.first() {
         None => Ok(()),
         Some(first) => Err(format!(

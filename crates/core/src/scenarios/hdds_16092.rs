@@ -535,6 +535,7 @@ pub struct Exits {
 pub const TX_INDEX_MONOTONE: Invariant<DurableStep> = Invariant::always(
     "TxIndexMonotone",
     "the persisted TransactionInfo index never decreases",
+    "The OM's persisted TransactionInfo goes backwards, below entries its DB already holds. Harmless while the OM runs; a restart, or a follower that installs this DB as its checkpoint, replays those entries (see NoOmTermination and ReplicasAgree for what the replay does).",
     |s| {
         let (before, after) = (s.before_tx, stored_index(&s.after));
         if after < before {
@@ -548,6 +549,7 @@ pub const TX_INDEX_MONOTONE: Invariant<DurableStep> = Invariant::always(
 pub const DURABLE_INDEX_COVERS_DATA: Invariant<DurableStep> = Invariant::always(
     "DurableIndexCoversData",
     "every durable DB state equals apply(log[1..TX]) for its own TX",
+    "The OM's DB holds the writes of entries above the index its TransactionInfo claims. Harmless while the OM runs; a restart or a checkpoint install re-applies them, which terminates the OM on a committed key's CreateKey or double-counts a renamed key.",
     |s| {
         let tx = stored_index(&s.after);
         let Some(expected) = usize::try_from(tx).ok().and_then(|i| s.reference.get(i)) else {
@@ -570,6 +572,7 @@ pub const DURABLE_INDEX_COVERS_DATA: Invariant<DurableStep> = Invariant::always(
 pub const SNAPSHOT_INDEX_PERSISTED: Invariant<Stopped> = Invariant::eventually(
     "SnapshotIndexPersisted",
     "once the OM has stopped, its persisted index is at least every index a snapshot chose",
+    "The index the OM reported to Ratis as its snapshot is not durable: after a restart the OM resumes from a lower index than its snapshot claimed. No variant breaks it: it keeps a fix that stops persisting the index from passing.",
     |s| match s.candidates.iter().max() {
         Some(&highest) if highest > s.stored => Err(format!(
             "a snapshot chose index {highest}, but the persisted TX is {}",
@@ -583,6 +586,7 @@ pub const SNAPSHOT_INDEX_PERSISTED: Invariant<Stopped> = Invariant::eventually(
 pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
     "ReplicasAgree",
     "after the restart and replay, the OM's tables (TransactionInfo aside) equal a peer's that applied each entry once",
+    "After the replay the OM's key and bucket tables differ from its peers': a key renamed after its commit is back under its old name and the bucket's usedBytes and usedNamespace count it twice. Silent drift: the OM runs on, and only the failed RenameKey (KEY_ALREADY_EXISTS) shows in its log.",
     |r| {
         match r
             .restarted
@@ -597,13 +601,17 @@ pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
 );
 
 /// The OM never terminates.
-pub const NO_OM_TERMINATION: Invariant<Exits> =
-    Invariant::eventually("NoOmTermination", "the OM never terminates", |e| {
+pub const NO_OM_TERMINATION: Invariant<Exits> = Invariant::eventually(
+    "NoOmTermination",
+    "the OM never terminates",
+    "The OM terminates replaying a CreateKey whose key is already committed (WithObjectID.Builder.validate throws IllegalArgumentException), and its stored index stays below that entry, so every restart terminates again: a crash loop. A follower that installs the lowered checkpoint terminates the same way.",
+    |e| {
         match e.exits.first() {
             None => Ok(()),
             Some(first) => Err(format!("{} termination(s), first {first}", e.exits.len())),
         }
-    });
+    },
+);
 
 const DURABLE: &[Invariant<DurableStep>] = &[TX_INDEX_MONOTONE, DURABLE_INDEX_COVERS_DATA];
 

@@ -334,6 +334,7 @@ fn matches_reference(
 pub const NO_PARTIAL_TRANSACTION: Invariant<DurableStep> = Invariant::always(
     "NoPartialTransaction",
     "the leader's durable data is always apply(log[1..i]) for some i, never part of a transaction",
+    "A flush in the middle of an apply commits part of a Ratis entry to the leader's RocksDB under the previous TransactionInfo, and a checkpoint taken then ships half a transaction. On its own harmless for the deleted-block writes: the replay re-applies the whole entry and writes the same bytes.",
     |s| {
         let data = s.after.without(ScmRow::TABLE);
         if s.reference.iter().any(|r| r.without(ScmRow::TABLE) == data) {
@@ -349,6 +350,7 @@ pub const NO_PARTIAL_TRANSACTION: Invariant<DurableStep> = Invariant::always(
 pub const DURABLE_INDEX_MATCHES_DATA: Invariant<DurableStep> = Invariant::always(
     "DurableIndexMatchesData",
     "every durable state of the leader equals apply(log[1..TX]) for its own TX",
+    "The leader's DB holds writes of an entry above its TransactionInfo index, so a restart or a follower installing its checkpoint re-applies that entry. Harmless for idempotent puts (deleted-block entries, saveConfiguration: a one-entry lag); a container transition re-applied this way terminates the follower (ReplicasAgree).",
     |s| matches_reference("DB", &s.after, &s.reference),
 );
 
@@ -356,6 +358,7 @@ pub const DURABLE_INDEX_MATCHES_DATA: Invariant<DurableStep> = Invariant::always
 pub const CHECKPOINT_CONSISTENT: Invariant<CheckpointTaken> = Invariant::always(
     "CheckpointConsistent",
     "the checkpoint equals apply(log[1..TX]) for its own TX",
+    "The checkpoint a follower downloads holds data beyond the TransactionInfo it carries, so the follower re-applies those entries after installing it. Harmless for idempotent puts; a re-applied container transition terminates the follower (ReplicasAgree).",
     |c| matches_reference("checkpoint", &c.checkpoint, &c.reference),
 );
 
@@ -363,6 +366,7 @@ pub const CHECKPOINT_CONSISTENT: Invariant<CheckpointTaken> = Invariant::always(
 pub const LATE_DOWNLOAD_SHIPS_LATEST: Invariant<CheckpointTaken> = Invariant::eventually(
     "LateDownloadShipsLatest",
     "a checkpoint downloaded once every apply has finished holds the whole log applied",
+    "A checkpoint downloaded after every apply has finished still claims an earlier index: after saveConfiguration's own flush nothing is pending, so the guarded download skips its flush and ships the configuration under the previous TransactionInfo. Harmless on its own: the installing follower re-applies the same put (a one-entry lag).",
     |c| {
         let last = c.reference.len().saturating_sub(1);
         match c.checkpoint.diff(&c.reference[last]).first() {
@@ -378,6 +382,7 @@ pub const LATE_DOWNLOAD_SHIPS_LATEST: Invariant<CheckpointTaken> = Invariant::ev
 pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
     "ReplicasAgree",
     "the follower that installed the checkpoint re-applies every later entry without terminating and equals the leader",
+    "The follower that installed a mid-apply checkpoint re-applies a container transition on a container already CLOSED, InvalidContainerStateException terminates the SCM, and its DB still claims the previous index, so every restart terminates again: a crash loop.",
     |r| match &r.install {
         Install::Refused { checkpoint, applied } => Err(format!(
             "the follower refused the checkpoint: TX {checkpoint} is not above its applied index {applied}"
@@ -397,6 +402,7 @@ pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
 pub const SUMMARY_MATCHES_TABLE: Invariant<Tables<ScmRow>> = Invariant::eventually(
     "SummaryMatchesTable",
     "the leader's persisted deleted-block summary counts the transactions and blocks of its deleted-block table",
+    "A new leader replicates a stale deleted-block summary: every SCM persists transaction and block counts that differ from its deleted-block table, and reports them (getDeletedBlockSummary, the block-deleting metrics). Later updates add to the wrong base; no deleted-block transaction is lost.",
     |t| {
         let table = table_summary(t);
         let stored = stored_summary(t).unwrap_or_default();

@@ -246,6 +246,7 @@ fn show(row: Option<u64>) -> String {
 pub const UNIQUE_SERIALS: Invariant<Handout> = Invariant::always(
     "UniqueSerials",
     "no serial is handed out twice",
+    "The SCM CA hands out a certificate serial twice: the request is refused with \"Conflicting certificate ID<n>\" where a certificate with that serial is stored, a second certificate with it is issued where the first was removed (expired), and it is merely reused where its first request failed.",
     |h| match &h.before {
         None => Ok(()),
         Some(before) => Err(format!(
@@ -259,6 +260,7 @@ pub const UNIQUE_SERIALS: Invariant<Handout> = Invariant::always(
 pub const SEQUENCE_ROWS_AGREE: Invariant<RowAt> = Invariant::always(
     "SequenceRowsAgree",
     "SCMs whose DBs claim the same TransactionInfo index hold the same durable CertificateId row",
+    "An SCM's durable CertificateId row differs from its peers' at the same TransactionInfo index. After a kill this is transient (the replay heals it); after a clean restart it is the lowered row from which serials are handed out twice (UniqueSerials).",
     |r| match &r.first {
         Some((scm, row)) if *row != r.row => Err(format!(
             "at durable index {} {} holds CertificateId {} but {scm} held {}",
@@ -275,6 +277,7 @@ pub const SEQUENCE_ROWS_AGREE: Invariant<RowAt> = Invariant::always(
 pub const NO_REFUSED_REQUEST: Invariant<RequestEnd> = Invariant::always(
     "NoRefusedRequest",
     "a valid certificate request is never refused (\"Conflicting certificate ID<n>\")",
+    "A valid certificate request is refused with \"Conflicting certificate ID<n>\": the requesting service gets no certificate from that call.",
     |e| match &e.outcome {
         Outcome::Refused(msg) => Err(format!("valid request {} refused: {msg}", e.subject)),
         _ => Ok(()),
@@ -322,6 +325,7 @@ impl RowsAtRest {
 pub const ROW_COVERS_STORED_SERIALS: Invariant<RowsAtRest> = Invariant::eventually(
     "RowCoversStoredSerials",
     "once every actor has stopped, each running SCM's CertificateId row (its staged row if any) is at least every serial it stores",
+    "At rest, an SCM's CertificateId row is below a serial in its own certificate tables, so once it leads it hands out serials it already stored, and the requests for them are refused.",
     |r| {
         for s in &r.0 {
             if s.row.unwrap_or(0) < s.largest {
@@ -341,6 +345,7 @@ pub const ROW_COVERS_STORED_SERIALS: Invariant<RowsAtRest> = Invariant::eventual
 pub const ROWS_AGREE_AT_REST: Invariant<RowsAtRest> = Invariant::eventually(
     "RowsAgreeAtRest",
     "once every actor has stopped, running SCMs at the same applied index hold the same CertificateId row (staged rows counted)",
+    "At rest, SCMs at the same applied index keep different CertificateId rows: a lasting divergence (not a kill's transient), and the next serials depend on which SCM leads.",
     |r| {
         for a in &r.0 {
             for b in &r.0 {

@@ -393,6 +393,7 @@ pub struct Final {
 pub const REPLICAS_AGREE: Invariant<Final> = Invariant::eventually(
     "ReplicasAgree",
     "all OMs end with the same tables (TransactionInfo aside)",
+    "The OMs' tenant tables diverge: a late OM (a lagging follower, a replay after a crash or a store failure) decides a tenant request against later state of the shared S3 secret store and rejects or skips what its peers applied, so the answers a client gets depend on which OM leads.",
     |f| {
         let Some((first, tables)) = f.replicas.first() else {
             return Ok(());
@@ -414,6 +415,7 @@ pub const REPLICAS_AGREE: Invariant<Final> = Invariant::eventually(
 pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
     "StoreHoldsIssuedSecret",
     "the store holds the secret the leader returned (nothing after a revoke)",
+    "The external S3 secret store no longer holds what clients were told: a secret just issued is deleted or overwritten by a late OM's flush (or a leader's stray preExecute) and stops authenticating, or a revoke that took effect is answered S3_SECRET_NOT_FOUND.",
     |f| {
         for (id, told) in &f.issued {
             let held = f.store.get(*id).and_then(|s| s.live());
@@ -431,8 +433,11 @@ pub const STORE_HOLDS_ISSUED_SECRET: Invariant<Final> = Invariant::eventually(
 );
 
 /// No OM terminates.
-pub const NO_OM_TERMINATION: Invariant<Final> =
-    Invariant::eventually("NoOmTermination", "no OM terminates", |f| {
+pub const NO_OM_TERMINATION: Invariant<Final> = Invariant::eventually(
+    "NoOmTermination",
+    "no OM terminates",
+    "An OM terminates: a late OM that rejected a tenant assign throws on the revoke (NullPointerException), and every restart replays it and terminates again (a crash loop); a failed S3 secret store call terminates the OM too.",
+    |f| {
         match f.terminations.first() {
             None => Ok(()),
             Some(t) => Err(format!(
@@ -440,7 +445,8 @@ pub const NO_OM_TERMINATION: Invariant<Final> =
                 f.terminations.len()
             )),
         }
-    });
+    },
+);
 
 const FINAL: &[Invariant<Final>] = &[REPLICAS_AGREE, STORE_HOLDS_ISSUED_SECRET, NO_OM_TERMINATION];
 

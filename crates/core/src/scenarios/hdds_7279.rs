@@ -122,6 +122,7 @@ pub struct End {
 pub const SNAPSHOT_COVERS_PREFIX: Invariant<End> = Invariant::eventually(
     "SnapshotCoversPrefix",
     "each OM's snapshot holds exactly what the log before the create wrote, with that TransactionInfo",
+    "An OM snapshot misses writes of entries before its create in the log (they were in the same double-buffer batch): reads and snapshot diffs through it miss those keys, and a snapshot is never rewritten.",
     |e| {
         for (i, (snapshot, _)) in e.oms.iter().enumerate() {
             if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(&e.reference).first().cloned()) {
@@ -136,6 +137,7 @@ pub const SNAPSHOT_COVERS_PREFIX: Invariant<End> = Invariant::eventually(
 pub const REPLICA_SNAPSHOTS_AGREE: Invariant<End> = Invariant::eventually(
     "ReplicaSnapshotsAgree",
     "every OM's snapshot of the same log entry holds the same rows",
+    "Two OMs' snapshots of the same create hold different keys (each OM cut its double-buffer batches differently), so what a snapshot read or diff returns depends on which OM serves it.",
     |e| {
         let snapshots: Vec<&OmTables> = e.oms.iter().filter_map(|(s, _)| s.as_ref()).collect();
         for (i, other) in snapshots.iter().enumerate().skip(1) {
@@ -151,6 +153,7 @@ pub const REPLICA_SNAPSHOTS_AGREE: Invariant<End> = Invariant::eventually(
 pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
     "SnapshotCreated",
     "once the log is flushed, every OM has the snapshot's row committed and its directory",
+    "An OM lacks a snapshot whose create it applied (no row or no checkpoint directory). No variant breaks it: it keeps a fix that skips the snapshot from passing.",
     |e| {
         for (i, (snapshot, durable)) in e.oms.iter().enumerate() {
             if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_none() {

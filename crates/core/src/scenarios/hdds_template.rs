@@ -100,6 +100,7 @@ pub struct Write {
 pub const NO_LOST_UPDATE: Invariant<Write> = Invariant::always(
     "NoLostUpdate",
     "every write counts every update applied before it",
+    "TODO what goes wrong in a running Ozone cluster when it breaks. Here: a write overwrites an update that was applied before it, and that update is lost.",
     |w| {
         if w.wrote == w.applied {
             return Ok(());
@@ -120,6 +121,7 @@ pub struct End {
 pub const ALL_UPDATES_APPLIED: Invariant<End> = Invariant::eventually(
     "AllUpdatesApplied",
     "once every handler has returned, the row counts every handler's update",
+    "TODO what goes wrong in a running Ozone cluster when it breaks. Here: an update whose handler returned is missing from the row.",
     |e| {
         if e.row == e.handlers {
             return Ok(());

@@ -393,3 +393,38 @@ impl<S: Scenario> AnyScenario for S {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every invariant says what breaking it does to a running cluster; a probe, which
+    /// only counts a race window, says nothing of the kind (its entry cannot carry a harm).
+    #[test]
+    fn every_invariant_has_a_harm_and_no_probe_has_one() {
+        let template: Vec<Property> = hdds_template::HddsTemplate::PROPERTIES.to_vec();
+        let mut lists: Vec<(&str, Vec<Property>)> =
+            all().iter().map(|s| (s.name(), s.properties())).collect();
+        lists.push(("hdds-template", template));
+        for (scenario, properties) in lists {
+            assert!(properties.iter().any(Property::is_invariant), "{scenario}");
+            for p in properties {
+                match p.harm() {
+                    Some(harm) if p.is_invariant() => {
+                        let harm = harm.trim();
+                        assert!(!harm.is_empty(), "{scenario}: {} has an empty harm", p.name);
+                        assert!(
+                            harm.ends_with('.')
+                                && harm.chars().next().is_some_and(char::is_uppercase),
+                            "{scenario}: {}'s harm is not a sentence: {harm}",
+                            p.name
+                        );
+                        assert_ne!(harm, p.doc, "{scenario}: {}'s harm repeats its doc", p.name);
+                    }
+                    None if !p.is_invariant() => {}
+                    harm => panic!("{scenario}: {} ({:?}) has harm {harm:?}", p.name, p.kind),
+                }
+            }
+        }
+    }
+}
