@@ -75,7 +75,7 @@ use crate::models::scm::state_machine::{
 use crate::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use crate::properties::Probe;
 use crate::recorder::Actor;
-use crate::sync::{Arc, Mutex};
+use crate::sync::{Arc, Condvar, Mutex};
 use std::collections::BTreeMap;
 
 /// The startup window of the plan was reached.
@@ -151,6 +151,11 @@ pub struct Scm {
     buffer: TransactionBuffer<ScmRow>,
     machine: Mutex<Machine>,
     generator: Mutex<Batch>,
+    /// The last index the SCM's Raft log holds, as the leader's `FollowerInfo.getMatchIndex`
+    /// sees it: it moves when the entries are appended, before they are applied.
+    matched: Mutex<u64>,
+    /// Signalled when `matched` moves (what a leader transferring to this SCM waits for).
+    appended: Condvar,
 }
 
 const INVALID_SEQUENCE_ID: u64 = 0;
@@ -175,6 +180,8 @@ impl Scm {
                 replies: BTreeMap::new(),
             }),
             generator: Mutex::new(Batch::default()),
+            matched: Mutex::labelled("match index", applied),
+            appended: Condvar::new(),
         }
     }
 
@@ -362,10 +369,49 @@ impl Scm {
             return (CatchUp::Applied(m.applier.applied()), None);
         }
         let mut applier = m.applier;
-        let result = applier.catch_up(log, |e| self.apply(me, &mut m, e));
+        let result = applier.catch_up_appending(
+            log,
+            |last| self.append_through(me, last),
+            |e| self.apply(me, &mut m, e),
+        );
         m.applier = applier;
         let reply = want.and_then(|w| m.replies.remove(&w));
         (result, reply)
+    }
+
+    /// The SCM's Raft log now holds every entry through `index` (appendEntries acknowledged:
+    /// the leader's match index for it moves), before its state machine applies them.
+    fn append_through(&self, me: &Actor, index: u64) {
+        let mut matched = self.matched.lock();
+        if *matched < index {
+            *matched = index;
+            me.step_with(
+                Label::model("appendEntries: the follower's log holds the entries"),
+                || format!("{}'s log holds index {index}", self.name),
+            );
+            self.appended.notify_all();
+        }
+    }
+
+    /// `TransferLeadership.sendStartLeaderElection`'s precondition: wait until this SCM's
+    /// match index reaches the leader's last entry ([`isFollowerUpToDate`](crate::citation::java::TransferLeadership::isFollowerUpToDate));
+    /// its state machine may still be applying that entry.
+    pub fn wait_up_to_date(&self, me: &Actor, log: &SharedLog<ScmTx>) {
+        let mut matched = self.matched.lock();
+        loop {
+            let last = log.last_index();
+            if *matched >= last {
+                me.step(
+                    &java::TransferLeadership::isFollowerUpToDate,
+                    format!(
+                        "{}'s match index {} = the leader's last entry {last}",
+                        self.name, *matched
+                    ),
+                );
+                return;
+            }
+            matched = self.appended.wait(matched);
+        }
     }
 
     /// The buffer's unguarded `flush()` from `java` (a new leader's `notifyLeaderChanged`, the
@@ -407,6 +453,7 @@ impl Scm {
             .install(me, &java::SCMStateMachine::reinitialize, checkpoint);
         m.applier.installed(index);
         self.buffer.init(0, index);
+        self.append_through(me, index);
         m.last_id = None;
     }
 
