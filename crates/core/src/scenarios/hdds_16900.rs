@@ -172,11 +172,12 @@
 //! `no-forced-call`/`kill` still hold at bound 3 without the mutex, and random reaches
 //! `through-ratis`'s window (`FlushDuringApply` in 18% to 39% of 2,000 executions per plan,
 //! `StagedFlushedMidApply` 0 to 23). PCT at depth 4 finds all eight counterexamples (seed 0:
-//! 672 to 1,543 executions), PCT at depth 3 (none in 20,000 executions of `raise-only`/`restart`) and random do not (random: none in 100,000
-//! executions of `raise-only`/`restart` and `raise-only`/`rejoin`): the primary's stop must
-//! come after the client's first request was applied on scm1, twenty-odd scheduling points
-//! after the primary's actor starts, and random schedules the primary's first step long
-//! before that. The matrix asks every engine for one verdict, so the mutex stays.
+//! 672 to 1,543 executions); PCT at depth 3 (none in 20,000 executions of
+//! `raise-only`/`restart`) and random (none in 100,000 executions of `raise-only`/`restart`
+//! and `raise-only`/`rejoin`) do not: the primary's stop must come after the client's first
+//! request was applied on scm1, twenty-odd scheduling points after the primary's actor
+//! starts, and random schedules the primary's first step long before that. The matrix asks
+//! every engine for one verdict, so the mutex stays.
 //!
 //! # Abstractions
 //!
