@@ -33,7 +33,7 @@
 //! `raise-only` and `no-forced-call` for `restart`, `store-fails`, `expired` and `rejoin`
 //! (scm1 stops at TX 8 with row 4, restarts, applies `allocateBatch(4 -> 5)` of index 9 as
 //! a follower, and its own `notifyLeaderChanged` flush commits row 5 under TX 8). PCT at
-//! depth 4 finds all eight within 1,543 executions (seed 0); random never does (none in
+//! depth 4 finds all eight within 1,543 executions (seed 0); random does not (none in
 //! 100,000): the stop must come after the client's first request was applied on scm1,
 //! twenty-odd scheduling points after the primary's actor starts. The verdict matrix asks
 //! every engine for one verdict, so the mutex stays: see the scenario's module docs.
