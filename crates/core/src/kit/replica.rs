@@ -134,6 +134,28 @@ impl Applier {
         CatchUp::Applied(self.applied)
     }
 
+    /// As [`Applier::catch_up`], but first tell `appended` the last index fetched, before
+    /// any of the entries is applied: a follower's log holds an entry (its match index moves)
+    /// before its state machine applies it.
+    pub fn catch_up_appending<E: Clone>(
+        &mut self,
+        log: &SharedLog<E>,
+        appended: impl FnOnce(u64),
+        mut apply: impl FnMut(&LogEntry<E>),
+    ) -> CatchUp {
+        let Some(entries) = log.entries_after(self.applied) else {
+            return CatchUp::NeedsCheckpoint;
+        };
+        if let Some(last) = entries.last() {
+            appended(last.index);
+        }
+        for entry in &entries {
+            apply(entry);
+            self.applied = entry.index;
+        }
+        CatchUp::Applied(self.applied)
+    }
+
     /// The state now covers `index` (a checkpoint at that index was installed).
     pub fn installed(&mut self, index: u64) {
         self.applied = index;

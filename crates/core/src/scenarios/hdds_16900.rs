@@ -40,7 +40,7 @@
 //! Every plan spawns two actors beside the main thread, inside loom's limit of four. Left
 //! out by that bound: a second client racing the first (`getEncodedCertToString` is
 //! `synchronized`, so two clients only serialise), a second restart racing the first, a
-//! separate actor per Ratis follower (followers apply synchronously inside the submitter's
+//! separate actor per Ratis follower (a follower appends, then applies, inside the submitter's
 //! step), and a transfer that races the allocations served by the same leader (the
 //! leadership lock orders them, see [`crate::models::scm_cert::cluster`]).
 //!
@@ -139,33 +139,53 @@
 //! window ([`apply_writes`](crate::models::scm::state_machine::apply_writes): staged
 //! `allocateBatch` rows, `SCMCertStore`'s direct batches), `notifyTermIndexUpdated` for
 //! configuration entries, `takeSnapshot` for the stop and the snapshot before a purge, and the
-//! shared `SCMHADBTransactionBufferImpl`. One artefact remains, and it is not verdict-neutral:
-//! the flushes of a new leader's `notifyLeaderChanged` and of the checkpoint download take the
-//! SCM's apply mutex, and the transfer holds the leadership write lock across the first. In
-//! the Java neither is ordered with the updater (`SCMClientProtocolServer.transferLeadership`,
-//! SCMClientProtocolServer.java:983-1018, holds no SCM lock; `SCMStateMachine.notifyLeaderChanged`,
-//! SCMStateMachine.java:285-335, flushes unguarded on Ratis's election thread), so the flush
-//! can commit the `CertificateId` row an in-flight `allocateBatch` staged under the previous
-//! entry's `TransactionInfo` (HDDS-16452's flaw, on this table). With the flush taken off the
-//! mutex, loom at preemption bound 3 breaks `SequenceRowsAgree` on `raise-only` and
-//! `no-forced-call` for `restart`, `store-fails`, `expired` and `rejoin`: scm1 stops cleanly
-//! at TX 8 with row 4 (certificate 4 stored), restarts, applies `allocateBatch(4 -> 5)` of
-//! index 9 as a follower of scm2, and its own `notifyLeaderChanged` flush lands between the
-//! staging and `updateLatestTrxInfo(9)`: "at durable index 8 scm1 holds CertificateId 5 but
-//! scm1 held 4". It is transient (the apply finishes, the next flush claims TX 9 with row 5,
-//! and a replay of index 9 on scm1 only logs "Failed to allocate a batch"), like the kill's
-//! local raise. `through-ratis` and `no-forced-call`/`kill` still hold at bound 3. Random and
-//! PCT at `check`'s budgets (2,000 executions, PCT depth 3) do not reach the window, PCT at
-//! depth 4 does (seed 0, execution 1,853 of `raise-only`/`restart`), so the matrix, which asks
-//! every engine for the same verdict, cannot carry these cases yet and the mutex stays.
+//! shared `SCMHADBTransactionBufferImpl`. The leadership transfer follows the Java and Ratis:
+//! `SCMClientProtocolServer.transferLeadership` (SCMClientProtocolServer.java:983-1018) holds
+//! no SCM lock, and Ratis starts the transferee's election only once its match index equals
+//! the leader's last entry (`TransferLeadership.isFollowerUpToDate`, :184-199, checked by
+//! `sendStartLeaderElection`, :201-239); a follower's log holds an entry before its state
+//! machine applies it, so the new leader may still be applying that entry when its
+//! `notifyLeaderChanged` flushes. The leadership write lock covers only the switch.
+//!
+//! One artefact remains, and it is not verdict-neutral: the flushes of a new leader's
+//! `notifyLeaderChanged` and of the checkpoint download take the SCM's apply mutex. In the
+//! Java neither is ordered with the updater (`SCMStateMachine.notifyLeaderChanged`,
+//! SCMStateMachine.java:285-335, flushes unguarded on Ratis's election thread;
+//! `applyTransaction`, :154-195, holds no state-machine lock; the only lock is the buffer's
+//! read-write lock per `addToBuffer` and `flush`), so the flush can commit the
+//! `CertificateId` row an in-flight `allocateBatch` staged under the previous entry's
+//! `TransactionInfo` (HDDS-16452's flaw, on this table). With the flush taken off the mutex
+//! (and everything else as above), loom at preemption bound 3 breaks `SequenceRowsAgree` on
+//! `raise-only` and `no-forced-call` for `restart`, `store-fails`, `expired` and `rejoin`:
+//! scm1 stops cleanly at TX 8 with row 4 (certificate 4 stored), restarts, the client's
+//! `allocateBatch(4 -> 5)` is committed at index 9 and applied on scm2, scm1's log holds
+//! index 9, the transfer to scm1 finds it up to date, and while scm1 applies index 9 (row 5
+//! staged, `latestTrxInfo` still 8) its `notifyLeaderChanged` flush commits row 5 under TX 8:
+//! "at durable index 8 scm1 holds CertificateId 5 but scm1 held 4" (`store-fails`: index 9,
+//! rows 6 and 5; `expired`: index 11, rows 6 and 5). In Ozone's terms this is a durable SCM
+//! DB whose `TransactionInfo` claims an entry that does not include the row it holds: a
+//! checkpoint of it, or a restart right after it, would replay index 9 over row 5. It is
+//! transient and harmless here: the apply finishes, the next flush claims TX 9 with row 5,
+//! and a replay of index 9 only logs "Failed to allocate a batch" (the compare-and-set finds
+//! 5, not 4) and changes nothing; no serial is handed out twice, no valid request is refused,
+//! and `RowsAgreeAtRest` and `RowCoversStoredSerials` hold. `through-ratis` and
+//! `no-forced-call`/`kill` still hold at bound 3 without the mutex, and random reaches
+//! `through-ratis`'s window (`FlushDuringApply` in 18% to 39% of 2,000 executions per plan,
+//! `StagedFlushedMidApply` 0 to 23). PCT at depth 4 finds all eight counterexamples (seed 0:
+//! 672 to 1,543 executions); PCT at depth 3 (none in 20,000 executions of
+//! `raise-only`/`restart`) and random (none in 100,000 executions of `raise-only`/`restart`
+//! and `raise-only`/`rejoin`) do not: the primary's stop must come after the client's first
+//! request was applied on scm1, twenty-odd scheduling points after the primary's actor
+//! starts, and random schedules the primary's first step long before that. The matrix asks
+//! every engine for one verdict, so the mutex stays.
 //!
 //! # Abstractions
 //!
 //! | abstraction | why no verdict depends on it |
 //! |---|---|
 //! | one client, `getEncodedCertToString`'s monitor left out | two clients only serialise; a request overlapping a leader change is the in-flight case of `restart` |
-//! | followers apply synchronously inside the submitter's step | a lagging follower is covered by the stop-before-apply interleavings; a leader serves only once ready, with everything applied |
-//! | the leadership lock makes one allocation atomic with respect to transfers | a DIRECT allocation on a deposed leader fails (`SCM_NOT_LEADER`); had it committed, the id would stay allocated without a certificate, which is the `store-fails` state |
+//! | a follower appends, then applies, inside the submitter's step (no updater thread of its own) | a lagging follower is covered by the stop-before-apply interleavings; a transfer waits for the append and races the apply that follows it; a leader serves only once ready, with everything applied |
+//! | the leadership lock makes one allocation atomic with respect to the transfer's leader switch (the election and the new leader's flush run outside it) | a DIRECT allocation on a deposed leader fails (`SCM_NOT_LEADER`); had it committed, the id would stay allocated without a certificate, which is the `store-fails` state |
 //! | no Ratis retry cache, no duplicate CLIENT submissions | a resent store with the same call id is applied once; the invariants do not read it |
 //! | expiry: a certificate is marked expired at issue, the mark is the same on every SCM | each SCM reads its own clock when it applies the sweep; a per-SCM clock could make the tables differ, which only lowers `largest`, and only `buggy` writes a lower row |
 //! | `persistSCMCertificates` (a bootstrapped SCM stores the CA certificates locally after Ratis starts) | serials 1 and 2, at or below every row; the forced call runs on the primary only |

@@ -16,12 +16,12 @@ use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm_cert::cluster::{CertRequest, Checks, Cluster, Outcome, ScmSpec};
 use ozone_ha_check::models::scm_cert::scm::Upgrade;
 use ozone_ha_check::models::scm_cert::{
-    initial_tables, last_id, serial_key, ScmRow, CERTIFICATE_ID, SEQUENCE_ID_TABLE,
+    initial_tables, last_id, serial_key, ScmRow, ScmTx, CERTIFICATE_ID, SEQUENCE_ID_TABLE,
     VALID_CERTS_TABLE, VALID_SCM_CERTS_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16900::{fresh_scms, three_scms};
-use ozone_ha_check::sync::Arc;
+use ozone_ha_check::sync::{thread, Arc};
 
 const S: &str = "hdds-16900";
 
@@ -656,6 +656,49 @@ fn staged_the_stop_snapshot_commits_the_staged_row_with_the_applied_index() {
     });
 }
 
+/// The transfer starts the election only once the transferee's log holds the leader's last
+/// entry ([`java::TransferLeadership::sendStartLeaderElection`] after
+/// [`java::TransferLeadership::isFollowerUpToDate`]), and a follower's log holds an entry
+/// before its state machine applies it: an entry committed while scm2 has not appended it
+/// keeps the transfer waiting, whichever thread runs first.
+fn staged_the_transfer_waits_for_the_transferee_to_hold_the_last_entry() {
+    run_once(|| {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("test", &rec);
+        let c = Arc::new(three_scms(&rec, Upgrade::RaiseOnly, Checks::NONE, &[]));
+        assert_eq!(valid(&c, &me, "dn1"), Outcome::Issued(3));
+        let last = c.log().append(ScmTx::RemoveExpired);
+        let transfer = {
+            let c = Arc::clone(&c);
+            let t = Actor::new("transfer", &rec);
+            thread::spawn("transfer", move || c.transfer_leadership(&t, 1))
+        };
+        c.scm(1).catch_up(&me, c.log(), None);
+        transfer.join();
+        assert_eq!(c.leader(), 1);
+        let trace = rec.take().trace;
+        let holds = format!("scm2's log holds index {last}");
+        let at = |pred: &dyn Fn(&ozone_ha_check::trace::Event) -> bool| {
+            trace.iter().position(pred).expect("step")
+        };
+        let appended = at(&|e| e.action == holds);
+        let applied = at(&|e| {
+            e.java == java::SCMCertStore::removeAllExpiredCertificates.id
+                && e.action.starts_with(&format!("scm2 applies index {last}"))
+        });
+        let up_to_date = at(&|e| e.java == java::TransferLeadership::isFollowerUpToDate.id);
+        let election = at(&|e| e.java == java::TransferLeadership::sendStartLeaderElection.id);
+        let flush = at(&|e| e.java == java::SCMStateMachine::notifyLeaderChanged.id);
+        assert!(appended < applied, "appended before applied");
+        assert!(appended < up_to_date, "the transfer waited for the append");
+        assert!(up_to_date < election && election < flush);
+        assert_eq!(
+            trace[up_to_date].action,
+            format!("scm2's match index {last} = the leader's last entry {last}")
+        );
+    });
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -678,6 +721,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_primary_stores_certificates_1_and_2_in_both_tables_only_if_absent,
         on_a_first_start_the_row_is_seeded_before_the_forced_call_in_every_variant,
         staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx,
-        staged_the_stop_snapshot_commits_the_staged_row_with_the_applied_index
+        staged_the_stop_snapshot_commits_the_staged_row_with_the_applied_index,
+        staged_the_transfer_waits_for_the_transferee_to_hold_the_last_entry
     ]
 }

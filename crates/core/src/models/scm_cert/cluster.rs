@@ -14,9 +14,10 @@
 //!   leadership moves ([`Cluster::allocate`], then [`Cluster::sign_and_store`]) is signed and
 //!   checked on the SCM that allocated its serial and stored through the new leader: it
 //!   succeeds. Only the DIRECT `allocateBatch` is tied to the submitting SCM.
-//! - [`Cluster::transfer_leadership`]: the admin transfer: the new leader's
-//!   `notifyLeaderChanged` (`invalidateBatch`, which keeps its batch's `lastId`, and a flush),
-//!   then a new term (its configuration entry).
+//! - [`Cluster::transfer_leadership`]: the admin transfer: once the transferee's log holds the
+//!   leader's last entry, its `notifyLeaderChanged` (`invalidateBatch`, which keeps its
+//!   batch's `lastId`, and a flush unordered with its applies), then a new term (its
+//!   configuration entry).
 //! - [`Cluster::restart`] and [`Cluster::kill_and_restart`]: an SCM stops cleanly (a final
 //!   flush) or is killed (none), then starts ([`Cluster::boot`]: `upgradeToSequenceId`, for the
 //!   primary `persistPrimarySCMCerts` and the upgrade call, then Ratis replays the log after
@@ -27,12 +28,14 @@
 //! - [`Cluster::join`]: a new SCM's bootstrap (its own certificate issued through the leader)
 //!   and first start.
 //!
-//! Requests and the transfer take the leadership lock (read and write), so one allocation is
-//! served by one leader: in Ratis a DIRECT submission to a deposed leader fails with
-//! `NotLeaderException`, which the model leaves out. The write lock also covers the new
-//! leader's `notifyLeaderChanged` flush, which the Java's admin transfer does not order with
-//! anything (see [`super::scm`] for what that hides). The monitor of `getEncodedCertToString`
-//! is not modelled: each plan has one client, so it never contends.
+//! Requests and the transfer's leader switch take the leadership lock (read and write), so one
+//! allocation is served by one leader: in Ratis a DIRECT submission to a deposed leader fails
+//! with `NotLeaderException`, which the model leaves out. The new leader's
+//! `notifyLeaderChanged` flush runs before the switch and outside that lock, as the Java's
+//! admin transfer orders it with nothing: it can land inside the new leader's apply of the
+//! entry it was waiting for. A follower's log holds an entry (its match index moves) before
+//! it applies it. The monitor of `getEncodedCertToString` is not modelled: each plan has one
+//! client, so it never contends.
 //!
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
 //! each durable index; the scenario's invariants read it through [`Checks`].
@@ -489,10 +492,21 @@ impl Cluster {
         let _ = self.submit(me, leader, ScmTx::RemoveExpired);
     }
 
-    /// The admin leadership transfer to SCM `to`.
+    /// The admin leadership transfer to SCM `to`
+    /// ([`transferLeadership`](java::SCMClientProtocolServer::transferLeadership), which holds
+    /// no SCM lock): Ratis starts the election only once `to`'s match index reaches the
+    /// leader's last entry ([`sendStartLeaderElection`](java::TransferLeadership::sendStartLeaderElection)),
+    /// and `to` may still be applying that entry when it becomes leader. Its
+    /// `notifyLeaderChanged` (`invalidateBatch`, which keeps the batch's `lastId`, and the
+    /// unguarded flush) runs on Ratis's election thread, unordered with its updater; then the
+    /// new term (its configuration entry). Only the leader switch takes the leadership write
+    /// lock.
     pub fn transfer_leadership(&self, me: &Actor, to: usize) {
-        let mut guard = self.leader.write();
-        let from = guard.leader;
+        self.scms[to].wait_up_to_date(me, &self.log);
+        me.step(
+            &java::TransferLeadership::sendStartLeaderElection,
+            format!("{} starts its election", self.scms[to].name()),
+        );
         let last = self.scms[to].generator().lock().last;
         me.step(
             &java::SequenceIdGenerator::invalidateBatch,
@@ -503,6 +517,8 @@ impl Cluster {
             &java::SCMStateMachine::notifyLeaderChanged,
             "becomes leader",
         );
+        let mut guard = self.leader.write();
+        let from = guard.leader;
         guard.term += 1;
         let index = self.log.start_term(guard.term);
         guard.leader = to;
