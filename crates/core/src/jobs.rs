@@ -13,7 +13,7 @@
 //! assert_eq!(first.len() + second.len(), whole.len());
 //! ```
 
-use crate::engine::{available_engines, Ask, Budget, Engine, PreemptionBound, Strategy};
+use crate::engine::{available_engines, Ask, Budget, Engine, Part, PreemptionBound, Strategy};
 use crate::explore::{explore, ExploreError, Report, Request};
 use crate::minimize::minimize;
 use crate::scenario::GENERATED;
@@ -285,7 +285,9 @@ fn known(
 }
 
 /// The items of `selection`, in a stable order (case, then engine, then seed), restricted
-/// to its shard.
+/// to its shard: item k of the whole run is in shard I of N when k mod N = I - 1, except
+/// that the stateful engine on a generated plan is an item of every shard, each exploring
+/// its own part of the workloads ([`crate::workload::Vocabulary::split`]).
 pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
     let scenarios: Vec<&'static dyn AnyScenario> = if selection.scenarios.is_empty() {
         scenarios::all().to_vec()
@@ -401,17 +403,39 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         }
     }
     if let Some(shard) = selection.shard {
+        // The stateful engine on a generated plan runs in every shard, on the shard's part
+        // of the workloads; the other items are dealt out among the shards.
+        let mut k = 0;
         jobs = jobs
             .into_iter()
-            .enumerate()
-            .filter(|(k, _)| shard.holds(*k))
-            .map(|(_, job)| job)
+            .filter_map(|mut job| {
+                if let Some(part) = workload_part(selection, &job, shard) {
+                    if let Strategy::Stateful { part: p, .. } = &mut job.strategy {
+                        *p = Some(part);
+                    }
+                    return Some(job);
+                }
+                k += 1;
+                shard.holds(k - 1).then_some(job)
+            })
             .collect();
     }
     if jobs.is_empty() {
         return Err(PlanError::NoMatch);
     }
     Ok(jobs)
+}
+
+/// The part of the generated space that `shard` explores of `job`, when `job` is the
+/// stateful engine on a generated plan ([`crate::workload::Vocabulary::split`]).
+fn workload_part(selection: &Selection, job: &Job, shard: Shard) -> Option<Part> {
+    if job.plan != GENERATED || !matches!(job.strategy, Strategy::Stateful { .. }) {
+        return None;
+    }
+    let vocabulary = job.scenario.vocabulary()?;
+    let within = bounds(selection.requests, selection.faults, job.scenario, job.plan)
+        .unwrap_or(vocabulary.bounds);
+    Some(vocabulary.split(within, shard.index, shard.count))
 }
 
 /// The workload bounds of a generated plan: the ones given (`--requests`, `--faults`),
