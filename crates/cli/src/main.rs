@@ -173,8 +173,8 @@ struct ExploreArgs {
     /// which joins the parts of a case into one verdict.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     shard: Option<Shard>,
-    /// Stop after this many seconds in all, split evenly across the items, and report how
-    /// far each exploration got.
+    /// Stop after this many seconds in all, what is left split evenly across the items left
+    /// as each starts, and report how far each exploration got.
     #[arg(long, value_name = "SECONDS")]
     time_budget: Option<f64>,
     /// No progress bar.

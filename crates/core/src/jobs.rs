@@ -103,7 +103,8 @@ pub struct Selection {
     pub faults: Option<usize>,
     /// Run only this part.
     pub shard: Option<Shard>,
-    /// Seconds for the whole run, split evenly across its items.
+    /// Seconds for the whole run: what is left of it split evenly across the items left,
+    /// as each starts.
     pub time_budget: Option<f64>,
     /// Keep counterexamples as found.
     pub no_minimize: bool,
@@ -496,14 +497,22 @@ pub fn run(
     mut started: impl FnMut(&Job),
     mut finished: impl FnMut(&Job, &Report),
 ) -> Result<Vec<Report>, RunError> {
-    let share = selection
+    // A budget too far ahead for the clock is no deadline at all.
+    let end = selection
         .time_budget
-        .and_then(|b| Duration::try_from_secs_f64(b / jobs.len().max(1) as f64).ok());
+        .and_then(|b| Duration::try_from_secs_f64(b).ok())
+        .and_then(|b| Instant::now().checked_add(b));
     let mut reports = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    for (k, job) in jobs.iter().enumerate() {
         started(job);
-        // A budget too far ahead for the clock is no deadline at all.
-        let deadline = share.and_then(|d| Instant::now().checked_add(d));
+        // What is left of the budget, split evenly across the items left: an item that
+        // ends early (a violation found, a space exhausted) leaves its time to the others.
+        let deadline = end.map(|end| {
+            let now = Instant::now();
+            let left = end.saturating_duration_since(now)
+                / u32::try_from(jobs.len() - k).unwrap_or(u32::MAX);
+            now + left
+        });
         let request = Request::new(job.variant, job.plan, job.strategy.clone())
             .stop_at_first(job.strategy.engine() != Engine::Threads)
             .watch(selection.invariant.as_deref())
@@ -561,6 +570,60 @@ mod tests {
         let mut sorted = whole.clone();
         sorted.sort();
         assert_eq!(union, sorted);
+    }
+
+    #[test]
+    fn the_stateful_engine_on_a_generated_plan_runs_in_every_shard_on_its_part() {
+        if !Engine::Stateful.available() {
+            return;
+        }
+        let selection = Selection {
+            engine: Some(Engine::Stateful),
+            ..Selection::default()
+        };
+        let whole = plan(&selection).unwrap();
+        let generated = |jobs: &[Job]| -> Vec<Job> {
+            jobs.iter()
+                .filter(|j| j.plan == GENERATED)
+                .cloned()
+                .collect()
+        };
+        let others: Vec<String> = names(&whole)
+            .into_iter()
+            .zip(&whole)
+            .filter(|(_, j)| j.plan != GENERATED)
+            .map(|(n, _)| n)
+            .collect();
+        assert!(!generated(&whole).is_empty() && !others.is_empty());
+        let mut dealt = Vec::new();
+        for index in 1..=3 {
+            let part = plan(&Selection {
+                shard: Some(Shard { index, count: 3 }),
+                ..selection.clone()
+            })
+            .unwrap();
+            let mine = generated(&part);
+            assert_eq!(mine.len(), generated(&whole).len());
+            for job in &mine {
+                let Strategy::Stateful { part: Some(p), .. } = &job.strategy else {
+                    panic!("{job:?} explores no part");
+                };
+                assert_eq!((p.index, p.count), (index, 3));
+                let v = job.scenario.vocabulary().unwrap();
+                assert_eq!(p, &v.split(v.bounds, index, 3));
+            }
+            dealt.extend(
+                names(&part)
+                    .into_iter()
+                    .zip(&part)
+                    .filter(|(_, j)| j.plan != GENERATED)
+                    .map(|(n, _)| n),
+            );
+        }
+        dealt.sort();
+        let mut others = others;
+        others.sort();
+        assert_eq!(dealt, others);
     }
 
     #[test]

@@ -153,9 +153,10 @@ fn statement(parts: &[Report], info: &Parts, missing: &[usize]) -> String {
             info.workloads
         ));
     }
+    // A violating part stops at its violation: saying it was not exhausted adds nothing.
     let unfinished: Vec<usize> = parts
         .iter()
-        .filter(|r| !r.exhausted)
+        .filter(|r| !r.exhausted && r.verdict != Verdict::Violated)
         .filter_map(|r| r.parts.as_ref().and_then(|p| p.present.first().copied()))
         .collect();
     let violated: Vec<usize> = parts
@@ -166,7 +167,7 @@ fn statement(parts: &[Report], info: &Parts, missing: &[usize]) -> String {
     if !violated.is_empty() {
         how.push(format!("violated in part {}", list(&violated)));
     }
-    if unfinished.is_empty() && missing.is_empty() {
+    if unfinished.is_empty() && missing.is_empty() && violated.is_empty() {
         how.push("every part exhausted".into());
     } else if !unfinished.is_empty() {
         how.push(format!("not exhausted in part {}", list(&unfinished)));
