@@ -166,12 +166,15 @@ struct ExploreArgs {
     #[arg(long, default_value_t = 1)]
     seeds: u64,
     /// Run only part I of N (counting from 1, as `cargo nextest --partition count:I/N`) of
-    /// the (case, engine, seed) items; the N parts together are the whole run. Merge their
-    /// `--json` outputs with `report --merge`.
+    /// the (case, engine, seed) items; the N parts together are the whole run. The stateful
+    /// engine on a generated plan is the exception: every shard runs that case on its own
+    /// part of the workloads (cut by the prefix of the draw's choices), so each shard keeps
+    /// its own visited states. Merge the shards' `--json` outputs with `report --merge`,
+    /// which joins the parts of a case into one verdict.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     shard: Option<Shard>,
-    /// Stop after this many seconds in all, split evenly across the items, and report how
-    /// far each exploration got.
+    /// Stop after this many seconds in all, what is left split evenly across the items left
+    /// as each starts, and report how far each exploration got.
     #[arg(long, value_name = "SECONDS")]
     time_budget: Option<f64>,
     /// No progress bar.
@@ -599,7 +602,27 @@ fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let reports = if args.merge.is_empty() {
         explore_all(&args.explore, |_| ())?
     } else {
-        merge(&args.merge)?
+        let reports = ozone_ha_check::shards::join(merge(&args.merge)?);
+        for r in &reports {
+            if let Some(missing) = r
+                .parts
+                .as_ref()
+                .map(|p| p.missing())
+                .filter(|m| !m.is_empty())
+            {
+                eprintln!(
+                    "warning: {} {}/{} under {}: part{} {:?} of {} missing",
+                    r.scenario,
+                    r.variant,
+                    r.plan,
+                    r.engine,
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing,
+                    r.parts.as_ref().map_or(0, |p| p.count)
+                );
+            }
+        }
+        reports
     };
     emit(&match args.format {
         ReportFormat::Md => present::markdown_report(&reports),

@@ -581,6 +581,66 @@ fn shards_are_disjoint_and_their_merge_is_the_whole_run() {
 }
 
 #[test]
+fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
+    let dir = std::env::temp_dir().join(format!("ohc-generated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let out = cli(&[
+            "check",
+            "hdds-17215",
+            "--variant",
+            "buggy",
+            "--plan",
+            "generated",
+            "--engine",
+            "stateful",
+            "--shard",
+            &shard,
+            "--no-minimize",
+            "--json",
+            "--quiet",
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v[0]["parts"]["present"], serde_json::json!([i]));
+        assert!(v[0]["scope"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("part {i}/2 (")));
+        let file = dir.join(format!("generated-{i}.json"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        files.push(file.to_string_lossy().into_owned());
+    }
+    let merge = |files: &[String]| {
+        let mut args = vec!["report", "--format", "json", "--merge"];
+        args.extend(files.iter().map(String::as_str));
+        cli(&args)
+    };
+    let both = merge(&files);
+    assert_eq!(both.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&both.stdout).unwrap();
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        1,
+        "the parts join into one report"
+    );
+    assert_eq!(v[0]["verdict"], "violated");
+    assert_eq!(v[0]["parts"]["present"], serde_json::json!([1, 2]));
+    assert_eq!(v[0]["parts"]["workloads"], 13521);
+    let one = merge(&files[..1]);
+    let stderr = String::from_utf8_lossy(&one.stderr);
+    assert!(stderr.contains("part [2] of 2 missing"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert!(v[0]["scope"]
+        .as_str()
+        .unwrap()
+        .contains("part 2 of 2 missing"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn a_time_budget_stops_and_says_how_far_it_got() {
     let out = cli(&[
         "check",

@@ -3,7 +3,7 @@
 
 use crate::engine::{self, DriveError, Engine, Exploration, Flow, Schedule, Strategy};
 use crate::recorder::{Outcome, Recorder};
-use crate::scenario::Case;
+use crate::scenario::{Case, GENERATED};
 use crate::scenarios::{AnyScenario, PrepareError, UnknownName};
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
@@ -128,6 +128,13 @@ pub struct Report {
     /// workloads within them ([`AnyScenario::scope`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// For the stateful engine on a part of a generated space (`check --shard`): which
+    /// parts of how many the report covers ([`crate::shards`] joins the parts' reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Parts>,
+    /// The states the stateful engine visited (its last pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<usize>,
     /// Whether `--time-budget` ended the exploration before the engine did.
     pub out_of_time: bool,
     /// Scheduling decisions per execution, on average (shuttle engines only).
@@ -142,6 +149,27 @@ pub struct Report {
     /// For a replayed or guided run: where it left the non-preemptive default.
     #[serde(skip)]
     pub switches: Option<Vec<(usize, usize)>>,
+}
+
+/// Which parts of a generated space a report covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parts {
+    /// How many parts the space was cut into.
+    pub count: usize,
+    /// The parts covered, from 1, in order: one for a shard's report, every part present
+    /// for a joined one.
+    pub present: Vec<usize>,
+    /// The workloads in the parts covered.
+    pub workloads: u64,
+}
+
+impl Parts {
+    /// The parts missing from `1..=count`.
+    pub fn missing(&self) -> Vec<usize> {
+        (1..=self.count)
+            .filter(|i| !self.present.contains(i))
+            .collect()
+    }
 }
 
 /// The lengths of a counterexample before and after minimization.
@@ -497,6 +525,10 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     let violation = outcome.violation;
     // The stateful engine's decisions include its own yields: no replay follows them.
     let keeps_schedule = !matches!(request.strategy, Strategy::Stateful { .. });
+    let part = match &request.strategy {
+        Strategy::Stateful { part: Some(p), .. } if request.plan == GENERATED => Some(p),
+        _ => None,
+    };
     Ok(Report {
         scenario: scenario.name().to_string(),
         variant: request.variant.to_string(),
@@ -546,7 +578,21 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         minimized: None,
         size: request.size,
         bounds: request.bounds,
-        scope: scenario.scope(request.plan, request.bounds),
+        scope: scenario
+            .scope(request.plan, request.bounds)
+            .map(|whole| match part {
+                Some(p) => format!(
+                    "part {}/{} ({} workloads) of {whole}",
+                    p.index, p.count, p.workloads
+                ),
+                None => whole,
+            }),
+        parts: part.map(|p| Parts {
+            count: p.count,
+            present: vec![p.index],
+            workloads: u64::try_from(p.workloads).unwrap_or(u64::MAX),
+        }),
+        states: driven.states,
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)

@@ -13,7 +13,7 @@
 //! assert_eq!(first.len() + second.len(), whole.len());
 //! ```
 
-use crate::engine::{available_engines, Ask, Budget, Engine, PreemptionBound, Strategy};
+use crate::engine::{available_engines, Ask, Budget, Engine, Part, PreemptionBound, Strategy};
 use crate::explore::{explore, ExploreError, Report, Request};
 use crate::minimize::minimize;
 use crate::scenario::GENERATED;
@@ -103,7 +103,8 @@ pub struct Selection {
     pub faults: Option<usize>,
     /// Run only this part.
     pub shard: Option<Shard>,
-    /// Seconds for the whole run, split evenly across its items.
+    /// Seconds for the whole run: what is left of it split evenly across the items left,
+    /// as each starts.
     pub time_budget: Option<f64>,
     /// Keep counterexamples as found.
     pub no_minimize: bool,
@@ -285,7 +286,9 @@ fn known(
 }
 
 /// The items of `selection`, in a stable order (case, then engine, then seed), restricted
-/// to its shard.
+/// to its shard: item k of the whole run is in shard I of N when k mod N = I - 1, except
+/// that the stateful engine on a generated plan is an item of every shard, each exploring
+/// its own part of the workloads ([`crate::workload::Vocabulary::split`]).
 pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
     let scenarios: Vec<&'static dyn AnyScenario> = if selection.scenarios.is_empty() {
         scenarios::all().to_vec()
@@ -401,17 +404,39 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         }
     }
     if let Some(shard) = selection.shard {
+        // The stateful engine on a generated plan runs in every shard, on the shard's part
+        // of the workloads; the other items are dealt out among the shards.
+        let mut k = 0;
         jobs = jobs
             .into_iter()
-            .enumerate()
-            .filter(|(k, _)| shard.holds(*k))
-            .map(|(_, job)| job)
+            .filter_map(|mut job| {
+                if let Some(part) = workload_part(selection, &job, shard) {
+                    if let Strategy::Stateful { part: p, .. } = &mut job.strategy {
+                        *p = Some(part);
+                    }
+                    return Some(job);
+                }
+                k += 1;
+                shard.holds(k - 1).then_some(job)
+            })
             .collect();
     }
     if jobs.is_empty() {
         return Err(PlanError::NoMatch);
     }
     Ok(jobs)
+}
+
+/// The part of the generated space that `shard` explores of `job`, when `job` is the
+/// stateful engine on a generated plan ([`crate::workload::Vocabulary::split`]).
+fn workload_part(selection: &Selection, job: &Job, shard: Shard) -> Option<Part> {
+    if job.plan != GENERATED || !matches!(job.strategy, Strategy::Stateful { .. }) {
+        return None;
+    }
+    let vocabulary = job.scenario.vocabulary()?;
+    let within = bounds(selection.requests, selection.faults, job.scenario, job.plan)
+        .unwrap_or(vocabulary.bounds);
+    Some(vocabulary.split(within, shard.index, shard.count))
 }
 
 /// The workload bounds of a generated plan: the ones given (`--requests`, `--faults`),
@@ -472,14 +497,22 @@ pub fn run(
     mut started: impl FnMut(&Job),
     mut finished: impl FnMut(&Job, &Report),
 ) -> Result<Vec<Report>, RunError> {
-    let share = selection
+    // A budget too far ahead for the clock is no deadline at all.
+    let end = selection
         .time_budget
-        .and_then(|b| Duration::try_from_secs_f64(b / jobs.len().max(1) as f64).ok());
+        .and_then(|b| Duration::try_from_secs_f64(b).ok())
+        .and_then(|b| Instant::now().checked_add(b));
     let mut reports = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    for (k, job) in jobs.iter().enumerate() {
         started(job);
-        // A budget too far ahead for the clock is no deadline at all.
-        let deadline = share.and_then(|d| Instant::now().checked_add(d));
+        // What is left of the budget, split evenly across the items left: an item that
+        // ends early (a violation found, a space exhausted) leaves its time to the others.
+        let deadline = end.map(|end| {
+            let now = Instant::now();
+            let left = end.saturating_duration_since(now)
+                / u32::try_from(jobs.len() - k).unwrap_or(u32::MAX);
+            now + left
+        });
         let request = Request::new(job.variant, job.plan, job.strategy.clone())
             .stop_at_first(job.strategy.engine() != Engine::Threads)
             .watch(selection.invariant.as_deref())
@@ -537,6 +570,60 @@ mod tests {
         let mut sorted = whole.clone();
         sorted.sort();
         assert_eq!(union, sorted);
+    }
+
+    #[test]
+    fn the_stateful_engine_on_a_generated_plan_runs_in_every_shard_on_its_part() {
+        if !Engine::Stateful.available() {
+            return;
+        }
+        let selection = Selection {
+            engine: Some(Engine::Stateful),
+            ..Selection::default()
+        };
+        let whole = plan(&selection).unwrap();
+        let generated = |jobs: &[Job]| -> Vec<Job> {
+            jobs.iter()
+                .filter(|j| j.plan == GENERATED)
+                .cloned()
+                .collect()
+        };
+        let others: Vec<String> = names(&whole)
+            .into_iter()
+            .zip(&whole)
+            .filter(|(_, j)| j.plan != GENERATED)
+            .map(|(n, _)| n)
+            .collect();
+        assert!(!generated(&whole).is_empty() && !others.is_empty());
+        let mut dealt = Vec::new();
+        for index in 1..=3 {
+            let part = plan(&Selection {
+                shard: Some(Shard { index, count: 3 }),
+                ..selection.clone()
+            })
+            .unwrap();
+            let mine = generated(&part);
+            assert_eq!(mine.len(), generated(&whole).len());
+            for job in &mine {
+                let Strategy::Stateful { part: Some(p), .. } = &job.strategy else {
+                    panic!("{job:?} explores no part");
+                };
+                assert_eq!((p.index, p.count), (index, 3));
+                let v = job.scenario.vocabulary().unwrap();
+                assert_eq!(p, &v.split(v.bounds, index, 3));
+            }
+            dealt.extend(
+                names(&part)
+                    .into_iter()
+                    .zip(&part)
+                    .filter(|(_, j)| j.plan != GENERATED)
+                    .map(|(n, _)| n),
+            );
+        }
+        dealt.sort();
+        let mut others = others;
+        others.sort();
+        assert_eq!(dealt, others);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod properties;
 pub mod recorder;
 pub mod scenario;
 pub mod scenarios;
+pub mod shards;
 pub mod sync;
 pub mod trace;
 pub mod verify;

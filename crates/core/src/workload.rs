@@ -338,6 +338,124 @@ impl Vocabulary {
         total
     }
 
+    /// Cut the workloads within `bounds` into `count` parts for the stateful engine
+    /// ([`crate::engine::Part`]), part `index` (from 1) returned. The cut is by prefix of
+    /// the draw's choices: K is the fewest choices that give at least four prefixes per part
+    /// (or the whole tree, when it has fewer), a prefix being the values of a workload's first
+    /// K choices, or all of them for a workload drawn in fewer. Each workload has exactly one
+    /// such prefix; the prefixes go, the heaviest first (by their workloads), each to the part
+    /// with the fewest workloads so far (the lowest index on a tie). So the parts are
+    /// disjoint, their union is every workload [`Vocabulary::draw`] makes within `bounds`,
+    /// and their sizes are close. Two runs cut alike: the cut depends on the vocabulary, the
+    /// bounds and `count` alone.
+    ///
+    /// ```
+    /// use ozone_ha_check::workload::{any_item, Bounds, Kind, Universe, Vocabulary, Word};
+    ///
+    /// const KEYS: Universe = Universe { name: "keys", values: &["k1", "k2"], symmetric: true };
+    /// let v = Vocabulary {
+    ///     universes: &[KEYS],
+    ///     words: &[
+    ///         Word { name: "create", kind: Kind::Request, args: &[0], doc: "" },
+    ///         Word { name: "kill", kind: Kind::Fault, args: &[], doc: "" },
+    ///     ],
+    ///     bounds: Bounds { requests: 2, faults: 1 },
+    ///     allowed: any_item,
+    /// };
+    /// let parts: Vec<_> = (1..=3).map(|i| v.split(v.bounds, i, 3)).collect();
+    /// let total: u128 = parts.iter().map(|p| p.workloads).sum();
+    /// assert_eq!(total, v.count(v.bounds));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not in `1..=count`.
+    pub fn split(&self, bounds: Bounds, index: usize, count: usize) -> crate::engine::Part {
+        assert!(
+            (1..=count).contains(&index),
+            "part {index} of {count}: parts count from 1"
+        );
+        let want = count.saturating_mul(4);
+        let mut depth = 1;
+        let mut prefixes = self.prefixes(bounds, depth);
+        loop {
+            let deeper = self.prefixes(bounds, depth + 1);
+            if prefixes.len() >= want || deeper.len() == prefixes.len() {
+                break;
+            }
+            prefixes = deeper;
+            depth += 1;
+        }
+        let mut order: Vec<usize> = (0..prefixes.len()).collect();
+        order.sort_by(|&a, &b| prefixes[b].1.cmp(&prefixes[a].1).then(a.cmp(&b)));
+        let mut load = vec![0u128; count];
+        let mut owner = vec![0usize; prefixes.len()];
+        for k in order {
+            let lightest = (0..count).min_by_key(|&p| (load[p], p)).unwrap_or(0);
+            load[lightest] += prefixes[k].1;
+            owner[k] = lightest;
+        }
+        crate::engine::Part {
+            index,
+            count,
+            prefixes: prefixes
+                .iter()
+                .zip(&owner)
+                .filter(|(_, &o)| o == index - 1)
+                .map(|((values, _), _)| values.clone())
+                .collect(),
+            workloads: load[index - 1],
+        }
+    }
+
+    /// The prefixes of at most `depth` choice values of the draw within `bounds`, in the
+    /// draw's depth-first order, each with the number of workloads that begin with it.
+    fn prefixes(&self, bounds: Bounds, depth: usize) -> Vec<(Vec<u64>, u128)> {
+        let mut out = Vec::new();
+        self.prefixes_after(&mut Vec::new(), &mut Vec::new(), bounds, depth, &mut out);
+        out
+    }
+
+    fn prefixes_after(
+        &self,
+        items: &mut Vec<Item>,
+        values: &mut Vec<u64>,
+        bounds: Bounds,
+        depth: usize,
+        out: &mut Vec<(Vec<u64>, u128)>,
+    ) {
+        let next = self.candidates(items, bounds);
+        let stop = usize::from(!items.is_empty());
+        // Workloads that are `items` or extend it (`items` itself, once it is one).
+        let here = |items: &mut Vec<Item>| u128::from(stop == 1) + self.count_after(items, bounds);
+        if next.is_empty() {
+            out.push((values.clone(), here(items)));
+            return;
+        }
+        if next.len() + stop == 1 {
+            // No decision: the one item follows.
+            items.push(next[0].clone());
+            self.prefixes_after(items, values, bounds, depth, out);
+            items.pop();
+            return;
+        }
+        if values.len() == depth {
+            out.push((values.clone(), here(items)));
+            return;
+        }
+        for option in 0..next.len() + stop {
+            values.push(option as u64);
+            if option < stop {
+                out.push((values.clone(), 1));
+            } else {
+                items.push(next[option - stop].clone());
+                self.prefixes_after(items, values, bounds, depth, out);
+                items.pop();
+            }
+            values.pop();
+        }
+    }
+
     /// `workload` with the names of each symmetric universe renumbered by first use: the
     /// workload [`Vocabulary::draw`] stands for it with.
     pub fn canonical(&self, workload: &Workload) -> Workload {

@@ -771,6 +771,8 @@ mod tests {
             size: None,
             bounds: None,
             scope: None,
+            parts: None,
+            states: None,
             out_of_time: false,
             decisions_per_execution: None,
             tasks: None,

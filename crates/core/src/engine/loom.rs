@@ -126,6 +126,7 @@ pub(super) fn drive(
     Ok(Driven {
         executions: executions.load(Ordering::SeqCst),
         exhausted: !stopped,
+        states: None,
         switches: None,
     })
 }

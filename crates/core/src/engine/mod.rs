@@ -97,6 +97,8 @@ pub enum Strategy {
     Stateful {
         /// The execution limit.
         executions: usize,
+        /// Only this part of a generated space (`None`: all of it).
+        part: Option<Part>,
     },
     /// Re-run one recorded schedule under shuttle.
     Replay {
@@ -197,8 +199,11 @@ impl Strategy {
                 depth, executions, ..
             } => format!("depth {depth}, {executions} executions"),
             Strategy::Dfs { executions } => format!("at most {executions} executions"),
-            Strategy::Stateful { executions } => {
-                format!("each state once, at most {executions} executions")
+            Strategy::Stateful { executions, part } => {
+                let of = part.as_ref().map_or(String::new(), |p| {
+                    format!(", part {}/{} of the workloads", p.index, p.count)
+                });
+                format!("each state once, at most {executions} executions{of}")
             }
             Strategy::Replay { .. } => "one recorded schedule".into(),
             Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),
@@ -214,6 +219,22 @@ impl Strategy {
             Strategy::Threads { runs } => format!("{runs} runs"),
         }
     }
+}
+
+/// A part of a generated space for the stateful engine: the executions whose first choices
+/// ([`crate::sync::choose`]) take the values of one of `prefixes`, none of which is a prefix
+/// of another. [`crate::workload::Vocabulary::split`] cuts a vocabulary's workloads into
+/// parts whose union is every workload, each in one part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Which part, from 1.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+    /// The choice values the part's executions begin with.
+    pub prefixes: Vec<Vec<u64>>,
+    /// How many workloads the part holds.
+    pub workloads: u128,
 }
 
 /// What an engine asks of the exploration it drives.
@@ -247,6 +268,8 @@ pub struct Driven {
     /// Whether an exhaustive engine ran out of schedules (never for random, PCT, replay or
     /// real threads).
     pub exhausted: bool,
+    /// The states the stateful engine's last pass visited (`None` for the other engines).
+    pub states: Option<usize>,
     /// For a replayed or guided execution: the decisions at which it left the
     /// non-preemptive default, as `(decision, task)`.
     pub switches: Option<Vec<(usize, usize)>>,

@@ -412,7 +412,10 @@ impl Engine {
                 executions,
             },
             Engine::Dfs | Engine::Replay => Strategy::Dfs { executions },
-            Engine::Stateful => Strategy::Stateful { executions },
+            Engine::Stateful => Strategy::Stateful {
+                executions,
+                part: None,
+            },
             Engine::Loom => Strategy::Loom {
                 preemption_bound: ask.preemption_bound.as_option(),
             },

@@ -30,6 +30,7 @@ pub(super) fn drive(
     Ok(Driven {
         executions,
         exhausted: false,
+        states: None,
         switches: None,
     })
 }

@@ -56,6 +56,7 @@ fn the_stateful_engine_exhausts_every_workload_and_interleaving() {
     let (seen, exhausted, executions) = reached(
         Strategy::Stateful {
             executions: 100_000,
+            part: None,
         },
         workload_then_race,
     )
@@ -117,6 +118,7 @@ fn the_stateful_engine_explores_choices_that_follow_a_race() {
     let (seen, exhausted, _) = reached(
         Strategy::Stateful {
             executions: 100_000,
+            part: None,
         },
         choice_after_a_race,
     )
@@ -240,6 +242,7 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
     let c = collect(
         &Strategy::Stateful {
             executions: 100_000,
+            part: None,
         },
         drawn_workload,
     );
@@ -271,6 +274,7 @@ fn the_draws_keep_to_the_vocabularys_preconditions() {
     let c = collect(
         &Strategy::Stateful {
             executions: 100_000,
+            part: None,
         },
         || {
             let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
@@ -369,6 +373,7 @@ fn the_template_generated_plan_breaks_under_pct_and_replays() {
             "generated",
             Strategy::Stateful {
                 executions: 1_000_000,
+                part: None,
             },
         ),
     )

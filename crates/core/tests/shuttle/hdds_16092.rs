@@ -635,6 +635,7 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 "generated",
                 Strategy::Stateful {
                     executions: 500_000,
+                    part: None,
                 },
             )
             .bounds(Some(Bounds {
@@ -733,6 +734,7 @@ fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
             "generated",
             Strategy::Stateful {
                 executions: 500_000,
+                part: None,
             },
         )
         .bounds(Some(Bounds {

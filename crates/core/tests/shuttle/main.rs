@@ -38,6 +38,8 @@ mod hdds_template;
 #[cfg(not(any(loom, ohc_threads)))]
 mod probes;
 #[cfg(not(any(loom, ohc_threads)))]
+mod shards;
+#[cfg(not(any(loom, ohc_threads)))]
 mod stateful;
 #[cfg(not(any(loom, ohc_threads)))]
 mod support;
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
         probes::trials(),
         stateful::trials(),
         choices::trials(),
+        shards::trials(),
         hdds_16092::trials(),
         hdds_16452::trials(),
         hdds_16900::trials(),

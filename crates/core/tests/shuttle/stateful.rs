@@ -30,6 +30,7 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
     let (stateful, seen, runs) = outcomes(
         Strategy::Stateful {
             executions: 2_000_000,
+            part: None,
         },
         model,
     );
@@ -135,22 +136,28 @@ fn every_final_state_is_reached_with_each_kind_of_object() {
 }
 
 fn a_deadlock_is_a_model_failure() {
-    let (driven, _, _) = outcomes(Strategy::Stateful { executions: 10_000 }, || {
-        let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
-        let t = {
-            let (x, y) = (Arc::clone(&x), Arc::clone(&y));
-            thread::spawn("t", move || {
-                let _a = y.lock();
-                let _b = x.lock();
-            })
-        };
-        {
-            let _a = x.lock();
-            let _b = y.lock();
-        }
-        t.join();
-        String::new()
-    });
+    let (driven, _, _) = outcomes(
+        Strategy::Stateful {
+            executions: 10_000,
+            part: None,
+        },
+        || {
+            let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
+            let t = {
+                let (x, y) = (Arc::clone(&x), Arc::clone(&y));
+                thread::spawn("t", move || {
+                    let _a = y.lock();
+                    let _b = x.lock();
+                })
+            };
+            {
+                let _a = x.lock();
+                let _b = y.lock();
+            }
+            t.join();
+            String::new()
+        },
+    );
     match driven {
         Err(DriveError::ModelFailure(m)) => assert!(m.contains("deadlock"), "{m}"),
         other => panic!("expected a deadlock, got {other:?}"),
@@ -162,6 +169,7 @@ fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
     let scenario = ozone_ha_check::scenarios::find("hdds-16452").unwrap();
     let strategy = Strategy::Stateful {
         executions: 1_000_000,
+        part: None,
     };
     let buggy = explore(scenario, &Request::new("buggy", "base", strategy.clone())).unwrap();
     assert_eq!(buggy.verdict, Verdict::Violated);
@@ -493,8 +501,14 @@ mod programs {
                 covered.borrow_mut().too_large += 1;
                 return Err(TestCaseError::reject("too large to enumerate"));
             };
-            let stateful = reached(Engine::Stateful { executions: LIMIT }, &tasks)
-                .expect("the stateful search finishes where the enumeration does");
+            let stateful = reached(
+                Engine::Stateful {
+                    executions: LIMIT,
+                    part: None,
+                },
+                &tasks,
+            )
+            .expect("the stateful search finishes where the enumeration does");
             prop_assert_eq!(&stateful, &dfs);
             let mut c = covered.borrow_mut();
             c.compared += 1;

@@ -74,6 +74,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
     Ok(Driven {
         executions: t.executions,
         exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
+        states: None,
         switches: None,
     })
 }
@@ -105,11 +106,11 @@ pub(super) fn drive(
             exploration,
             Some(*executions),
         ),
-        Strategy::Stateful { executions } => {
+        Strategy::Stateful { executions, part } => {
             let end = Rc::new(RefCell::new(SearchEnd::default()));
             stateful::registry::activate();
             let driven = run_recorded(
-                Stateful::new(*executions, Rc::clone(&end)),
+                Stateful::new(*executions, part.clone(), Rc::clone(&end)),
                 exploration,
                 None,
             );
@@ -120,6 +121,7 @@ pub(super) fn drive(
                 return Err(DriveError::ModelFailure(failure.clone()));
             }
             driven.exhausted = end.exhausted;
+            driven.states = Some(end.states);
             Ok(driven)
         }
         Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),

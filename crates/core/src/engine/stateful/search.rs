@@ -2,6 +2,7 @@
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
 use super::registry;
+use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -56,6 +57,12 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// explored every path the unbounded one would (it only revisited more states): it
 /// exhausts the search, and the passes after it are not run.
 /// Otherwise only the unbounded pass can exhaust it.
+///
+/// Given a [`Part`] of a generated space, the search explores only the executions whose
+/// choices begin with one of the part's prefixes: the other values of a choice are not
+/// options. Two executions with different choices are different states (a value is the
+/// chooser's operation), so the parts of a space share no state past their prefixes and each
+/// part's search keeps its own visited set.
 pub(crate) struct Stateful {
     stack: Vec<Frame>,
     depth: usize,
@@ -79,6 +86,11 @@ pub(crate) struct Stateful {
     /// panic would leave the runtime half torn down: the execution is stopped and the driver
     /// reports it.
     end: Rc<RefCell<SearchEnd>>,
+    /// The part of a generated space this search owns, if any: only the choice values that
+    /// keep the path's choices on one of its prefixes are options.
+    part: Option<Part>,
+    /// The values of this execution's choices so far, in order.
+    choices: Vec<u64>,
 }
 
 /// How a stateful search ended, besides running out of executions or being stopped.
@@ -86,10 +98,13 @@ pub(crate) struct Stateful {
 pub(crate) struct SearchEnd {
     pub(crate) exhausted: bool,
     pub(crate) failure: Option<String>,
+    /// States the last pass visited (a bounded pass counts a state once per task that runs
+    /// next from it).
+    pub(crate) states: usize,
 }
 
 impl Stateful {
-    pub(crate) fn new(executions: usize, end: Rc<RefCell<SearchEnd>>) -> Self {
+    pub(crate) fn new(executions: usize, part: Option<Part>, end: Rc<RefCell<SearchEnd>>) -> Self {
         let mut passes: Vec<Option<usize>> = DEEPENING.iter().copied().map(Some).collect();
         passes.push(None);
         let mut passes = passes.into_iter();
@@ -105,7 +120,31 @@ impl Stateful {
             started: false,
             left: executions,
             end,
+            part,
+            choices: Vec::new(),
         }
+    }
+
+    /// The values among `0..n` this search may take at the next choice: all of them, or with
+    /// a part, those that keep the choices so far on one of its prefixes (a path whose
+    /// choices already begin with a prefix takes every value). The prefixes of a part are
+    /// none a prefix of another, so a path is in at most one part, and in one exactly when
+    /// the parts' prefixes together cover the choice tree.
+    fn values(&self, n: usize) -> Vec<usize> {
+        let Some(part) = &self.part else {
+            return (0..n).collect();
+        };
+        let path = &self.choices;
+        if part.prefixes.iter().any(|p| path.starts_with(p)) {
+            return (0..n).collect();
+        }
+        (0..n)
+            .filter(|&v| {
+                part.prefixes.iter().any(|p| {
+                    p.len() > path.len() && p.starts_with(path) && p[path.len()] == v as u64
+                })
+            })
+            .collect()
     }
 
     /// Whether option `i` of `frame` keeps the path within this pass's bound.
@@ -166,7 +205,14 @@ impl Stateful {
 
 impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
+        // Kept up to date, as the exploration may be stopped after any execution.
+        self.end.borrow_mut().states = self.visited.len();
         if self.end.borrow().failure.is_some() {
+            return None;
+        }
+        // A part that owns no workload (more parts than workloads): nothing to explore.
+        if self.part.as_ref().is_some_and(|p| p.prefixes.is_empty()) {
+            self.end.borrow_mut().exhausted = true;
             return None;
         }
         if self.started && !self.backtrack() && !self.next_pass() {
@@ -176,6 +222,7 @@ impl Scheduler for Stateful {
             return None;
         }
         self.left -= 1;
+        self.choices.clear();
         self.started = true;
         self.depth = 0;
         self.looked_up_at = None;
@@ -271,15 +318,30 @@ impl Scheduler for Stateful {
     /// ([`crate::sync::choose`]): every value is explored, as every task is at a scheduling
     /// decision. A choice is never a preemption, and it is not looked up in the visited set:
     /// the value is recorded as the chooser's operation, so the state after it is looked up
-    /// at the next scheduling decision. Other requests (none from the models) get 0.
+    /// at the next scheduling decision. With a [`Part`], only the values that keep the
+    /// execution's choices on one of the part's prefixes are options. Other requests (none
+    /// from the models) get 0.
     fn next_u64(&mut self) -> u64 {
         let Some(n) = registry::take_choice() else {
             return 0;
         };
-        if self.finishing || self.end.borrow().failure.is_some() {
+        if self.end.borrow().failure.is_some() {
             return 0;
         }
-        let options: Vec<usize> = (0..n).collect();
+        let options = self.values(n);
+        if options.is_empty() {
+            self.fail(format!(
+                "the part's prefixes do not fit the model's choices: none continues {:?} \
+                 with a value below {n}",
+                self.choices
+            ));
+            return 0;
+        }
+        // A finishing execution stays within the part too.
+        if self.finishing {
+            self.choices.push(options[0] as u64);
+            return options[0] as u64;
+        }
         let (signature, _) = registry::signature();
         if self.depth < self.stack.len() {
             let frame = &self.stack[self.depth];
@@ -289,12 +351,15 @@ impl Scheduler for Stateful {
                 return 0;
             }
             self.depth += 1;
-            return frame.options[frame.chosen] as u64;
+            let value = frame.options[frame.chosen] as u64;
+            self.choices.push(value);
+            return value;
         }
         let preemptions = self
             .stack
             .last()
             .map_or(0, |f| f.preemptions_after(f.chosen));
+        let first = options[0];
         self.stack.push(Frame {
             choice: true,
             options,
@@ -304,6 +369,7 @@ impl Scheduler for Stateful {
             signature,
         });
         self.depth += 1;
-        0
+        self.choices.push(first as u64);
+        first as u64
     }
 }
