@@ -26,6 +26,7 @@
 //! | `with-leader-change` | the transition, then the deleted-block entry of `base` | `apply`, `leader-change` followed by `download` |
 //! | `save-configuration` | the deleted-block entry of `base`; `saveConfiguration` of `ContainerBalancer` (a put, then the buffer's unguarded `flush()` inside the apply) | `apply`, `download` |
 //! | `leader-summary` | two `addTransactionsToDB` of an earlier term (txID 1, 2 blocks; txID 2, 3 blocks; summaries 1/2 and 2/5), then, in `main`, this SCM's startup entry and the client's `addTransactionsToDB` of txID 3 (4 blocks) | `apply` (the two old entries), `leader-change`; then `main` (the startup entry), `client` |
+//! | `generated` | a workload of [`VOCABULARY`] (at most two requests and two events by default, 520 workloads): its requests before `leader-change` in term 1, the rest in term 2 | `apply`, with `download` and/or `leader-change` as the workload says (else one monitor tick); after `leader-change`, `main` and `client` as in `leader-summary` (see "Generated workloads") |
 //!
 //! The size knob repeats the plan's entry (in `with-leader-change` the pair, one container
 //! each; in `leader-summary` the old-term entries). `base` and `container-transition` are
@@ -99,6 +100,8 @@
 //! - `SummaryMatchesTable` (at quiescence, on every plan): the leader's persisted
 //!   deleted-block summary counts the transactions and blocks of its deleted-block table.
 //!   Every replica persists the same bytes, so `leader-summary` checks the leader only.
+//! - `RestartCatchesUp` (`generated`, after a `kill`): the SCM restarted from its DB
+//!   re-applies every entry after its TX without terminating and ends at `apply(log)`.
 //! - Probes: `FlushDuringApply` (required: a download or leader-change flush was attempted
 //!   while an apply was in flight) and `StaleSummaryLoaded` (a new leader's counters after
 //!   its load differ from the summary of the last entry of the earlier terms) and
@@ -150,6 +153,72 @@
 //! `fixed-load-before-ready` holds (every engine; the stateful engine exhausts it) with the
 //! client racing the startup entry (`SubmitDuringStartupEntry`).
 //!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s requests are the ones the modelled SCM path applies, each the next of its
+//! kind (txID, container, certificate serial, configuration value): no universes, so two
+//! workloads differ only in their words and order.
+//!
+//! | word | Java | what its apply writes |
+//! |---|---|---|
+//! | `add-txns` | [`SCMDeletedBlockTransactionStatusManager.addTransactions`](crate::citation::java::SCMDeletedBlockTransactionStatusManager::addTransactions) on the leader, applied as [`DeletedBlockLogStateManagerImpl.addTransactionsToDB`](crate::citation::java::DeletedBlockLogStateManagerImpl::addTransactionsToDB) | the transaction and the leader's summary: two `addToBuffer` calls. In term 1 the summary counts right (an earlier leader's); in term 2 it is this SCM's counters, read when it submits |
+//! | `transition` | [`ContainerStateManagerImpl.transitionDeletingOrDeletedToTargetState`](crate::citation::java::ContainerStateManagerImpl::transitionDeletingOrDeletedToTargetState) | the next DELETING container as CLOSED: one `addToBuffer`; a replay throws and terminates the SCM |
+//! | `save-config` | [`StatefulServiceStateManagerImpl.saveConfiguration`](crate::citation::java::StatefulServiceStateManagerImpl::saveConfiguration) | one `addToBuffer`, then the buffer's `flush()` (inside the apply in the Java, after the index in the `fixed-save-after-index` family) |
+//! | `store-cert` | [`SCMCertStore.storeValidCertificate`](crate::citation::java::SCMCertStore::storeValidCertificate) of a datanode certificate | `getValidCertsTable().put(serial, cert)` (`SCMCertStore.java:72`): straight into RocksDB, durable at once, no `TransactionInfo`, nothing pending in the buffer |
+//!
+//! Its events: `download` ([`InterSCMGrpcService.download`](crate::citation::java::InterSCMGrpcService::download)
+//! racing the applies, first in the workload, or right after `leader-change`, where it runs
+//! on the `leader-change` thread as in `with-leader-change`; a follower installs the
+//! checkpoint and catches up); `leader-change` (the requests before it are term 1's, applied
+//! by `apply` while `notifyLeaderChanged` flushes and loads on the `leader-change` thread;
+//! then `main` applies the startup entry in Ratis's order, `notifyConfigurationChanged`,
+//! `checkReady` setting Ratis's ready flag, `notifyLeaderReady`, `notifyTermIndexUpdated`,
+//! with the first request of term 2 submitted by `client` from the ready flag on, and the
+//! rest of term 2 after it); `snapshot` ([`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot)
+//! on the updater after the request before it); `kill` (after the last apply, with no late
+//! download and no final snapshot: the SCM restarts from its DB, `init` reads its TX, and
+//! the entries after it are applied again, `RestartCatchesUp`). Each event at most once;
+//! nothing after `kill`. A workload with neither `download` nor `leader-change` races one
+//! tick of the buffer's monitor task.
+//!
+//! Verdicts (`check`'s plan budget, random 10,000 and PCT 20,000 executions; each expected
+//! invariant watched alone over seeds 0..20: worst and median executions to it):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `ReplicasAgree`, `SummaryMatchesTable`, `RestartCatchesUp` | 2,798 (473, `RestartCatchesUp`) | 2,349 (555, `RestartCatchesUp`) | each, at most at 3,057 |
+//! | `download-guarded` | all seven | 4,708 (1,819, `ReplicasAgree`) | 8,326 (798, `RestartCatchesUp`) | each, at most at 3,045 |
+//! | `fixed`, `fixed-save-after-index`, `fixed-load-on-ready` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `LateDownloadShipsLatest`, `SummaryMatchesTable` | 1,152 (102, `SummaryMatchesTable`) | 1,437 (242, `SummaryMatchesTable`) | each, at most at 4,335 |
+//! | `fixed-load-before-ready` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `LateDownloadShipsLatest` | 44 (9) | 67 (19) | each, at most at 130 |
+//!
+//! The certificate write breaks every variant, `fixed-save-after-index` and
+//! `fixed-load-before-ready` included, and in the first executions (PCT's first
+//! counterexample on every variant shrinks to the workload `store-cert` alone):
+//! `storeValidCertificate` commits entry i's certificate while the DB claims TX i-1
+//! (`DurableIndexMatchesData`), and, after an `add-txns` whose puts are still staged, a DB
+//! that holds entry i's certificate without entry i-1's transaction
+//! (`NoPartialTransaction`, workload `add-txns store-cert`). A guarded download finds
+//! nothing pending afterwards and ships that state (`CheckpointConsistent`,
+//! `LateDownloadShipsLatest`), as after the Java's `saveConfiguration`. Moving
+//! `saveConfiguration`'s flush after the index does nothing for it: the certificate store
+//! writes RocksDB itself, not through the buffer. No harm follows: the replay of
+//! `storeValidCertificate` puts the same row, so a follower that installs such a checkpoint
+//! and an SCM restarted after a kill both catch up (`ReplicasAgree`, `RestartCatchesUp` hold
+//! for the fixes). With `store-cert` left out of the vocabulary, `fixed-save-after-index`
+//! and `fixed-load-before-ready` hold the first three over 100,000 random and 100,000 PCT
+//! executions; `LateDownloadShipsLatest` still breaks on the workload `leader-change`
+//! alone: the startup entry moves `latestTrxInfo` and stages nothing, so `flushIfNeeded(0)`
+//! finds nothing pending and the late checkpoint claims the entry before it, with the same
+//! data (the follower applies the configuration entry again; no harm).
+//!
+//! The other breaks are the written plans' in smaller workloads: `download transition` for
+//! `buggy`'s `ReplicasAgree` (`container-transition`); `transition leader-change kill` for
+//! `RestartCatchesUp` on `buggy` and `download-guarded` (the unguarded leader-change flush
+//! commits the CLOSED container under TX 1, the SCM is killed before anything flushes again,
+//! and its restart re-applies the transition and terminates, on every restart);
+//! `add-txns leader-change add-txns` for `SummaryMatchesTable` on every variant that loads
+//! in `onBecomeLeader` or `notifyLeaderReady` (`leader-summary`).
+//!
 //! # Abstractions
 //!
 //! | abstraction | why no verdict depends on it |
@@ -158,7 +227,7 @@
 //! | the batch and its pending count inside the read-write lock, a staging taking it for writing | only the apply thread stages (every buffer call is an apply's), so a staging excludes a flush exactly as the Java's read lock does and never meets another staging |
 //! | `latestSnapshot`, its second read in `flushUnderWriteLock`, [`onFlush`](crate::citation::java::DeletedBlockLogImpl::onFlush) | no plan or invariant reads them |
 //! | no clock: `flushIfNeeded(0)` takes `timeDiff > 0` as true | a call within the same millisecond as the last flush skips, which leaves the DB at a state it already held and the invariants already checked, so no always-property changes. `LateDownloadShipsLatest` assumes the late download comes at least a millisecond after the last flush |
-//! | no monitor task (`flushIfNeeded(60 s)`) | guarded, on a ready leader only: it adds flushes between applies, which commit consistent states |
+//! | no monitor task (`flushIfNeeded(60 s)`) that flushes; `generated` runs one tick that finds the interval not elapsed | guarded, on a ready leader only: a flush of it would come between applies and commit a consistent state. The tick only takes the lock, so that a workload with neither a download nor a leader change still races something |
 //! | the follower commits each re-applied entry with its index | the same final state as Ratis applies followed by later flushes; the follower's refusal, install and termination are modelled |
 //! | only the container states of `ContainerStateManagerImpl`'s maps | the transition reads only the state; the other fields never change in the plans |
 //! | no `removeTransactionsFromDB`, `deleteConfiguration` | replaying either writes the same bytes or deletes again; `deleteConfiguration` (a direct delete at apply) puts data beyond TX like `saveConfiguration`, without a flush |
@@ -180,6 +249,8 @@
 
 use crate::choices;
 use crate::citation::java;
+use crate::citation::Label;
+use crate::engine::Budget;
 use crate::kit::raft_log::{LogEntry, RaftLog};
 use crate::kit::store::durable_observer;
 use crate::kit::store::{Checkpoint, Store, Tables};
@@ -187,6 +258,7 @@ use crate::kit::tx_info::{stored_index, TxRow};
 use crate::models::scm::deleted_blocks::DeletedBlockStatus;
 use crate::models::scm::inter_scm::download;
 use crate::models::scm::request::ScmRequest;
+use crate::models::scm::state_machine::replay_after;
 use crate::models::scm::state_machine::{
     install_and_catch_up, notify_leader_changed, reference_states, ApplyOutcome, Install,
     SaveFlush, SummaryLoad, Updater,
@@ -197,13 +269,10 @@ use crate::models::scm::tx_buffer::{
 use crate::models::scm::{initial_tables, stored_summary, table_summary, ScmRow, Summary};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::citation::Label;
-use crate::engine::Budget;
-use crate::models::scm::state_machine::replay_after;
 use crate::scenario::{Case, Expected, Scenario, SizeKnob};
-use crate::workload::{Bounds, Item, Kind, Vocabulary, Word, Workload};
 use crate::sync::ghost::Ghost;
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]

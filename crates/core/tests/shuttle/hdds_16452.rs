@@ -580,12 +580,14 @@ fn a_certificate_write_commits_under_the_previous_index() {
         assert!(l.buffer.staged().is_empty(), "nothing staged");
         assert_eq!(l.buffer.latest_trx_info(), (1, 2));
         let checkpoint = download(&l.buffer, &l.actor("download"), FlushPath::Guarded);
-        assert_eq!(checkpoint, durable, "nothing pending: the guarded flush skips");
+        assert_eq!(
+            checkpoint, durable,
+            "nothing pending: the guarded flush skips"
+        );
         assert_ne!(checkpoint, reference[1]);
         // A follower installs it and re-applies entry 2: the same row.
         let follower: Store<ScmRow> = Store::with_state(initial_tables(0), None);
-        let install =
-            install_and_catch_up(&follower, checkpoint, &log, 0, &l.actor("follower"));
+        let install = install_and_catch_up(&follower, checkpoint, &log, 0, &l.actor("follower"));
         assert_eq!(install, Install::CaughtUp(2));
         assert_eq!(follower.durable(), reference[2]);
         // Killed here, the SCM restarts from its DB and re-applies entry 2 the same way.
@@ -634,7 +636,10 @@ fn the_generated_events_come_where_the_java_allows_them() {
     assert!(ok("download transition kill"));
     assert!(ok("add-txns leader-change download"));
     assert!(ok("store-cert snapshot save-config"));
-    assert!(!ok("transition download"), "a download races from the start");
+    assert!(
+        !ok("transition download"),
+        "a download races from the start"
+    );
     assert!(!ok("snapshot store-cert"), "a snapshot follows a request");
     assert!(!ok("kill"), "a kill follows a request");
     assert!(!ok("store-cert kill add-txns"), "nothing after a kill");
@@ -664,7 +669,11 @@ fn the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write
         Some("DurableIndexMatchesData"),
     );
     assert_eq!(r.verdict, Verdict::Violated);
-    assert!(r.trace[0].action.contains("store-cert"), "{}", r.trace[0].action);
+    assert!(
+        r.trace[0].action.contains("store-cert"),
+        "{}",
+        r.trace[0].action
+    );
     // Broken at the certificate's own commit.
     let step = r.violation_step.expect("a violating step");
     assert_eq!(
