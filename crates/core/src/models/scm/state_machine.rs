@@ -58,7 +58,8 @@
 //!   refuses one whose TX is not above the follower's applied index; otherwise
 //!   [`reinitialize`](crate::citation::java::SCMStateMachine::reinitialize) replaces the DB,
 //!   reloads every manager from it, `transactionBuffer.init()` reads its TX and Ratis sends
-//!   every entry after it again.
+//!   every entry after it again ([`replay_after`], which is also what an SCM restarted
+//!   after a kill does from its own DB).
 //!
 //! Abstracted away: the `SCMContext` term checks, the replicated-invocation proxy and its
 //! reflection, the background `SCMHATransactionBufferMonitorTask` (`flushIfNeeded(60 s)`,
