@@ -29,7 +29,8 @@
 //! | `generated` | a workload of [`VOCABULARY`] (at most two requests and two events by default, 520 workloads): its requests before `leader-change` in term 1, the rest in term 2 | `apply`, with `download` and/or `leader-change` as the workload says (else one monitor tick); after `leader-change`, `main` and `client` as in `leader-summary` (see "Generated workloads") |
 //!
 //! The size knob repeats the plan's entry (in `with-leader-change` the pair, one container
-//! each; in `leader-summary` the old-term entries). `base` and `container-transition` are
+//! each; in `leader-summary` the old-term entries); `generated` ignores it (its bounds are
+//! `check --requests/--faults`). `base` and `container-transition` are
 //! apart rather than one log because an unbounded DFS of the two entries against a download
 //! does not end within a million executions; `with-leader-change` runs them together.
 //!
