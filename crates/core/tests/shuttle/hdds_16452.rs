@@ -692,6 +692,22 @@ fn the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write
     }
 }
 
+/// Every invariant a written plan breaks for a variant, the generated space breaks too.
+fn the_generated_space_finds_what_the_written_plans_find() {
+    use ozone_ha_check::scenario::Choice;
+    for &variant in Variant::ALL {
+        let generated = Hdds16452::expected(variant, Plan::Generated).invariants();
+        for &plan in Plan::ALL {
+            for broken in Hdds16452::expected(variant, plan).invariants() {
+                assert!(
+                    generated.contains(&broken),
+                    "{variant:?} breaks {broken} on {plan:?} but not on generated"
+                );
+            }
+        }
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -714,6 +730,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_certificate_write_commits_under_the_previous_index,
         a_monitor_tick_within_its_interval_changes_nothing,
         the_generated_events_come_where_the_java_allows_them,
-        the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write
+        the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write,
+        the_generated_space_finds_what_the_written_plans_find
     ]
 }
