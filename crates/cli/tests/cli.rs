@@ -50,7 +50,7 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 25), ("hdds-16452", 30), ("hdds-17215", 50)] {
+    for (name, cases) in [("hdds-16092", 25), ("hdds-16452", 36), ("hdds-17215", 50)] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
@@ -225,7 +225,7 @@ fn bad_input_is_a_usage_error() {
         "`steady` is a written plan",
     );
     assert_usage_error(
-        &["check", "hdds-16452", "--requests", "2"],
+        &["check", "hdds-7279", "--requests", "2"],
         "no selected scenario has a `generated` plan",
     );
     assert_usage_error(
@@ -501,8 +501,8 @@ fn report_formats_cover_the_matrix() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     // One verdict matrix, a cell per case, and every report in the table of all.
     assert_eq!(page.matches("<table class=\"matrix\"").count(), 1);
-    assert_eq!(page.matches("<td class=\"cell ").count(), 30, "{page}");
-    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 30, "{page}");
+    assert_eq!(page.matches("<td class=\"cell ").count(), 36, "{page}");
+    assert_eq!(page.matches("<tr><td>hdds-16452").count(), 36, "{page}");
     // Every violated cell links to a diagram on the page.
     for anchor in page.split("class=\"to-diagram\" href=\"#").skip(1) {
         let id = &anchor[..anchor.find('"').unwrap()];
@@ -809,13 +809,13 @@ fn check_prints_a_line_per_case_and_a_summary() {
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| !l.is_empty()).collect();
-    // 30 cases, one line each, then the summary; no counterexample is printed when every
+    // 36 cases, one line each, then the summary; no counterexample is printed when every
     // verdict is as expected.
-    assert_eq!(lines.len(), 31, "{stdout}");
-    assert!(lines[..30].iter().all(|l| l.contains(" ok ")), "{stdout}");
-    let last = lines[30];
+    assert_eq!(lines.len(), 37, "{stdout}");
+    assert!(lines[..36].iter().all(|l| l.contains(" ok ")), "{stdout}");
+    let last = lines[36];
     assert!(
-        last.starts_with("30 cases as expected: 12 violated, 18 held; 0 unexpected ("),
+        last.starts_with("36 cases as expected: 18 violated, 18 held; 0 unexpected ("),
         "{last}"
     );
     // With --trace every counterexample is printed.

@@ -26,9 +26,11 @@
 //! | `with-leader-change` | the transition, then the deleted-block entry of `base` | `apply`, `leader-change` followed by `download` |
 //! | `save-configuration` | the deleted-block entry of `base`; `saveConfiguration` of `ContainerBalancer` (a put, then the buffer's unguarded `flush()` inside the apply) | `apply`, `download` |
 //! | `leader-summary` | two `addTransactionsToDB` of an earlier term (txID 1, 2 blocks; txID 2, 3 blocks; summaries 1/2 and 2/5), then, in `main`, this SCM's startup entry and the client's `addTransactionsToDB` of txID 3 (4 blocks) | `apply` (the two old entries), `leader-change`; then `main` (the startup entry), `client` |
+//! | `generated` | a workload of [`VOCABULARY`] (at most two requests and two events by default, 520 workloads): its requests before `leader-change` in term 1, the rest in term 2 | `apply`, with `download` and/or `leader-change` as the workload says (else one monitor tick); after `leader-change`, `main` and `client` as in `leader-summary` (see "Generated workloads") |
 //!
 //! The size knob repeats the plan's entry (in `with-leader-change` the pair, one container
-//! each; in `leader-summary` the old-term entries). `base` and `container-transition` are
+//! each; in `leader-summary` the old-term entries); `generated` ignores it (its bounds are
+//! `check --requests/--faults`). `base` and `container-transition` are
 //! apart rather than one log because an unbounded DFS of the two entries against a download
 //! does not end within a million executions; `with-leader-change` runs them together.
 //!
@@ -99,6 +101,8 @@
 //! - `SummaryMatchesTable` (at quiescence, on every plan): the leader's persisted
 //!   deleted-block summary counts the transactions and blocks of its deleted-block table.
 //!   Every replica persists the same bytes, so `leader-summary` checks the leader only.
+//! - `RestartCatchesUp` (`generated`, after a `kill`): the SCM restarted from its DB
+//!   re-applies every entry after its TX without terminating and ends at `apply(log)`.
 //! - Probes: `FlushDuringApply` (required: a download or leader-change flush was attempted
 //!   while an apply was in flight) and `StaleSummaryLoaded` (a new leader's counters after
 //!   its load differ from the summary of the last entry of the earlier terms) and
@@ -150,6 +154,72 @@
 //! `fixed-load-before-ready` holds (every engine; the stateful engine exhausts it) with the
 //! client racing the startup entry (`SubmitDuringStartupEntry`).
 //!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s requests are the ones the modelled SCM path applies, each the next of its
+//! kind (txID, container, certificate serial, configuration value): no universes, so two
+//! workloads differ only in their words and order.
+//!
+//! | word | Java | what its apply writes |
+//! |---|---|---|
+//! | `add-txns` | [`SCMDeletedBlockTransactionStatusManager.addTransactions`](crate::citation::java::SCMDeletedBlockTransactionStatusManager::addTransactions) on the leader, applied as [`DeletedBlockLogStateManagerImpl.addTransactionsToDB`](crate::citation::java::DeletedBlockLogStateManagerImpl::addTransactionsToDB) | the transaction and the leader's summary: two `addToBuffer` calls. In term 1 the summary counts right (an earlier leader's); in term 2 it is this SCM's counters, read when it submits |
+//! | `transition` | [`ContainerStateManagerImpl.transitionDeletingOrDeletedToTargetState`](crate::citation::java::ContainerStateManagerImpl::transitionDeletingOrDeletedToTargetState) | the next DELETING container as CLOSED: one `addToBuffer`; a replay throws and terminates the SCM |
+//! | `save-config` | [`StatefulServiceStateManagerImpl.saveConfiguration`](crate::citation::java::StatefulServiceStateManagerImpl::saveConfiguration) | one `addToBuffer`, then the buffer's `flush()` (inside the apply in the Java, after the index in the `fixed-save-after-index` family) |
+//! | `store-cert` | [`SCMCertStore.storeValidCertificate`](crate::citation::java::SCMCertStore::storeValidCertificate) of a datanode certificate | `getValidCertsTable().put(serial, cert)` (`SCMCertStore.java:72`): straight into RocksDB, durable at once, no `TransactionInfo`, nothing pending in the buffer |
+//!
+//! Its events: `download` ([`InterSCMGrpcService.download`](crate::citation::java::InterSCMGrpcService::download)
+//! racing the applies, first in the workload, or right after `leader-change`, where it runs
+//! on the `leader-change` thread as in `with-leader-change`; a follower installs the
+//! checkpoint and catches up); `leader-change` (the requests before it are term 1's, applied
+//! by `apply` while `notifyLeaderChanged` flushes and loads on the `leader-change` thread;
+//! then `main` applies the startup entry in Ratis's order, `notifyConfigurationChanged`,
+//! `checkReady` setting Ratis's ready flag, `notifyLeaderReady`, `notifyTermIndexUpdated`,
+//! with the first request of term 2 submitted by `client` from the ready flag on, and the
+//! rest of term 2 after it); `snapshot` ([`takeSnapshot`](crate::citation::java::SCMStateMachine::takeSnapshot)
+//! on the updater after the request before it); `kill` (after the last apply, with no late
+//! download and no final snapshot: the SCM restarts from its DB, `init` reads its TX, and
+//! the entries after it are applied again, `RestartCatchesUp`). Each event at most once;
+//! nothing after `kill`. A workload with neither `download` nor `leader-change` races one
+//! tick of the buffer's monitor task.
+//!
+//! Verdicts (`check`'s plan budget, random 10,000 and PCT 20,000 executions; each expected
+//! invariant watched alone over seeds 0..20: worst and median executions to it):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `ReplicasAgree`, `SummaryMatchesTable`, `RestartCatchesUp` | 2,798 (473, `RestartCatchesUp`) | 2,349 (555, `RestartCatchesUp`) | each, at most at 3,057 |
+//! | `download-guarded` | all seven | 4,708 (1,819, `ReplicasAgree`) | 8,326 (798, `RestartCatchesUp`) | each, at most at 3,045 |
+//! | `fixed`, `fixed-save-after-index`, `fixed-load-on-ready` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `LateDownloadShipsLatest`, `SummaryMatchesTable` | 1,152 (102, `SummaryMatchesTable`) | 1,437 (242, `SummaryMatchesTable`) | each, at most at 4,335 |
+//! | `fixed-load-before-ready` | `NoPartialTransaction`, `DurableIndexMatchesData`, `CheckpointConsistent`, `LateDownloadShipsLatest` | 44 (9) | 67 (19) | each, at most at 130 |
+//!
+//! The certificate write breaks every variant, `fixed-save-after-index` and
+//! `fixed-load-before-ready` included, and in the first executions (PCT's first
+//! counterexample on every variant shrinks to the workload `store-cert` alone):
+//! `storeValidCertificate` commits entry i's certificate while the DB claims TX i-1
+//! (`DurableIndexMatchesData`), and, after an `add-txns` whose puts are still staged, a DB
+//! that holds entry i's certificate without entry i-1's transaction
+//! (`NoPartialTransaction`, workload `add-txns store-cert`). A guarded download finds
+//! nothing pending afterwards and ships that state (`CheckpointConsistent`,
+//! `LateDownloadShipsLatest`), as after the Java's `saveConfiguration`. Moving
+//! `saveConfiguration`'s flush after the index does nothing for it: the certificate store
+//! writes RocksDB itself, not through the buffer. No harm follows: the replay of
+//! `storeValidCertificate` puts the same row, so a follower that installs such a checkpoint
+//! and an SCM restarted after a kill both catch up (`ReplicasAgree`, `RestartCatchesUp` hold
+//! for the fixes). With `store-cert` taken out of the vocabulary (a local change, measured
+//! once, not a test), `fixed-save-after-index` and `fixed-load-before-ready` hold the first
+//! three over 100,000 random and 100,000 PCT executions; `LateDownloadShipsLatest` still breaks on the workload `leader-change`
+//! alone: the startup entry moves `latestTrxInfo` and stages nothing, so `flushIfNeeded(0)`
+//! finds nothing pending and the late checkpoint claims the entry before it, with the same
+//! data (the follower applies the configuration entry again; no harm).
+//!
+//! The other breaks are the written plans' in smaller workloads: `download transition` for
+//! `buggy`'s `ReplicasAgree` (`container-transition`); `transition leader-change kill` for
+//! `RestartCatchesUp` on `buggy` and `download-guarded` (the unguarded leader-change flush
+//! commits the CLOSED container under TX 1, the SCM is killed before anything flushes again,
+//! and its restart re-applies the transition and terminates, on every restart);
+//! `add-txns leader-change add-txns` for `SummaryMatchesTable` on every variant that loads
+//! in `onBecomeLeader` or `notifyLeaderReady` (`leader-summary`).
+//!
 //! # Abstractions
 //!
 //! | abstraction | why no verdict depends on it |
@@ -158,7 +228,7 @@
 //! | the batch and its pending count inside the read-write lock, a staging taking it for writing | only the apply thread stages (every buffer call is an apply's), so a staging excludes a flush exactly as the Java's read lock does and never meets another staging |
 //! | `latestSnapshot`, its second read in `flushUnderWriteLock`, [`onFlush`](crate::citation::java::DeletedBlockLogImpl::onFlush) | no plan or invariant reads them |
 //! | no clock: `flushIfNeeded(0)` takes `timeDiff > 0` as true | a call within the same millisecond as the last flush skips, which leaves the DB at a state it already held and the invariants already checked, so no always-property changes. `LateDownloadShipsLatest` assumes the late download comes at least a millisecond after the last flush |
-//! | no monitor task (`flushIfNeeded(60 s)`) | guarded, on a ready leader only: it adds flushes between applies, which commit consistent states |
+//! | no monitor task (`flushIfNeeded(60 s)`) that flushes; `generated` runs one tick that finds the interval not elapsed | guarded, on a ready leader only: a flush of it would come between applies and commit a consistent state. The tick only takes the lock, so that a workload with neither a download nor a leader change still races something |
 //! | the follower commits each re-applied entry with its index | the same final state as Ratis applies followed by later flushes; the follower's refusal, install and termination are modelled |
 //! | only the container states of `ContainerStateManagerImpl`'s maps | the transition reads only the state; the other fields never change in the plans |
 //! | no `removeTransactionsFromDB`, `deleteConfiguration` | replaying either writes the same bytes or deletes again; `deleteConfiguration` (a direct delete at apply) puts data beyond TX like `saveConfiguration`, without a flush |
@@ -180,6 +250,8 @@
 
 use crate::choices;
 use crate::citation::java;
+use crate::citation::Label;
+use crate::engine::Budget;
 use crate::kit::raft_log::{LogEntry, RaftLog};
 use crate::kit::store::durable_observer;
 use crate::kit::store::{Checkpoint, Store, Tables};
@@ -187,6 +259,7 @@ use crate::kit::tx_info::{stored_index, TxRow};
 use crate::models::scm::deleted_blocks::DeletedBlockStatus;
 use crate::models::scm::inter_scm::download;
 use crate::models::scm::request::ScmRequest;
+use crate::models::scm::state_machine::replay_after;
 use crate::models::scm::state_machine::{
     install_and_catch_up, notify_leader_changed, reference_states, ApplyOutcome, Install,
     SaveFlush, SummaryLoad, Updater,
@@ -200,6 +273,7 @@ use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario, SizeKnob};
 use crate::sync::ghost::Ghost;
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -236,6 +310,8 @@ choices! {
         SaveConfiguration = "save-configuration",
         /// old-term entries apply while this SCM becomes leader and loads its deleted-block summary
         LeaderSummary = "leader-summary",
+        /// every workload of the vocabulary within the bounds: deleted-block adds, container transitions, saveConfiguration, certificate writes; a download, a leader change, a snapshot, a kill
+        Generated = "generated",
     }
 }
 
@@ -450,11 +526,25 @@ impl Scenario for Hdds16452 {
         STAGED_FLUSHED_MID_APPLY.property(),
         STALE_SUMMARY_LOADED.property(),
         SUBMIT_DURING_STARTUP_ENTRY.property(),
+        RESTART_CATCHES_UP.property(),
     ];
     const SIZE: Option<SizeKnob> = Some(SizeKnob {
         counts: "deleted-block entries in the log",
         default: 1,
     });
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
+    // Each expected invariant watched alone over seeds 0..20 on `generated`: PCT needs up
+    // to 8,326 executions (`download-guarded`'s `RestartCatchesUp`, median 798), random up
+    // to 4,708 (`download-guarded`'s `ReplicasAgree`, median 1,819).
+    fn plan_executions(plan: Plan) -> Budget {
+        match plan {
+            Plan::Generated => Budget {
+                random: 10_000,
+                pct: 20_000,
+            },
+            _ => Self::EXECUTIONS,
+        }
+    }
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const ALL: &[Property] = &[
@@ -489,7 +579,40 @@ impl Scenario for Hdds16452 {
             SUMMARY_MATCHES_TABLE.property(),
         ];
         const SUMMARY: &[Property] = &[SUMMARY_MATCHES_TABLE.property()];
-        use Plan::{Base, ContainerTransition, LeaderSummary, SaveConfiguration, WithLeaderChange};
+        const GENERATED_UNGUARDED: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            REPLICAS_AGREE.property(),
+            SUMMARY_MATCHES_TABLE.property(),
+            RESTART_CATCHES_UP.property(),
+        ];
+        const GENERATED_LEADER_CHANGE: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            LATE_DOWNLOAD_SHIPS_LATEST.property(),
+            REPLICAS_AGREE.property(),
+            SUMMARY_MATCHES_TABLE.property(),
+            RESTART_CATCHES_UP.property(),
+        ];
+        const GENERATED_GUARDED: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            LATE_DOWNLOAD_SHIPS_LATEST.property(),
+            SUMMARY_MATCHES_TABLE.property(),
+        ];
+        const GENERATED_DIRECT: &[Property] = &[
+            NO_PARTIAL_TRANSACTION.property(),
+            DURABLE_INDEX_MATCHES_DATA.property(),
+            CHECKPOINT_CONSISTENT.property(),
+            LATE_DOWNLOAD_SHIPS_LATEST.property(),
+        ];
+        use Plan::{
+            Base, ContainerTransition, Generated, LeaderSummary, SaveConfiguration,
+            WithLeaderChange,
+        };
         use Variant::{
             Buggy, DownloadGuarded, Fixed, FixedLoadBeforeReady, FixedLoadOnReady,
             FixedSaveAfterIndex,
@@ -519,14 +642,28 @@ impl Scenario for Hdds16452 {
                 Expected::Violates(SUMMARY)
             }
             (FixedLoadBeforeReady, LeaderSummary) => Expected::Holds,
+            // Generated: a certificate write commits under the previous index in every
+            // variant (module docs, "Generated workloads").
+            (Buggy, Generated) => Expected::Violates(GENERATED_UNGUARDED),
+            (DownloadGuarded, Generated) => Expected::Violates(GENERATED_LEADER_CHANGE),
+            (Fixed | FixedSaveAfterIndex | FixedLoadOnReady, Generated) => {
+                Expected::Violates(GENERATED_GUARDED)
+            }
+            (FixedLoadBeforeReady, Generated) => Expected::Violates(GENERATED_DIRECT),
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                paths: variant.paths(),
+                bounds: VOCABULARY.bounds,
+            });
+        }
         let size = size as u64;
         let containers = match plan {
             Plan::ContainerTransition | Plan::WithLeaderChange => size,
-            Plan::Base | Plan::SaveConfiguration | Plan::LeaderSummary => 0,
+            Plan::Base | Plan::SaveConfiguration | Plan::LeaderSummary | Plan::Generated => 0,
         };
         let initial = initial_tables(containers);
         let log = plan_log(plan, size);
@@ -538,6 +675,18 @@ impl Scenario for Hdds16452 {
             log,
             initial,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase {
+            paths: variant.paths(),
+            bounds,
+        }))
     }
 }
 
@@ -604,6 +753,8 @@ pub fn plan_log(plan: Plan, size: u64) -> RaftLog<ScmRequest> {
                 log.append(old_term_entry(k));
             }
         }
+        // Each execution draws its own entries.
+        Plan::Generated => {}
     }
     log
 }
@@ -786,6 +937,458 @@ impl Case for Prepared {
             REPLICAS_AGREE.check_into(
                 &Replicas {
                     leader,
+                    follower,
+                    install,
+                },
+                recorder,
+            );
+        }
+    }
+}
+
+/// The words of a generated workload (`generated`): the requests the modelled SCM path
+/// applies and the events around it. No universes: each request takes the next name of its
+/// kind (txID, container, serial), so two workloads differ only in their order.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[
+        Word {
+            name: "add-txns",
+            kind: Kind::Request,
+            args: &[],
+            doc: "SCMDeletedBlockTransactionStatusManager.addTransactions, applied as DeletedBlockLogStateManagerImpl.addTransactionsToDB: the next txID and the leader's summary, two buffered puts",
+        },
+        Word {
+            name: "transition",
+            kind: Kind::Request,
+            args: &[],
+            doc: "ContainerStateManagerImpl.transitionDeletingOrDeletedToTargetState: the next DELETING container to CLOSED, one buffered put (a replay on CLOSED throws and terminates the SCM)",
+        },
+        Word {
+            name: "save-config",
+            kind: Kind::Request,
+            args: &[],
+            doc: "StatefulServiceStateManagerImpl.saveConfiguration of ContainerBalancer: a buffered put, then the buffer's flush() (inside the apply, or after the index: the variant)",
+        },
+        Word {
+            name: "store-cert",
+            kind: Kind::Request,
+            args: &[],
+            doc: "SCMCertStore.storeValidCertificate of a datanode certificate: a put straight into RocksDB (validCerts), not through the transaction buffer",
+        },
+        Word {
+            name: "download",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "InterSCMGrpcService.download racing the applies (its flush: the variant); a follower installs the checkpoint and catches up. First, or right after leader-change",
+        },
+        Word {
+            name: "leader-change",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "this SCM becomes leader: notifyLeaderChanged (flush, onBecomeLeader's summary load) races the applies before it; then its startup entry (notifyConfigurationChanged, Ratis's ready flag, notifyLeaderReady, notifyTermIndexUpdated) and the requests after it, which it submits",
+        },
+        Word {
+            name: "snapshot",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "SCMStateMachine.takeSnapshot on the updater thread after the entry before it",
+        },
+        Word {
+            name: "kill",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the SCM is killed once every entry is applied (no late download, no final takeSnapshot), restarts from its DB and re-applies the entries after its TX",
+        },
+    ],
+    bounds: Bounds {
+        requests: 2,
+        faults: 2,
+    },
+    allowed: scm_path,
+};
+
+/// One item of a generated workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// `add-txns`.
+    AddTxns,
+    /// `transition`.
+    Transition,
+    /// `save-config`.
+    SaveConfig,
+    /// `store-cert`.
+    StoreCert,
+    /// `download`.
+    Download,
+    /// `leader-change`.
+    LeaderChange,
+    /// `snapshot`.
+    Snapshot,
+    /// `kill`.
+    Kill,
+}
+
+impl Drawn {
+    fn of(item: &Item) -> Drawn {
+        match VOCABULARY.words[item.word].name {
+            "add-txns" => Drawn::AddTxns,
+            "transition" => Drawn::Transition,
+            "save-config" => Drawn::SaveConfig,
+            "store-cert" => Drawn::StoreCert,
+            "download" => Drawn::Download,
+            "leader-change" => Drawn::LeaderChange,
+            "snapshot" => Drawn::Snapshot,
+            _ => Drawn::Kill,
+        }
+    }
+
+    fn is_request(self) -> bool {
+        matches!(
+            self,
+            Drawn::AddTxns | Drawn::Transition | Drawn::SaveConfig | Drawn::StoreCert
+        )
+    }
+}
+
+/// When an event may come. A `download` races the applies from the start (first) or follows
+/// this SCM's `notifyLeaderChanged` (right after `leader-change`: a follower asks a new
+/// leader once its appenders run); a `snapshot` follows a request, on the updater between
+/// two applies; a `kill` follows a request and ends the workload. Each at most once.
+fn scm_path(prefix: &[Item], item: &Item) -> bool {
+    let drawn: Vec<Drawn> = prefix.iter().map(Drawn::of).collect();
+    let this = Drawn::of(item);
+    if drawn.contains(&Drawn::Kill) || (!this.is_request() && drawn.contains(&this)) {
+        return false;
+    }
+    match this {
+        Drawn::Download => drawn.last().is_none_or(|d| *d == Drawn::LeaderChange),
+        Drawn::Snapshot => drawn.last().is_some_and(|d| d.is_request()),
+        Drawn::Kill => drawn.iter().any(|d| d.is_request()),
+        _ => true,
+    }
+}
+
+/// A workload as the run meets it: the requests of term 1 (applied by the updater while the
+/// events race) and of term 2 (after `leader-change`, submitted by this SCM), where the
+/// download and the snapshot come, and whether the SCM is killed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Term 1's requests.
+    pub first: Vec<Drawn>,
+    /// Whether this SCM becomes leader of term 2 after `first`.
+    pub leader_change: bool,
+    /// Term 2's requests.
+    pub second: Vec<Drawn>,
+    /// A download: `Some(false)` racing from the start, `Some(true)` after
+    /// `notifyLeaderChanged`.
+    pub download: Option<bool>,
+    /// The snapshot, after this many requests of the workload.
+    pub snapshot_after: Option<usize>,
+    /// Whether the SCM is killed at the end.
+    pub kill: bool,
+}
+
+impl Shape {
+    /// The shape of `workload`.
+    pub fn of(workload: &Workload) -> Shape {
+        let mut shape = Shape::default();
+        for item in &workload.items {
+            let requests = shape.first.len() + shape.second.len();
+            match Drawn::of(item) {
+                Drawn::Download => shape.download = Some(shape.leader_change),
+                Drawn::LeaderChange => shape.leader_change = true,
+                Drawn::Snapshot => shape.snapshot_after = Some(requests),
+                Drawn::Kill => shape.kill = true,
+                request if shape.leader_change => shape.second.push(request),
+                request => shape.first.push(request),
+            }
+        }
+        shape
+    }
+}
+
+/// Names drawn in order: the next txID, container, certificate serial and configuration
+/// value.
+#[derive(Default)]
+struct Names {
+    txns: u64,
+    containers: u64,
+    serials: u64,
+    configs: u64,
+}
+
+impl Names {
+    /// The request for `drawn`, `None` for an `add-txns` (its summary is the submitting
+    /// leader's): its txID then.
+    fn next(&mut self, drawn: Drawn) -> Result<ScmRequest, u64> {
+        let next = |n: &mut u64| {
+            *n += 1;
+            *n
+        };
+        match drawn {
+            Drawn::AddTxns => Err(next(&mut self.txns)),
+            Drawn::Transition => Ok(ScmRequest::TransitionToClosed {
+                container: next(&mut self.containers),
+            }),
+            Drawn::SaveConfig => Ok(ScmRequest::SaveConfiguration {
+                service: "ContainerBalancer",
+                value: next(&mut self.configs),
+            }),
+            _ => Ok(ScmRequest::StoreValidCertificate {
+                serial: next(&mut self.serials),
+            }),
+        }
+    }
+}
+
+/// A killed SCM after its restart.
+pub struct Restarted {
+    /// How its replay ended.
+    pub install: Install,
+    /// Its DB after the replay.
+    pub state: Tables<ScmRow>,
+    /// `apply(log)`, with the last index.
+    pub expected: Tables<ScmRow>,
+}
+
+/// A killed SCM restarts and re-applies its log to the end.
+pub const RESTART_CATCHES_UP: Invariant<Restarted> = Invariant::eventually(
+    "RestartCatchesUp",
+    "a killed SCM restarts from its DB, re-applies every entry after its TX without terminating, and ends at apply(log)",
+    |r| match &r.install {
+        Install::Terminated { index, reason } => Err(format!(
+            "the restarted SCM terminated re-applying index {index} ({reason}); its DB still claims TX {}, so every restart replays {index} and terminates again",
+            stored_index(&r.state)
+        )),
+        _ => match r.state.diff(&r.expected).first() {
+            None => Ok(()),
+            Some(first) => Err(format!("restarted SCM vs apply(log): {first}")),
+        },
+    },
+);
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    paths: Paths,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("client", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let shape = Shape::of(&workload);
+        let paths = self.paths;
+        let containers = u64::try_from(self.bounds.requests).unwrap_or(u64::MAX);
+        let initial = initial_tables(containers);
+        let mut names = Names::default();
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        // Term 1's entries, with the summaries of an earlier leader that counted right.
+        let mut counted = Summary::default();
+        for &drawn in &shape.first {
+            log.append(names.next(drawn).unwrap_or_else(|tx| {
+                counted.tx_count += 1;
+                counted.blocks += tx + 1;
+                ScmRequest::AddTransactionsToDb {
+                    txns: vec![(tx, tx + 1)],
+                    summary: Some(counted),
+                }
+            }));
+        }
+        let reference = Arc::new(Ghost::new(Arc::new(reference_states(
+            &log,
+            initial.clone(),
+        ))));
+        let store = Arc::new(Store::with_state(
+            initial.clone(),
+            Some(durable_observer(recorder, DURABLE, {
+                let reference = Arc::clone(&reference);
+                move |_before, after| DurableStep {
+                    after: after.clone(),
+                    reference: reference.get(),
+                }
+            })),
+        ));
+        let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
+        let status = Arc::new(DeletedBlockStatus::new(&initial));
+
+        let setup = Actor::new("setup", recorder);
+        let mut updater = Updater::new(initial.clone());
+        let entries: Vec<LogEntry<ScmRequest>> = log.after(0).cloned().collect();
+        assert_eq!(
+            updater.apply(&buffer, &setup, &entries[0], paths.save),
+            ApplyOutcome::Applied
+        );
+        updater.take_snapshot(&buffer, &setup);
+
+        let apply = {
+            let (buffer, me) = (Arc::clone(&buffer), Actor::new("apply", recorder));
+            let racing = entries[1..].to_vec();
+            let snapshot_after = shape.snapshot_after;
+            thread::spawn("apply", move || {
+                for (n, entry) in racing.iter().enumerate() {
+                    updater.apply(&buffer, &me, entry, paths.save);
+                    if snapshot_after == Some(n + 1) {
+                        updater.take_snapshot(&buffer, &me);
+                    }
+                }
+                updater
+            })
+        };
+        let downloader = (shape.download == Some(false)).then(|| {
+            let (buffer, reference, me) = (
+                Arc::clone(&buffer),
+                Arc::clone(&reference),
+                Actor::new("download", recorder),
+            );
+            thread::spawn("download", move || {
+                racing_download(&buffer, &reference, &me, paths.download)
+            })
+        });
+        // Nothing else races the applies: one tick of the buffer's monitor task does, as on
+        // a running leader (it finds the interval not elapsed and flushes nothing).
+        let monitor = (shape.download.is_none() && !shape.leader_change).then(|| {
+            let (buffer, me) = (Arc::clone(&buffer), Actor::new("monitor", recorder));
+            thread::spawn("monitor", move || buffer.monitor_tick_within_interval(&me))
+        });
+        let leader_change = shape.leader_change.then(|| {
+            let (buffer, status, reference, me, grpc) = (
+                Arc::clone(&buffer),
+                Arc::clone(&status),
+                Arc::clone(&reference),
+                Actor::new("leader-change", recorder),
+                Actor::new("download", recorder),
+            );
+            let download = shape.download == Some(true);
+            thread::spawn("leader-change", move || {
+                notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
+                if paths.load == SummaryLoad::OnBecomeLeader && status.summary() != counted {
+                    me.probe(&STALE_SUMMARY_LOADED);
+                }
+                download.then(|| {
+                    grpc.step(
+                        &java::RaftServerImpl::changeToLeader,
+                        "leader started: a follower learns of it and asks for a checkpoint",
+                    );
+                    racing_download(&buffer, &reference, &grpc, paths.download)
+                })
+            })
+        });
+        let mut updater = apply.join();
+        let mut checkpoint = downloader.map(|d| d.join());
+        if let Some(t) = leader_change {
+            checkpoint = checkpoint.or(t.join());
+        }
+        if let Some(m) = monitor {
+            m.join();
+        }
+        recorder.quiesce();
+
+        let me = Actor::new("main", recorder);
+        if shape.leader_change {
+            let startup = log.start_term(2);
+            reference.set(Arc::new(reference_states(&log, initial.clone())));
+            let entry = log.entry(startup).cloned().expect("startup entry");
+            let mut second = shape.second.iter().copied();
+            // The first request of term 2 is submitted as soon as Ratis accepts writes,
+            // racing the rest of the startup entry; an `add-txns` reads the counters then.
+            let first = second.next().map(|drawn| names.next(drawn));
+            let finished = Arc::new(Ghost::new(false));
+            let mut client = None;
+            updater.apply_startup_entry(
+                &buffer,
+                &me,
+                &entry,
+                &status,
+                paths.load,
+                || {
+                    let Some(first) = first else { return };
+                    let (status, finished, me) = (
+                        Arc::clone(&status),
+                        Arc::clone(&finished),
+                        Actor::new("client", recorder),
+                    );
+                    client = Some(thread::spawn("client", move || {
+                        me.step(
+                            &java::ScmBlockLocationProtocolServerSideTranslatorPB::send,
+                            "the request: checkLeader asks Ratis, which is ready",
+                        );
+                        first.unwrap_or_else(|tx| {
+                            let request = status.add_transactions(&me, vec![(tx, tx + 1)]);
+                            if !finished.get() {
+                                me.probe(&SUBMIT_DURING_STARTUP_ENTRY);
+                            }
+                            request
+                        })
+                    }));
+                },
+                || finished.set(true),
+            );
+            let submitted = client.map(|c| c.join()).into_iter();
+            let rest = second.map(|drawn| {
+                names
+                    .next(drawn)
+                    .unwrap_or_else(|tx| status.add_transactions(&me, vec![(tx, tx + 1)]))
+            });
+            let requests: Vec<ScmRequest> = submitted.chain(rest).collect();
+            for (n, request) in requests.into_iter().enumerate() {
+                let index = log.append(request);
+                reference.set(Arc::new(reference_states(&log, initial.clone())));
+                let entry = log.entry(index).cloned().expect("submitted entry");
+                updater.apply(&buffer, &me, &entry, paths.save);
+                if shape.snapshot_after == Some(shape.first.len() + n + 1) {
+                    updater.take_snapshot(&buffer, &me);
+                }
+            }
+        }
+        let whole = reference.get().last().cloned().expect("the setup state");
+        let leader = if shape.kill {
+            // No late download and no final snapshot: what the DB holds once every entry is
+            // applied is what the SCM restarts from.
+            me.step(
+                &java::StorageContainerManager::start,
+                "killed; restarts from its DB: SCMHADBTransactionBufferImpl.init reads its TX",
+            );
+            let install = replay_after(&store, &log, &me);
+            let state = store.durable();
+            RESTART_CATCHES_UP.check_into(
+                &Restarted {
+                    install,
+                    state: state.clone(),
+                    expected: whole.clone(),
+                },
+                recorder,
+            );
+            state
+        } else {
+            let late = CheckpointTaken {
+                checkpoint: download(&buffer, &me, paths.download),
+                reference: reference.get(),
+            };
+            CHECKPOINT_CONSISTENT.check_into(&late, recorder);
+            LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, recorder);
+            updater.take_snapshot(&buffer, &me);
+            store.durable()
+        };
+        SUMMARY_MATCHES_TABLE.check_into(&leader, recorder);
+        if let Some(checkpoint) = checkpoint {
+            let follower_store: Store<ScmRow> = Store::with_state(initial.clone(), None);
+            let applied = stored_index(&initial);
+            let follower_actor = Actor::new("follower", recorder);
+            let install =
+                install_and_catch_up(&follower_store, checkpoint, &log, applied, &follower_actor);
+            let follower = follower_store.durable();
+            REPLICAS_AGREE.check_into(
+                &Replicas {
+                    // A killed leader that could not restart is not what the follower is
+                    // measured against: apply(log) is.
+                    leader: if shape.kill { whole } else { leader },
                     follower,
                     install,
                 },

@@ -13,17 +13,20 @@ use ozone_ha_check::models::scm::deleted_blocks::DeletedBlockStatus;
 use ozone_ha_check::models::scm::inter_scm::download;
 use ozone_ha_check::models::scm::request::ScmRequest;
 use ozone_ha_check::models::scm::state_machine::{
-    install_and_catch_up, notify_leader_changed, reference_states, take_snapshot, ApplyOutcome,
-    Install, SaveFlush, SummaryLoad, Updater,
+    install_and_catch_up, notify_leader_changed, reference_states, replay_after, take_snapshot,
+    ApplyOutcome, Install, SaveFlush, SummaryLoad, Updater,
 };
 use ozone_ha_check::models::scm::tx_buffer::{FlushPath, TransactionBuffer};
 use ozone_ha_check::models::scm::{
-    container_key, initial_tables, stored_summary, table_summary, txn_key, LifeCycleState, ScmRow,
-    Summary, CONTAINERS_TABLE, DELETED_BLOCKS_TABLE, STATEFUL_SERVICE_CONFIG_TABLE,
+    cert_key, container_key, initial_tables, stored_summary, table_summary, txn_key,
+    LifeCycleState, ScmRow, Summary, CONTAINERS_TABLE, DELETED_BLOCKS_TABLE,
+    STATEFUL_SERVICE_CONFIG_TABLE, VALID_CERTS_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenario::Scenario;
-use ozone_ha_check::scenarios::hdds_16452::{plan_log, Hdds16452, Plan, Variant};
+use ozone_ha_check::scenarios::hdds_16452::{
+    plan_log, Drawn, Hdds16452, Plan, Shape, Variant, VOCABULARY,
+};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-16452";
@@ -543,6 +546,168 @@ fn with_leader_change_downloads_after_notify_leader_changed() {
     });
 }
 
+/// `SCMCertStore.storeValidCertificate` puts straight into RocksDB inside the apply: the DB
+/// holds the certificate of entry 2 under TX 1 at once, nothing is pending in the buffer, so
+/// a guarded download ships exactly that; a follower that installs it, and the SCM itself
+/// after a kill, re-apply entry 2, which puts the same row again.
+// Reference: SCMCertStore.storeValidCertificate, SCMStateMachine.applyTransaction,
+// SCMHADBTransactionBufferImpl.flushIfNeeded.
+fn a_certificate_write_commits_under_the_previous_index() {
+    run_once(|| {
+        let _ = &java::SCMCertStore::storeValidCertificate;
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        log.append(ScmRequest::StoreValidCertificate { serial: 1 });
+        let reference = reference_states(&log, initial_tables(0));
+        let mut l = Leader::new(initial_tables(0));
+        assert_eq!(
+            l.apply(&entry(&log, 1), SaveFlush::AfterIndex),
+            ApplyOutcome::Applied
+        );
+        let me = l.actor("apply");
+        l.updater.take_snapshot(&l.buffer, &me);
+        assert_eq!(
+            l.apply(&entry(&log, 2), SaveFlush::AfterIndex),
+            ApplyOutcome::Applied
+        );
+        let durable = l.store.durable();
+        assert_eq!(stored_index(&durable), 1, "no TransactionInfo with it");
+        assert_eq!(
+            durable.get(VALID_CERTS_TABLE, &cert_key(1)),
+            Some(&ScmRow::Certificate),
+            "durable at once"
+        );
+        assert!(l.buffer.staged().is_empty(), "nothing staged");
+        assert_eq!(l.buffer.latest_trx_info(), (1, 2));
+        let checkpoint = download(&l.buffer, &l.actor("download"), FlushPath::Guarded);
+        assert_eq!(
+            checkpoint, durable,
+            "nothing pending: the guarded flush skips"
+        );
+        assert_ne!(checkpoint, reference[1]);
+        // A follower installs it and re-applies entry 2: the same row.
+        let follower: Store<ScmRow> = Store::with_state(initial_tables(0), None);
+        let install = install_and_catch_up(&follower, checkpoint, &log, 0, &l.actor("follower"));
+        assert_eq!(install, Install::CaughtUp(2));
+        assert_eq!(follower.durable(), reference[2]);
+        // Killed here, the SCM restarts from its DB and re-applies entry 2 the same way.
+        assert_eq!(
+            replay_after(&l.store, &log, &l.actor("main")),
+            Install::CaughtUp(2)
+        );
+        assert_eq!(l.store.durable(), reference[2]);
+    });
+}
+
+/// One tick of `SCMHATransactionBufferMonitorTask` within its interval takes the buffer's
+/// write lock and returns: the staged batch and the DB stay as they were.
+// Reference: SCMHADBTransactionBufferImpl.flushIfNeeded.
+fn a_monitor_tick_within_its_interval_changes_nothing() {
+    run_once(|| {
+        let l = Leader::new(initial_tables(0));
+        let apply = l.actor("apply");
+        l.buffer.begin_applying(&apply);
+        l.buffer.add_to_buffer(
+            &apply,
+            DELETED_BLOCKS_TABLE,
+            &txn_key(1),
+            ScmRow::DeletedTxn { blocks: 2 },
+        );
+        let staged = l.buffer.staged();
+        l.buffer.monitor_tick_within_interval(&l.actor("monitor"));
+        assert_eq!(l.buffer.staged(), staged);
+        assert_eq!(l.store.durable(), initial_tables(0));
+        let out = l.rec.take();
+        assert!(out
+            .trace
+            .iter()
+            .any(|e| e.java == java::SCMHADBTransactionBufferImpl::flushIfNeeded.id));
+    });
+}
+
+/// The vocabulary's events: a download first or right after `leader-change`; a snapshot
+/// after a request; a kill after a request, and nothing after it; each at most once. The
+/// requests after `leader-change` are of term 2.
+fn the_generated_events_come_where_the_java_allows_them() {
+    let ok = |text: &str| {
+        let w = VOCABULARY.parse(text).unwrap();
+        VOCABULARY.encode(&w, VOCABULARY.bounds).is_some()
+    };
+    assert!(ok("download transition kill"));
+    assert!(ok("add-txns leader-change download"));
+    assert!(ok("store-cert snapshot save-config"));
+    assert!(
+        !ok("transition download"),
+        "a download races from the start"
+    );
+    assert!(!ok("snapshot store-cert"), "a snapshot follows a request");
+    assert!(!ok("kill"), "a kill follows a request");
+    assert!(!ok("store-cert kill add-txns"), "nothing after a kill");
+    assert!(!ok("download leader-change download"), "one download");
+    let shape = Shape::of(
+        &VOCABULARY
+            .parse("add-txns leader-change download store-cert")
+            .unwrap(),
+    );
+    assert_eq!(shape.first, vec![Drawn::AddTxns]);
+    assert_eq!(shape.second, vec![Drawn::StoreCert]);
+    assert_eq!(shape.download, Some(true));
+    assert!(shape.leader_change && !shape.kill);
+}
+
+/// With no written plan holding a certificate write, the generated space breaks
+/// `fixed-save-after-index` through one: PCT's first counterexample breaks at the
+/// certificate's own commit (`check` shrinks its workload to `store-cert` alone), and
+/// neither replica harm nor a failed restart comes of it (the replay puts the same row).
+// Reference: SCMCertStore.storeValidCertificate.
+fn the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write() {
+    let r = run(
+        S,
+        "fixed-save-after-index",
+        "generated",
+        pct(0, 2_000),
+        Some("DurableIndexMatchesData"),
+    );
+    assert_eq!(r.verdict, Verdict::Violated);
+    assert!(
+        r.trace[0].action.contains("store-cert"),
+        "{}",
+        r.trace[0].action
+    );
+    // Broken at the certificate's own commit.
+    let step = r.violation_step.expect("a violating step");
+    assert_eq!(
+        r.trace[step].java,
+        java::SCMCertStore::storeValidCertificate.id
+    );
+    for harm in ["ReplicasAgree", "RestartCatchesUp"] {
+        let r = run(
+            S,
+            "fixed-save-after-index",
+            "generated",
+            pct(0, 20_000),
+            Some(harm),
+        );
+        assert_eq!(r.verdict, Verdict::Held, "{harm}");
+    }
+}
+
+/// Every invariant a written plan breaks for a variant, the generated space breaks too.
+fn the_generated_space_finds_what_the_written_plans_find() {
+    use ozone_ha_check::scenario::Choice;
+    for &variant in Variant::ALL {
+        let generated = Hdds16452::expected(variant, Plan::Generated).invariants();
+        for &plan in Plan::ALL {
+            for broken in Hdds16452::expected(variant, plan).invariants() {
+                assert!(
+                    generated.contains(&broken),
+                    "{variant:?} breaks {broken} on {plan:?} but not on generated"
+                );
+            }
+        }
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -561,6 +726,11 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_load_on_leader_ready_reads_the_last_summary,
         the_startup_entry_notifies_leader_ready_before_its_term_index,
         a_submission_once_ratis_is_ready_precedes_a_load_on_leader_ready,
-        with_leader_change_downloads_after_notify_leader_changed
+        with_leader_change_downloads_after_notify_leader_changed,
+        a_certificate_write_commits_under_the_previous_index,
+        a_monitor_tick_within_its_interval_changes_nothing,
+        the_generated_events_come_where_the_java_allows_them,
+        the_generated_space_breaks_fixed_save_after_index_through_a_certificate_write,
+        the_generated_space_finds_what_the_written_plans_find
     ]
 }

@@ -5,8 +5,8 @@
 //! Java: `hadoop-hdds/server-scm/.../scm/ha/` (`SCMHADBTransactionBufferImpl`,
 //! `SCMStateMachine`, `InterSCMGrpcService`, `StatefulServiceStateManagerImpl`),
 //! `.../scm/block/` (`DeletedBlockLogStateManagerImpl`,
-//! `SCMDeletedBlockTransactionStatusManager`) and `.../scm/container/`
-//! (`ContainerStateManagerImpl`). Jira: HDDS-16452.
+//! `SCMDeletedBlockTransactionStatusManager`), `.../scm/container/`
+//! (`ContainerStateManagerImpl`) and `.../scm/server/` (`SCMCertStore`). Jira: HDDS-16452.
 //!
 //! - [`tx_buffer`]: the batch of staged writes, the index it claims, its two flushes; generic
 //!   over the rows, and also the buffer of [`crate::models::scm_cert`]'s SCMs.
@@ -38,6 +38,8 @@ pub const STATEFUL_SERVICE_CONFIG_TABLE: TableName = "statefulServiceConfig";
 pub const SUMMARY_KEY: &str = "DeletedBlockLogStateManager";
 /// `SCMDBDefinition.CONTAINERS`: containers keyed by container ID.
 pub const CONTAINERS_TABLE: TableName = "containers";
+/// `SCMDBDefinition.VALID_CERTS`: the certificates the SCM's CA issued, keyed by serial.
+pub const VALID_CERTS_TABLE: TableName = "validCerts";
 
 /// The container life-cycle states the plans use (`HddsProtos.LifeCycleState`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +80,8 @@ pub enum ScmRow {
     Config(u64),
     /// A container's `ContainerInfo`, reduced to its state.
     Container(LifeCycleState),
+    /// An issued certificate (`X509Certificate`), reduced to its presence.
+    Certificate,
     /// `TransactionInfo`: the term and index the DB's content is claimed to cover.
     TxInfo {
         /// Term.
@@ -95,6 +99,7 @@ impl fmt::Display for ScmRow {
             ScmRow::Config(v) => write!(f, "config({v})"),
             ScmRow::Container(LifeCycleState::Deleting) => write!(f, "DELETING"),
             ScmRow::Container(LifeCycleState::Closed) => write!(f, "CLOSED"),
+            ScmRow::Certificate => write!(f, "certificate"),
             ScmRow::TxInfo { index, .. } => write!(f, "TX {index}"),
         }
     }
@@ -119,6 +124,11 @@ impl TxRow for ScmRow {
 /// The key of container `id` in [`CONTAINERS_TABLE`].
 pub fn container_key(id: u64) -> String {
     format!("#{id}")
+}
+
+/// The key of the certificate with serial `serial` in [`VALID_CERTS_TABLE`].
+pub fn cert_key(serial: u64) -> String {
+    format!("serial{serial}")
 }
 
 /// The key of deleted-block transaction `tx_id` in [`DELETED_BLOCKS_TABLE`].

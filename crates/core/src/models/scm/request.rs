@@ -1,10 +1,10 @@
 //! The replicated SCM requests of the plans, and what each one writes when it is applied.
 //!
-//! Every request is a `@Replicate` DIRECT method: the leader submits it through Ratis, and
-//! every replica's `SCMStateMachine.applyTransaction` runs the implementation through
-//! `invokeLocal`. Each write is one call into the transaction buffer, which takes and
-//! releases the read lock per call: that is why a concurrent flush can land between two
-//! writes of one request.
+//! Every request is a `@Replicate` method: the leader submits it through Ratis, and every
+//! replica's `SCMStateMachine.applyTransaction` runs the implementation through
+//! `invokeLocal`. Each write of the buffered requests is one call into the transaction
+//! buffer, which takes and releases the read lock per call: that is why a concurrent flush
+//! can land between two writes of one request. The certificate store writes RocksDB itself.
 //!
 //! - [`ScmRequest::AddTransactionsToDb`] stands for
 //!   [`DeletedBlockLogStateManagerImpl.addTransactionsToDB`](crate::citation::java::DeletedBlockLogStateManagerImpl::addTransactionsToDB),
@@ -24,6 +24,16 @@
 //!   `InvalidContainerStateException`, an `IOException` that is not an `SCMException`, so
 //!   `applyTransaction` terminates the SCM. It is the one request of the plans whose second
 //!   apply differs from its first.
+//! - [`ScmRequest::StoreValidCertificate`] stands for
+//!   [`SCMCertStore.storeValidCertificate`](crate::citation::java::SCMCertStore::storeValidCertificate)
+//!   of a datanode's certificate (`@Replicate(invocationType = CLIENT)` in `CertificateStore`;
+//!   `CertificateStoreInvoker.invokeLocal` calls it on every replica): under the store's own
+//!   lock, `getValidCertsTable().put(serial, cert)`, a RocksDB write that bypasses the
+//!   transaction buffer. It is durable at once, with no `TransactionInfo`, and counts nothing
+//!   pending in the buffer ([`Applied::direct`]). A replay puts the same bytes again. An SCM's
+//!   own certificate (`storeValidScmCertificate`) is one batch of two such puts, committed
+//!   the same way; `removeAllExpiredCertificates` deletes by each replica's clock, which the
+//!   model does not have.
 //!
 //! Abstracted away: every other field of the rows (block IDs, sizes, the container's
 //! replicas and pipeline), the in-memory maps each manager keeps beside the DB other than
@@ -34,8 +44,8 @@
 //! throws one; a non-fatal one would be a logical rejection that leaves the SCM running).
 
 use super::{
-    container_key, txn_key, LifeCycleState, ScmRow, Summary, CONTAINERS_TABLE,
-    DELETED_BLOCKS_TABLE, STATEFUL_SERVICE_CONFIG_TABLE, SUMMARY_KEY,
+    cert_key, container_key, txn_key, LifeCycleState, ScmRow, Summary, CONTAINERS_TABLE,
+    DELETED_BLOCKS_TABLE, STATEFUL_SERVICE_CONFIG_TABLE, SUMMARY_KEY, VALID_CERTS_TABLE,
 };
 use crate::citation::{java, Citation};
 use crate::kit::store::{TableName, Tables};
@@ -65,6 +75,11 @@ pub enum ScmRequest {
         /// The container.
         container: u64,
     },
+    /// `storeValidCertificate(serial, cert, DATANODE)`.
+    StoreValidCertificate {
+        /// The certificate's serial.
+        serial: u64,
+    },
 }
 
 impl fmt::Display for ScmRequest {
@@ -82,6 +97,9 @@ impl fmt::Display for ScmRequest {
             }
             ScmRequest::TransitionToClosed { container } => {
                 write!(f, "transition container #{container} to CLOSED")
+            }
+            ScmRequest::StoreValidCertificate { serial } => {
+                write!(f, "storeValidCertificate serial {serial}")
             }
         }
     }
@@ -106,6 +124,9 @@ pub struct Applied {
     /// Whether the implementation calls the buffer's `flush()` after its puts
     /// (`saveConfiguration`).
     pub flushes: bool,
+    /// Whether the implementation writes its puts straight into RocksDB as one batch
+    /// instead of through the buffer (`SCMCertStore`).
+    pub direct: bool,
 }
 
 impl ScmRequest {
@@ -121,6 +142,7 @@ impl ScmRequest {
             ScmRequest::TransitionToClosed { .. } => {
                 &java::ContainerStateManagerImpl::transitionDeletingOrDeletedToTargetState
             }
+            ScmRequest::StoreValidCertificate { .. } => &java::SCMCertStore::storeValidCertificate,
         }
     }
 
@@ -128,7 +150,7 @@ impl ScmRequest {
     /// or `Err` with the message of the exception that terminates the SCM.
     pub fn apply(&self, view: &mut Tables<ScmRow>) -> Result<Applied, String> {
         let mut puts = Vec::new();
-        let mut flushes = false;
+        let (mut flushes, mut direct) = (false, false);
         match self {
             ScmRequest::AddTransactionsToDb { txns, summary } => {
                 for &(tx_id, blocks) in txns {
@@ -171,10 +193,22 @@ impl ScmRequest {
                     }
                 }
             }
+            ScmRequest::StoreValidCertificate { serial } => {
+                puts.push(Put {
+                    table: VALID_CERTS_TABLE,
+                    key: cert_key(*serial),
+                    row: ScmRow::Certificate,
+                });
+                direct = true;
+            }
         }
         for p in &puts {
             view.put(p.table, &p.key, p.row);
         }
-        Ok(Applied { puts, flushes })
+        Ok(Applied {
+            puts,
+            flushes,
+            direct,
+        })
     }
 }

@@ -58,7 +58,8 @@
 //!   refuses one whose TX is not above the follower's applied index; otherwise
 //!   [`reinitialize`](crate::citation::java::SCMStateMachine::reinitialize) replaces the DB,
 //!   reloads every manager from it, `transactionBuffer.init()` reads its TX and Ratis sends
-//!   every entry after it again.
+//!   every entry after it again ([`replay_after`], which is also what an SCM restarted
+//!   after a kill does from its own DB).
 //!
 //! Abstracted away: the `SCMContext` term checks, the replicated-invocation proxy and its
 //! reflection, the background `SCMHATransactionBufferMonitorTask` (`flushIfNeeded(60 s)`,
@@ -303,15 +304,26 @@ pub fn apply_transaction(
                 applied.puts.len()
             )
         });
-        let mut writes: Vec<Write<ScmRow>> = applied
-            .puts
-            .into_iter()
-            .map(|p| Write::Buffered {
-                table: p.table,
-                key: p.key,
-                row: p.row,
-            })
-            .collect();
+        let mut writes: Vec<Write<ScmRow>> = if applied.direct {
+            let mut batch = WriteBatch::new();
+            for p in applied.puts {
+                batch.put(p.table, &p.key, p.row);
+            }
+            vec![Write::Direct {
+                java: request.java(),
+                batch,
+            }]
+        } else {
+            applied
+                .puts
+                .into_iter()
+                .map(|p| Write::Buffered {
+                    table: p.table,
+                    key: p.key,
+                    row: p.row,
+                })
+                .collect()
+        };
         if applied.flushes {
             writes.push(Write::Flush);
         }
@@ -515,7 +527,16 @@ pub fn install_and_catch_up(
             tx + 1
         )
     });
+    replay_after(store, log, actor)
+}
+
+/// Re-apply every entry of `log` after the TX of `store`'s durable state, in order, each
+/// committed with its index: what Ratis sends a replica whose state machine starts from that
+/// DB (a follower after [`install_and_catch_up`]'s install, or an SCM restarted after a
+/// kill, whose `SCMHADBTransactionBufferImpl.init` reads the same TX).
+pub fn replay_after(store: &Store<ScmRow>, log: &RaftLog<ScmRequest>, actor: &Actor) -> Install {
     let mut view = store.durable();
+    let tx = stored_index(&view);
     for entry in log.after(tx) {
         let mut batch = WriteBatch::new();
         if let Payload::Data(request) = &entry.payload {

@@ -264,6 +264,22 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         true
     }
 
+    /// One tick of the leader's `SCMHATransactionBufferMonitorTask.run`,
+    /// `flushIfNeeded(interval)`, less than the interval after the last flush: under the
+    /// write lock it returns without flushing, either because an apply is in flight or
+    /// because the interval has not elapsed. It changes nothing; it only takes the lock.
+    pub fn monitor_tick_within_interval(&self, actor: &Actor) {
+        let _b = self.rw_lock.write();
+        let applying = self.applying.get();
+        actor.step_with(&java::SCMHADBTransactionBufferImpl::flushIfNeeded, || {
+            if applying > 0 {
+                format!("monitor task: applyingTransactions = {applying}: return")
+            } else {
+                "monitor task: flush interval not elapsed: return".to_string()
+            }
+        });
+    }
+
     fn flush_under_write_lock(&self, b: &mut Batch<R>, actor: &Actor, why: &str) {
         const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         let (term, index) = self.latest_trx_info.get();
