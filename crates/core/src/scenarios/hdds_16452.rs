@@ -1156,6 +1156,7 @@ pub struct Restarted {
 pub const RESTART_CATCHES_UP: Invariant<Restarted> = Invariant::eventually(
     "RestartCatchesUp",
     "a killed SCM restarts from its DB, re-applies every entry after its TX without terminating, and ends at apply(log)",
+    "A killed SCM whose DB holds a container transition under the previous TransactionInfo (an unguarded flush inside the apply committed it) re-applies the transition on restart: the container is already CLOSED, InvalidContainerStateException terminates the SCM, and its DB still claims the previous index, so every restart terminates again: a crash loop.",
     |r| match &r.install {
         Install::Terminated { index, reason } => Err(format!(
             "the restarted SCM terminated re-applying index {index} ({reason}); its DB still claims TX {}, so every restart replays {index} and terminates again",
