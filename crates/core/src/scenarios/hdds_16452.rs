@@ -759,6 +759,21 @@ pub fn plan_log(plan: Plan, size: u64) -> RaftLog<ScmRequest> {
     log
 }
 
+/// A checkpoint download, checked against the log so far.
+fn checked_download(
+    buffer: &TransactionBuffer,
+    reference: &Ghost<Reference>,
+    me: &Actor,
+    path: FlushPath,
+) -> CheckpointTaken {
+    let taken = CheckpointTaken {
+        checkpoint: download(buffer, me, path),
+        reference: reference.get(),
+    };
+    CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
+    taken
+}
+
 /// A download racing the applies: the checkpoint, checked against the log so far.
 fn racing_download(
     buffer: &TransactionBuffer,
@@ -766,12 +781,181 @@ fn racing_download(
     me: &Actor,
     path: FlushPath,
 ) -> Checkpoint<ScmRow> {
-    let taken = CheckpointTaken {
-        checkpoint: download(buffer, me, path),
-        reference: reference.get(),
-    };
-    CHECKPOINT_CONSISTENT.check_into(&taken, me.recorder());
-    taken.checkpoint
+    checked_download(buffer, reference, me, path).checkpoint
+}
+
+/// The leader's store (each durable state checked against the log so far, `reference`), its
+/// transaction buffer and its deleted-block status, from `initial`.
+fn leader_store(
+    initial: &Tables<ScmRow>,
+    reference: &Arc<Ghost<Reference>>,
+    recorder: &Arc<Recorder>,
+) -> (
+    Arc<Store<ScmRow>>,
+    Arc<TransactionBuffer>,
+    Arc<DeletedBlockStatus>,
+) {
+    let store = Arc::new(Store::with_state(
+        initial.clone(),
+        Some(durable_observer(recorder, DURABLE, {
+            let reference = Arc::clone(reference);
+            move |_before, after| DurableStep {
+                after: after.clone(),
+                reference: reference.get(),
+            }
+        })),
+    ));
+    let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
+    let status = Arc::new(DeletedBlockStatus::new(initial));
+    (store, buffer, status)
+}
+
+/// The leader's configuration entry, then a snapshot: the DB claims TX 1. The updater and
+/// the entries left to apply.
+fn set_up(
+    buffer: &TransactionBuffer,
+    recorder: &Arc<Recorder>,
+    initial: &Tables<ScmRow>,
+    log: &RaftLog<ScmRequest>,
+    save: SaveFlush,
+) -> (Updater, Vec<LogEntry<ScmRequest>>) {
+    let setup = Actor::new("setup", recorder);
+    let mut updater = Updater::new(initial.clone());
+    let entries: Vec<LogEntry<ScmRequest>> = log.after(0).cloned().collect();
+    assert_eq!(
+        updater.apply(buffer, &setup, &entries[0], save),
+        ApplyOutcome::Applied
+    );
+    updater.take_snapshot(buffer, &setup);
+    (updater, entries[1..].to_vec())
+}
+
+/// This SCM becomes leader while the applies run: `notifyLeaderChanged` (its flush, and
+/// `onBecomeLeader`'s summary load), the probe of a stale load where `counted` is the summary
+/// an up-to-date load gives, and with `download` a follower that then asks this leader for a
+/// checkpoint (it learns of the leader once its appenders run: `changeToLeader`).
+fn spawn_leader_change(
+    buffer: &Arc<TransactionBuffer>,
+    status: &Arc<DeletedBlockStatus>,
+    reference: &Arc<Ghost<Reference>>,
+    recorder: &Arc<Recorder>,
+    paths: Paths,
+    counted: Option<Summary>,
+    download: bool,
+) -> thread::JoinHandle<Option<Checkpoint<ScmRow>>> {
+    let (buffer, status, reference, me, grpc) = (
+        Arc::clone(buffer),
+        Arc::clone(status),
+        Arc::clone(reference),
+        Actor::new("leader-change", recorder),
+        Actor::new("download", recorder),
+    );
+    thread::spawn("leader-change", move || {
+        notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
+        if paths.load == SummaryLoad::OnBecomeLeader
+            && counted.is_some_and(|counted| status.summary() != counted)
+        {
+            me.probe(&STALE_SUMMARY_LOADED);
+        }
+        download.then(|| {
+            grpc.step(
+                &java::RaftServerImpl::changeToLeader,
+                "leader started: a follower learns of it and asks for a checkpoint",
+            );
+            racing_download(&buffer, &reference, &grpc, paths.download)
+        })
+    })
+}
+
+/// The new leader's startup entry on the updater, with the term's first request (`first`:
+/// a request, or the txID of an `add-txns`, which reads the counters) submitted by a client
+/// as soon as Ratis accepts writes, racing the rest of the entry (`notifyLeaderReady`'s
+/// summary load). The submitted request, if any.
+#[allow(clippy::too_many_arguments)]
+fn startup_entry_with_client(
+    updater: &mut Updater,
+    buffer: &TransactionBuffer,
+    me: &Actor,
+    entry: &LogEntry<ScmRequest>,
+    status: &Arc<DeletedBlockStatus>,
+    load: SummaryLoad,
+    first: Option<Result<ScmRequest, u64>>,
+    why: &'static str,
+) -> Option<ScmRequest> {
+    let recorder = me.recorder();
+    let finished = Arc::new(Ghost::new(false));
+    let mut client = None;
+    updater.apply_startup_entry(
+        buffer,
+        me,
+        entry,
+        status,
+        load,
+        || {
+            let Some(first) = first else { return };
+            let (status, finished, me) = (
+                Arc::clone(status),
+                Arc::clone(&finished),
+                Actor::new("client", recorder),
+            );
+            client = Some(thread::spawn("client", move || {
+                me.step(
+                    &java::ScmBlockLocationProtocolServerSideTranslatorPB::send,
+                    why,
+                );
+                first.unwrap_or_else(|tx| {
+                    let request = status.add_transactions(&me, vec![(tx, tx + 1)]);
+                    // Read after the counters: still unset, so they were read before the
+                    // updater finished the startup entry.
+                    if !finished.get() {
+                        me.probe(&SUBMIT_DURING_STARTUP_ENTRY);
+                    }
+                    request
+                })
+            }));
+        },
+        || finished.set(true),
+    );
+    client.map(|c| c.join())
+}
+
+/// Once every apply has finished: a late download (checked), then the final
+/// `takeSnapshot`. The leader's DB.
+fn late_download_and_snapshot(
+    updater: &Updater,
+    buffer: &TransactionBuffer,
+    store: &Store<ScmRow>,
+    me: &Actor,
+    reference: &Ghost<Reference>,
+    download_path: FlushPath,
+) -> Tables<ScmRow> {
+    let late = checked_download(buffer, reference, me, download_path);
+    LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, me.recorder());
+    updater.take_snapshot(buffer, me);
+    store.durable()
+}
+
+/// A follower at `initial` installs `checkpoint`, re-applies the log after it and is
+/// compared with `leader`.
+fn follower_installs(
+    checkpoint: Checkpoint<ScmRow>,
+    log: &RaftLog<ScmRequest>,
+    initial: &Tables<ScmRow>,
+    leader: Tables<ScmRow>,
+    recorder: &Arc<Recorder>,
+) {
+    let follower_store: Store<ScmRow> = Store::with_state(initial.clone(), None);
+    let applied = stored_index(initial);
+    let follower_actor = Actor::new("follower", recorder);
+    let install = install_and_catch_up(&follower_store, checkpoint, log, applied, &follower_actor);
+    REPLICAS_AGREE.check_into(
+        &Replicas {
+            leader,
+            follower: follower_store.durable(),
+            install,
+        },
+        recorder,
+    );
 }
 
 struct Prepared {
@@ -786,33 +970,12 @@ struct Prepared {
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let reference = Arc::new(Ghost::new(Arc::clone(&self.reference)));
-        let store = Arc::new(Store::with_state(
-            self.initial.clone(),
-            Some(durable_observer(recorder, DURABLE, {
-                let reference = Arc::clone(&reference);
-                move |_before, after| DurableStep {
-                    after: after.clone(),
-                    reference: reference.get(),
-                }
-            })),
-        ));
-        let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
-        let status = Arc::new(DeletedBlockStatus::new(&self.initial));
+        let (store, buffer, status) = leader_store(&self.initial, &reference, recorder);
         let paths = self.paths;
-
-        // The leader's configuration entry, then a snapshot: the DB claims TX 1.
-        let setup = Actor::new("setup", recorder);
-        let mut updater = Updater::new(self.initial.clone());
-        let entries: Vec<LogEntry<ScmRequest>> = self.log.after(0).cloned().collect();
-        assert_eq!(
-            updater.apply(&buffer, &setup, &entries[0], paths.save),
-            ApplyOutcome::Applied
-        );
-        updater.take_snapshot(&buffer, &setup);
+        let (mut updater, racing) = set_up(&buffer, recorder, &self.initial, &self.log, paths.save);
 
         let apply = {
             let (buffer, me) = (Arc::clone(&buffer), Actor::new("apply", recorder));
-            let racing = entries[1..].to_vec();
             thread::spawn("apply", move || {
                 for entry in &racing {
                     updater.apply(&buffer, &me, entry, paths.save);
@@ -838,31 +1001,15 @@ impl Case for Prepared {
         });
         let leader_change =
             matches!(self.plan, Plan::WithLeaderChange | Plan::LeaderSummary).then(|| {
-                let (buffer, status, reference, me, grpc) = (
-                    Arc::clone(&buffer),
-                    Arc::clone(&status),
-                    Arc::clone(&reference),
-                    Actor::new("leader-change", recorder),
-                    Actor::new("download", recorder),
-                );
-                let last_old = old_term_summary(self.size + 1);
-                let plan = self.plan;
-                thread::spawn("leader-change", move || {
-                    notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
-                    if plan == Plan::LeaderSummary
-                        && paths.load == SummaryLoad::OnBecomeLeader
-                        && status.summary() != last_old
-                    {
-                        me.probe(&STALE_SUMMARY_LOADED);
-                    }
-                    (plan == Plan::WithLeaderChange).then(|| {
-                        grpc.step(
-                            &java::RaftServerImpl::changeToLeader,
-                            "leader started: a follower learns of it and asks for a checkpoint",
-                        );
-                        racing_download(&buffer, &reference, &grpc, paths.download)
-                    })
-                })
+                spawn_leader_change(
+                    &buffer,
+                    &status,
+                    &reference,
+                    recorder,
+                    paths,
+                    (self.plan == Plan::LeaderSummary).then(|| old_term_summary(self.size + 1)),
+                    self.plan == Plan::WithLeaderChange,
+                )
             });
         let mut updater = apply.join();
         let mut checkpoint = downloader.map(|d| d.join());
@@ -875,73 +1022,33 @@ impl Case for Prepared {
         let mut log = self.log.clone();
         if self.plan == Plan::LeaderSummary {
             // Ratis appends the new leader's startup entry once notifyLeaderChanged returned;
-            // the updater applies it and the leader is ready.
+            // the updater applies it and the leader is ready. A client (the OM's
+            // deleteKeyBlocks) submits as soon as Ratis accepts writes.
             let startup = log.start_term(2);
             reference.set(Arc::new(reference_states(&log, self.initial.clone())));
             let entry = log.entry(startup).cloned().expect("startup entry");
-            // A client (the OM's deleteKeyBlocks) submits as soon as Ratis accepts writes,
-            // racing notifyLeaderReady on the updater thread.
-            let finished = Arc::new(Ghost::new(false));
-            let mut client = None;
-            updater.apply_startup_entry(
+            let n = self.size + 2;
+            let request = startup_entry_with_client(
+                &mut updater,
                 &buffer,
                 &me,
                 &entry,
                 &status,
                 paths.load,
-                || {
-                    let (status, finished, me) = (
-                        Arc::clone(&status),
-                        Arc::clone(&finished),
-                        Actor::new("client", recorder),
-                    );
-                    let n = self.size + 2;
-                    client = Some(thread::spawn("client", move || {
-                        me.step(
-                            &java::ScmBlockLocationProtocolServerSideTranslatorPB::send,
-                            "deleteKeyBlocks: checkLeader asks Ratis, which is ready",
-                        );
-                        let request = status.add_transactions(&me, vec![(n, n + 1)]);
-                        // Read after the counters: still unset, so they were read before
-                        // the updater finished the startup entry.
-                        if !finished.get() {
-                            me.probe(&SUBMIT_DURING_STARTUP_ENTRY);
-                        }
-                        request
-                    }));
-                },
-                || finished.set(true),
-            );
-            let request = client.expect("spawned once ready").join();
+                Some(Err(n)),
+                "deleteKeyBlocks: checkLeader asks Ratis, which is ready",
+            )
+            .expect("spawned once ready");
             let index = log.append(request);
             reference.set(Arc::new(reference_states(&log, self.initial.clone())));
             let entry = log.entry(index).cloned().expect("submitted entry");
             updater.apply(&buffer, &me, &entry, paths.save);
         }
-        let late = CheckpointTaken {
-            checkpoint: download(&buffer, &me, paths.download),
-            reference: reference.get(),
-        };
-        CHECKPOINT_CONSISTENT.check_into(&late, recorder);
-        LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, recorder);
-        updater.take_snapshot(&buffer, &me);
-        let leader = store.durable();
+        let leader =
+            late_download_and_snapshot(&updater, &buffer, &store, &me, &reference, paths.download);
         SUMMARY_MATCHES_TABLE.check_into(&leader, recorder);
         if let Some(checkpoint) = checkpoint {
-            let follower_store: Store<ScmRow> = Store::with_state(self.initial.clone(), None);
-            let applied = stored_index(&self.initial);
-            let follower_actor = Actor::new("follower", recorder);
-            let install =
-                install_and_catch_up(&follower_store, checkpoint, &log, applied, &follower_actor);
-            let follower = follower_store.durable();
-            REPLICAS_AGREE.check_into(
-                &Replicas {
-                    leader,
-                    follower,
-                    install,
-                },
-                recorder,
-            );
+            follower_installs(checkpoint, &log, &self.initial, leader, recorder);
         }
     }
 }
@@ -1206,31 +1313,11 @@ impl Case for GeneratedCase {
             &log,
             initial.clone(),
         ))));
-        let store = Arc::new(Store::with_state(
-            initial.clone(),
-            Some(durable_observer(recorder, DURABLE, {
-                let reference = Arc::clone(&reference);
-                move |_before, after| DurableStep {
-                    after: after.clone(),
-                    reference: reference.get(),
-                }
-            })),
-        ));
-        let buffer = Arc::new(TransactionBuffer::new(Arc::clone(&store), 0, 0));
-        let status = Arc::new(DeletedBlockStatus::new(&initial));
-
-        let setup = Actor::new("setup", recorder);
-        let mut updater = Updater::new(initial.clone());
-        let entries: Vec<LogEntry<ScmRequest>> = log.after(0).cloned().collect();
-        assert_eq!(
-            updater.apply(&buffer, &setup, &entries[0], paths.save),
-            ApplyOutcome::Applied
-        );
-        updater.take_snapshot(&buffer, &setup);
+        let (store, buffer, status) = leader_store(&initial, &reference, recorder);
+        let (mut updater, racing) = set_up(&buffer, recorder, &initial, &log, paths.save);
 
         let apply = {
             let (buffer, me) = (Arc::clone(&buffer), Actor::new("apply", recorder));
-            let racing = entries[1..].to_vec();
             let snapshot_after = shape.snapshot_after;
             thread::spawn("apply", move || {
                 for (n, entry) in racing.iter().enumerate() {
@@ -1259,27 +1346,15 @@ impl Case for GeneratedCase {
             thread::spawn("monitor", move || buffer.monitor_tick_within_interval(&me))
         });
         let leader_change = shape.leader_change.then(|| {
-            let (buffer, status, reference, me, grpc) = (
-                Arc::clone(&buffer),
-                Arc::clone(&status),
-                Arc::clone(&reference),
-                Actor::new("leader-change", recorder),
-                Actor::new("download", recorder),
-            );
-            let download = shape.download == Some(true);
-            thread::spawn("leader-change", move || {
-                notify_leader_changed(&buffer, &me, paths.leader_change, &status, paths.load);
-                if paths.load == SummaryLoad::OnBecomeLeader && status.summary() != counted {
-                    me.probe(&STALE_SUMMARY_LOADED);
-                }
-                download.then(|| {
-                    grpc.step(
-                        &java::RaftServerImpl::changeToLeader,
-                        "leader started: a follower learns of it and asks for a checkpoint",
-                    );
-                    racing_download(&buffer, &reference, &grpc, paths.download)
-                })
-            })
+            spawn_leader_change(
+                &buffer,
+                &status,
+                &reference,
+                recorder,
+                paths,
+                Some(counted),
+                shape.download == Some(true),
+            )
         });
         let mut updater = apply.join();
         let mut checkpoint = downloader.map(|d| d.join());
@@ -1300,38 +1375,17 @@ impl Case for GeneratedCase {
             // The first request of term 2 is submitted as soon as Ratis accepts writes,
             // racing the rest of the startup entry; an `add-txns` reads the counters then.
             let first = second.next().map(|drawn| names.next(drawn));
-            let finished = Arc::new(Ghost::new(false));
-            let mut client = None;
-            updater.apply_startup_entry(
+            let submitted = startup_entry_with_client(
+                &mut updater,
                 &buffer,
                 &me,
                 &entry,
                 &status,
                 paths.load,
-                || {
-                    let Some(first) = first else { return };
-                    let (status, finished, me) = (
-                        Arc::clone(&status),
-                        Arc::clone(&finished),
-                        Actor::new("client", recorder),
-                    );
-                    client = Some(thread::spawn("client", move || {
-                        me.step(
-                            &java::ScmBlockLocationProtocolServerSideTranslatorPB::send,
-                            "the request: checkLeader asks Ratis, which is ready",
-                        );
-                        first.unwrap_or_else(|tx| {
-                            let request = status.add_transactions(&me, vec![(tx, tx + 1)]);
-                            if !finished.get() {
-                                me.probe(&SUBMIT_DURING_STARTUP_ENTRY);
-                            }
-                            request
-                        })
-                    }));
-                },
-                || finished.set(true),
-            );
-            let submitted = client.map(|c| c.join()).into_iter();
+                first,
+                "the request: checkLeader asks Ratis, which is ready",
+            )
+            .into_iter();
             let rest = second.map(|drawn| {
                 names
                     .next(drawn)
@@ -1368,33 +1422,14 @@ impl Case for GeneratedCase {
             );
             state
         } else {
-            let late = CheckpointTaken {
-                checkpoint: download(&buffer, &me, paths.download),
-                reference: reference.get(),
-            };
-            CHECKPOINT_CONSISTENT.check_into(&late, recorder);
-            LATE_DOWNLOAD_SHIPS_LATEST.check_into(&late, recorder);
-            updater.take_snapshot(&buffer, &me);
-            store.durable()
+            late_download_and_snapshot(&updater, &buffer, &store, &me, &reference, paths.download)
         };
         SUMMARY_MATCHES_TABLE.check_into(&leader, recorder);
         if let Some(checkpoint) = checkpoint {
-            let follower_store: Store<ScmRow> = Store::with_state(initial.clone(), None);
-            let applied = stored_index(&initial);
-            let follower_actor = Actor::new("follower", recorder);
-            let install =
-                install_and_catch_up(&follower_store, checkpoint, &log, applied, &follower_actor);
-            let follower = follower_store.durable();
-            REPLICAS_AGREE.check_into(
-                &Replicas {
-                    // A killed leader that could not restart is not what the follower is
-                    // measured against: apply(log) is.
-                    leader: if shape.kill { whole } else { leader },
-                    follower,
-                    install,
-                },
-                recorder,
-            );
+            // A killed leader that could not restart is not what the follower is measured
+            // against: apply(log) is.
+            let leader = if shape.kill { whole } else { leader };
+            follower_installs(checkpoint, &log, &initial, leader, recorder);
         }
     }
 }
