@@ -774,6 +774,23 @@ fn checked_download(
     taken
 }
 
+/// A follower's download on its own thread, racing the applies.
+fn spawn_racing_download(
+    buffer: &Arc<TransactionBuffer>,
+    reference: &Arc<Ghost<Reference>>,
+    recorder: &Arc<Recorder>,
+    path: FlushPath,
+) -> thread::JoinHandle<Checkpoint<ScmRow>> {
+    let (buffer, reference, me) = (
+        Arc::clone(buffer),
+        Arc::clone(reference),
+        Actor::new("download", recorder),
+    );
+    thread::spawn("download", move || {
+        racing_download(&buffer, &reference, &me, path)
+    })
+}
+
 /// A download racing the applies: the checkpoint, checked against the log so far.
 fn racing_download(
     buffer: &TransactionBuffer,
@@ -989,16 +1006,7 @@ impl Case for Prepared {
             self.plan,
             Plan::Base | Plan::ContainerTransition | Plan::SaveConfiguration
         )
-        .then(|| {
-            let (buffer, reference, me) = (
-                Arc::clone(&buffer),
-                Arc::clone(&reference),
-                Actor::new("download", recorder),
-            );
-            thread::spawn("download", move || {
-                racing_download(&buffer, &reference, &me, paths.download)
-            })
-        });
+        .then(|| spawn_racing_download(&buffer, &reference, recorder, paths.download));
         let leader_change =
             matches!(self.plan, Plan::WithLeaderChange | Plan::LeaderSummary).then(|| {
                 spawn_leader_change(
@@ -1329,16 +1337,8 @@ impl Case for GeneratedCase {
                 updater
             })
         };
-        let downloader = (shape.download == Some(false)).then(|| {
-            let (buffer, reference, me) = (
-                Arc::clone(&buffer),
-                Arc::clone(&reference),
-                Actor::new("download", recorder),
-            );
-            thread::spawn("download", move || {
-                racing_download(&buffer, &reference, &me, paths.download)
-            })
-        });
+        let downloader = (shape.download == Some(false))
+            .then(|| spawn_racing_download(&buffer, &reference, recorder, paths.download));
         // Nothing else races the applies: one tick of the buffer's monitor task does, as on
         // a running leader (it finds the interval not elapsed and flushes nothing).
         let monitor = (shape.download.is_none() && !shape.leader_change).then(|| {
