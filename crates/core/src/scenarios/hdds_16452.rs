@@ -426,7 +426,7 @@ pub const NO_PARTIAL_TRANSACTION: Invariant<DurableStep> = Invariant::always(
 pub const DURABLE_INDEX_MATCHES_DATA: Invariant<DurableStep> = Invariant::always(
     "DurableIndexMatchesData",
     "every durable state of the leader equals apply(log[1..TX]) for its own TX",
-    "The leader's DB holds writes of an entry above its TransactionInfo index, so a restart or a follower installing its checkpoint re-applies that entry. Harmless for idempotent puts (deleted-block entries, saveConfiguration: a one-entry lag); a container transition re-applied this way terminates the follower (ReplicasAgree).",
+    "The leader's DB holds writes of an entry above its TransactionInfo index, so a restart or a follower installing its checkpoint re-applies that entry. Harmless for idempotent puts (deleted-block entries, saveConfiguration: a one-entry lag, a certificate); a container transition re-applied this way terminates the SCM: the follower that installed the checkpoint (ReplicasAgree) or the leader itself after a kill (RestartCatchesUp).",
     |s| matches_reference("DB", &s.after, &s.reference),
 );
 
