@@ -98,9 +98,16 @@ fn a_fixture_as_a_jira_bug_report() {
     let steps: Vec<&str> = report.lines().filter(|l| l.starts_with("# *")).collect();
     let trace = f["trace"].as_array().unwrap();
     assert_eq!(steps.len(), trace.len(), "{report}");
+    // A cited step names its method in monospace, unlinked: the links are in the list of
+    // affected methods, once each.
     for (line, step) in steps.iter().zip(trace) {
         let actor = step["actor"].as_str().unwrap();
         assert!(line.starts_with(&format!("# *{actor}* ")), "{line}");
+        if step["java_url"].is_string() {
+            let java = step["java"].as_str().unwrap();
+            assert!(line.contains(&format!(" {{{{{java}}}}}: ")), "{line}");
+        }
+        assert!(links(line).is_empty(), "{line}");
     }
     let at = f["violation_step"].as_u64().unwrap() as usize;
     assert!(

@@ -156,8 +156,14 @@ pub fn counterexample_jira(r: &Report, links: &Links) -> String {
         );
     }
 
+    // Each step names its method in monospace; the links are in the list above, once each.
     let _ = writeln!(out, "h3. Interleaving\n");
     for e in &r.trace {
+        let java = if links.url(&e.java).is_some() {
+            format!("{{{{{}}}}}", e.java)
+        } else {
+            escape(&e.java)
+        };
         let mark = if e.step == b.step {
             format!(" *<- {} broken here*", escape(invariant))
         } else {
@@ -165,9 +171,8 @@ pub fn counterexample_jira(r: &Report, links: &Links) -> String {
         };
         let _ = writeln!(
             out,
-            "# *{}* {}: {}{mark}",
+            "# *{}* {java}: {}{mark}",
             escape(&e.actor),
-            method(&e.java, links),
             escape(&e.action)
         );
     }
