@@ -29,7 +29,9 @@ mod threads;
 #[cfg(ohc_threads)]
 use self::threads as backend;
 #[cfg(ohc_threads)]
-pub(crate) use self::threads::choice as threads_choice;
+pub(crate) use self::threads::{
+    adopt as threads_adopt, choice as threads_choice, stream as threads_stream,
+};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

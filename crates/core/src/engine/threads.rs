@@ -5,7 +5,8 @@
 //! model makes its choices in a fixed order (before it spawns).
 
 use super::{panic_message, DriveError, Driven, Exploration, Flow, Strategy};
-use std::sync::Arc;
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, PoisonError};
 
 pub(super) fn drive(
     strategy: &Strategy,
@@ -39,21 +40,41 @@ pub(super) fn run_once(f: impl Fn() + Send + Sync + 'static) {
     f();
 }
 
-/// The stream the choices of the current execution are drawn from ([`choice`]).
-static CHOICES: std::sync::Mutex<u64> = std::sync::Mutex::new(0);
+/// A run's stream of choices: SplitMix64 state, seeded by the run's number.
+pub(crate) type Stream = Arc<Mutex<u64>>;
+
+thread_local! {
+    /// The stream of the run this thread works for: the driver sets it for each run, and
+    /// the threads the model spawns take their spawner's ([`stream`], [`adopt`]). Per
+    /// thread, so drivers running side by side (tests in parallel) never draw from each
+    /// other's stream.
+    static STREAM: RefCell<Option<Stream>> = const { RefCell::new(None) };
+}
+
+/// Choices made on a thread that works for no run (a model run outside the driver).
+static UNSEEDED: Mutex<u64> = Mutex::new(0);
 
 /// Seed the choices of execution number `execution` (SplitMix64 from its number), so that
 /// the same execution number makes the same choices in the same order.
 fn seed_choices(execution: usize) {
-    *CHOICES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = execution as u64;
+    adopt(Some(Arc::new(Mutex::new(execution as u64))));
+}
+
+/// The stream of the run this thread works for, if any: handed to a thread it spawns.
+pub(crate) fn stream() -> Option<Stream> {
+    STREAM.with(|s| s.borrow().clone())
+}
+
+/// Work for the run of `stream` (a spawned thread takes its spawner's).
+pub(crate) fn adopt(stream: Option<Stream>) {
+    STREAM.with(|s| *s.borrow_mut() = stream);
 }
 
 /// The next choice among `n` options of the current execution.
 pub(crate) fn choice(n: usize) -> usize {
-    let mut state = CHOICES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    (super::splitmix64(&mut state) % n as u64) as usize
+    let draw = |state: &mut u64| (super::splitmix64(state) % n as u64) as usize;
+    match stream() {
+        Some(stream) => draw(&mut stream.lock().unwrap_or_else(PoisonError::into_inner)),
+        None => draw(&mut UNSEEDED.lock().unwrap_or_else(PoisonError::into_inner)),
+    }
 }

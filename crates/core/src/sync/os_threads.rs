@@ -123,9 +123,14 @@ pub mod thread {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        // The spawned thread draws its choices from its spawner's run.
+        let stream = crate::engine::threads_stream();
         let handle = std::thread::Builder::new()
             .name(name.to_string())
-            .spawn(f)
+            .spawn(move || {
+                crate::engine::threads_adopt(stream);
+                f()
+            })
             .unwrap_or_else(|e| panic!("cannot spawn thread {name}: {e}"));
         JoinHandle(handle)
     }

@@ -30,16 +30,18 @@ fn fixed_variants_hold_on_real_threads() {
     }
 }
 
-/// Records the choices of every run of a model that draws a workload of three choices.
+/// Records the choices of every run of a model that draws a workload of three choices, the
+/// last on a thread the model spawns.
 #[derive(Default)]
 struct Draws(std::sync::Mutex<Vec<[usize; 3]>>);
 
 impl ozone_ha_check::engine::Exploration for Draws {
     fn begin(&self) {}
     fn body(&self) {
-        use ozone_ha_check::sync::choose;
-        let draw = [choose(3), choose(2), choose(5)];
-        self.0.lock().unwrap().push(draw);
+        use ozone_ha_check::sync::{choose, thread};
+        let (first, second) = (choose(3), choose(2));
+        let third = thread::spawn("draws", || choose(5)).join();
+        self.0.lock().unwrap().push([first, second, third]);
     }
     fn end(&self, _: Option<ozone_ha_check::engine::Schedule>) -> ozone_ha_check::engine::Flow {
         ozone_ha_check::engine::Flow::Continue
@@ -49,25 +51,43 @@ impl ozone_ha_check::engine::Exploration for Draws {
     }
 }
 
-#[test]
-fn choices_vary_between_runs_and_repeat_with_the_run_number() {
+/// The workloads 200 runs of [`Draws`] draw.
+fn draws() -> Vec<[usize; 3]> {
     use ozone_ha_check::engine::{drive, Exploration};
     use std::sync::Arc;
-    let draws = || {
-        let x = Arc::new(Draws::default());
-        drive(
-            &Strategy::Threads { runs: 200 },
-            Arc::clone(&x) as Arc<dyn Exploration>,
-        )
-        .unwrap();
-        let seen = x.0.lock().unwrap().clone();
-        seen
-    };
+    let x = Arc::new(Draws::default());
+    drive(
+        &Strategy::Threads { runs: 200 },
+        Arc::clone(&x) as Arc<dyn Exploration>,
+    )
+    .unwrap();
+    let seen = x.0.lock().unwrap().clone();
+    seen
+}
+
+#[test]
+fn choices_vary_between_runs_and_repeat_with_the_run_number() {
     let (a, b) = (draws(), draws());
     assert_eq!(a.len(), 200);
     assert_eq!(a, b, "the same run numbers draw the same workloads");
     for (i, n) in [3, 2, 5].into_iter().enumerate() {
         let values: std::collections::BTreeSet<usize> = a.iter().map(|d| d[i]).collect();
         assert_eq!(values, (0..n).collect(), "choice {i} reaches every option");
+    }
+}
+
+/// Drivers side by side (as `check` runs its items, and as tests run) draw each from its own
+/// runs' streams: running four at once changes no run's workload.
+#[test]
+fn drivers_side_by_side_draw_from_their_own_runs() {
+    let alone = draws();
+    let together: Vec<Vec<[usize; 3]>> = (0..4)
+        .map(|_| std::thread::spawn(draws))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    for seen in together {
+        assert_eq!(seen, alone);
     }
 }
