@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ozone_ha_check::citation::{CiteError, Links};
 use ozone_ha_check::counterexample::Counterexample;
-use ozone_ha_check::engine::{Ask, Engine, PreemptionBound, Schedule, Strategy};
+use ozone_ha_check::engine::{Engine, PreemptionBound, Schedule, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request};
 use ozone_ha_check::jobs::{self, PlanError, Selection, Shard};
 use ozone_ha_check::scenarios;
@@ -139,9 +139,9 @@ struct ExploreArgs {
     /// Seed of the random and PCT schedulers.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// PCT bug depth.
-    #[arg(long, default_value_t = Ask::DEFAULT_DEPTH)]
-    depth: usize,
+    /// PCT bug depth (default: the plan's, 3 unless the scenario gives the plan its own).
+    #[arg(long)]
+    depth: Option<usize>,
     /// loom's preemption bound: a number (0: no preemptions at all), or `none` for no bound.
     /// Default: LOOM_MAX_PREEMPTIONS if set, else 2.
     #[arg(long, value_name = "N|none", value_parser = PreemptionBound::parse)]

@@ -3,7 +3,7 @@
 
 use crate::engine::{self, DriveError, Engine, Exploration, Flow, Schedule, Strategy};
 use crate::recorder::{Outcome, Recorder};
-use crate::scenario::{Case, GENERATED};
+use crate::scenario::{BeyondReach, Case, GENERATED};
 use crate::scenarios::{AnyScenario, PrepareError, UnknownName};
 use crate::sync::ghost::Ghost;
 use crate::sync::Arc;
@@ -77,6 +77,11 @@ pub struct Report {
     pub expected: Expectation,
     /// The invariants the expectation names.
     pub expected_invariants: Vec<String>,
+    /// The expected invariants this engine is declared unable to reach
+    /// ([`crate::scenario::BeyondReach`]): when they are all of them, a run that breaks
+    /// nothing, with the declared window probes fired, is as expected ("not witnessed").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beyond_reach: Vec<String>,
     /// The verdict.
     pub verdict: Verdict,
     /// The broken invariant.
@@ -218,10 +223,21 @@ impl Report {
             return self.verdict != Verdict::Violated || expected_break();
         }
         match self.verdict {
-            Verdict::Held => self.expected == Expectation::Holds,
+            Verdict::Held => self.expected == Expectation::Holds || self.unwitnessed(),
             Verdict::Vacuous => false,
             Verdict::Violated => expected_break(),
         }
+    }
+
+    /// Whether every expected invariant is declared out of this engine's reach
+    /// ([`crate::scenario::BeyondReach`]).
+    pub fn all_beyond_reach(&self) -> bool {
+        self.expected == Expectation::Violates
+            && !self.expected_invariants.is_empty()
+            && self
+                .expected_invariants
+                .iter()
+                .all(|i| self.beyond_reach.contains(i))
     }
 
     /// Whether the engine can only witness a violation, never rule one out nor show that a
@@ -230,11 +246,14 @@ impl Report {
         self.engine.witness_only()
     }
 
-    /// A violating variant that a witness-only engine did not see break.
+    /// A violating case that a witness-only engine did not see break, or that an engine
+    /// declared unable to reach its violations ran to its end with the declared windows
+    /// reached.
     pub fn unwitnessed(&self) -> bool {
-        self.witness_only()
+        (self.witness_only()
             && self.expected == Expectation::Violates
-            && self.verdict != Verdict::Violated
+            && self.verdict != Verdict::Violated)
+            || (self.all_beyond_reach() && self.verdict == Verdict::Held)
     }
 }
 
@@ -502,12 +521,23 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         } else {
             (Expectation::Violates, expected_invariants)
         };
+    let engine = request.strategy.engine();
+    let beyond: Vec<&BeyondReach> = expected_invariants
+        .iter()
+        .filter_map(|i| scenario.beyond(engine, request.variant, request.plan, i))
+        .collect();
+    let beyond_reach: Vec<String> = beyond.iter().map(|b| b.invariant.to_string()).collect();
+    // A run under an engine declared unable to break any expected invariant must show it
+    // reached the declared windows instead.
+    let mut required = scenario.required_probes();
+    if !beyond.is_empty() && beyond.len() == expected_invariants.len() {
+        required.extend(beyond.iter().flat_map(|b| b.window.iter().map(|p| p.name)));
+    }
     let verdict = if tally.first.is_some() {
         Verdict::Violated
-    } else if scenario
-        .required_probes()
+    } else if required
         .iter()
-        .all(|p| tally.probes.get(p).copied().unwrap_or(0) > 0)
+        .all(|p| tally.probes.get(*p).copied().unwrap_or(0) > 0)
     {
         Verdict::Held
     } else {
@@ -536,6 +566,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         engine: request.strategy.engine(),
         expected: expectation,
         expected_invariants,
+        beyond_reach,
         verdict,
         invariant: violation.as_ref().map(|v| v.invariant.to_string()),
         detail: violation.as_ref().map(|v| v.detail.clone()),

@@ -90,8 +90,8 @@ pub struct Selection {
     pub seed: u64,
     /// Seeds per case for random and PCT.
     pub seeds: u64,
-    /// PCT's depth.
-    pub depth: usize,
+    /// PCT's depth (`None`: each plan's, [`Budget::pct_depth`]).
+    pub depth: Option<usize>,
     /// loom's bound.
     pub preemption_bound: PreemptionBound,
     /// The size knob (`None`: each scenario's default).
@@ -121,7 +121,7 @@ impl Default for Selection {
             executions: None,
             seed: 0,
             seeds: 1,
-            depth: Ask::DEFAULT_DEPTH,
+            depth: None,
             preemption_bound: PreemptionBound::DEFAULT,
             size: None,
             requests: None,
@@ -309,7 +309,7 @@ pub fn plan(selection: &Selection) -> Result<Vec<Job>, PlanError> {
         }
         _ => {}
     }
-    if selection.depth == 0 {
+    if selection.depth == Some(0) {
         return Err(PlanError::Invalid("PCT's depth must be at least 1".into()));
     }
     if selection.executions == Some(0) {

@@ -27,6 +27,7 @@
 //! ```
 
 pub use crate::engine::Budget;
+use crate::engine::Engine;
 use crate::properties::{Probe, Property};
 use crate::recorder::Recorder;
 use crate::sync::Arc;
@@ -137,6 +138,41 @@ pub struct ByConstruction {
     pub why: &'static str,
 }
 
+/// An expected violation that one randomized or search engine is not asked to find within
+/// its default run, with the measurement that puts it out of that engine's reach. Loom,
+/// exhaustive within its bound, cannot be declared: each declared violation must still break
+/// under it (the loom suite), and under every engine not declared.
+///
+/// Under the declared engine a run that breaks nothing counts as expected ("not
+/// witnessed") only when every one of `window` fired in it: the run reached the race window
+/// even if it never found the interleaving that breaks the invariant there. A run that
+/// does break the invariant is as expected too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeyondReach {
+    /// The engine: random, PCT or stateful.
+    pub engine: Engine,
+    /// The variants, by name.
+    pub variants: &'static [&'static str],
+    /// The plans, by name.
+    pub plans: &'static [&'static str],
+    /// The invariant, expected to break in every (variant, plan) named.
+    pub invariant: &'static str,
+    /// Probes that must fire in a run that does not break it.
+    pub window: &'static [Probe],
+    /// What was measured: executions, seeds, depth, time, and what they found.
+    pub measured: &'static str,
+}
+
+impl BeyondReach {
+    /// Whether this declaration covers `invariant` of (`variant`, `plan`) under `engine`.
+    pub fn covers(&self, engine: Engine, variant: &str, plan: &str, invariant: &str) -> bool {
+        self.engine == engine
+            && self.invariant == invariant
+            && self.variants.contains(&variant)
+            && self.plans.contains(&plan)
+    }
+}
+
 /// One (variant, plan), prepared to run many times.
 pub trait Case: Send + Sync {
     /// One execution: spawn the actors, join them, mark the execution quiesced
@@ -171,6 +207,9 @@ pub trait Scenario: Send + Sync + 'static {
     /// The required probes whose window a plan sets up by construction, each with why
     /// ([`ByConstruction`]); none by default.
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[];
+    /// The expected violations an engine's default run is not asked to find, each with its
+    /// measurement ([`BeyondReach`]); none by default.
+    const BEYOND_REACH: &'static [BeyondReach] = &[];
     /// The size knob, if the scenario has one; without one the only size is 1.
     const SIZE: Option<SizeKnob> = None;
     /// Executions per random and per PCT run when none are asked for: `check`'s default,

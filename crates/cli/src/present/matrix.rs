@@ -749,6 +749,7 @@ mod tests {
             } else {
                 vec!["TxIndexMonotone".into()]
             },
+            beyond_reach: Vec::new(),
             verdict,
             invariant: violated.then(|| "TxIndexMonotone".into()),
             broken: Vec::new(),

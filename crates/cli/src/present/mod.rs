@@ -61,7 +61,13 @@ pub fn harm(r: &Report) -> Option<&'static str> {
 
 /// The verdict in words, with what a witness-only engine could not show.
 pub fn verdict_words(r: &Report) -> String {
-    if r.unwitnessed() {
+    if r.unwitnessed() && r.all_beyond_reach() {
+        format!(
+            "{} (not witnessed: declared beyond {}'s reach)",
+            r.verdict.word(),
+            r.engine
+        )
+    } else if r.unwitnessed() {
         format!("{} (not witnessed)", r.verdict.word())
     } else if r.witness_only() && r.verdict == Verdict::Vacuous {
         "vacuous (window not reached)".to_string()

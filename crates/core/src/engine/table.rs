@@ -203,8 +203,8 @@ pub const TABLE: &[Capabilities] = &[
     },
 ];
 
-/// Executions per run of the randomized engines when none are asked for: a scenario's
-/// `EXECUTIONS`.
+/// Executions per run of the randomized engines when none are asked for, and PCT's depth when
+/// none is asked for: a scenario's `EXECUTIONS`, or a plan's own.
 ///
 /// ```
 /// use ozone_ha_check::engine::{Budget, Engine};
@@ -213,6 +213,7 @@ pub const TABLE: &[Capabilities] = &[
 /// assert_eq!(b.of(Engine::Random), Some(60_000));
 /// assert_eq!(b.of(Engine::Pct), Some(2_000));
 /// assert_eq!(b.of(Engine::Loom), None);
+/// assert_eq!(b.pct_depth, 3);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
@@ -220,6 +221,9 @@ pub struct Budget {
     pub random: usize,
     /// Under PCT.
     pub pct: usize,
+    /// PCT's depth: the number of priority change points plus one. A plan whose violation
+    /// needs more ordering constraints than the default depth gives asks for more.
+    pub pct_depth: usize,
 }
 
 impl Budget {
@@ -227,6 +231,7 @@ impl Budget {
     pub const CHECK: Budget = Budget {
         random: 2_000,
         pct: 2_000,
+        pct_depth: Ask::DEFAULT_DEPTH,
     };
 
     /// The budget under `engine`, for the engines whose default run is a budget.
@@ -305,8 +310,8 @@ impl Default for PreemptionBound {
 pub struct Ask {
     /// The seed, for a seeded engine.
     pub seed: u64,
-    /// PCT's depth.
-    pub depth: usize,
+    /// PCT's depth asked for; `None` for the budget's ([`Budget::pct_depth`]).
+    pub depth: Option<usize>,
     /// Executions (or runs) asked for; `None` for the default run.
     pub executions: Option<usize>,
     /// The scenario's budget, for engines whose default run is [`DefaultRun::Budget`].
@@ -324,7 +329,7 @@ impl Default for Ask {
     fn default() -> Self {
         Ask {
             seed: 0,
-            depth: Ask::DEFAULT_DEPTH,
+            depth: None,
             executions: None,
             budget: Budget::CHECK,
             preemption_bound: PreemptionBound::DEFAULT,
@@ -408,7 +413,7 @@ impl Engine {
             },
             Engine::Pct => Strategy::Pct {
                 seed: ask.seed,
-                depth: ask.depth,
+                depth: ask.depth.unwrap_or(ask.budget.pct_depth),
                 executions,
             },
             Engine::Dfs | Engine::Replay => Strategy::Dfs { executions },

@@ -236,6 +236,7 @@ impl Scenario for Hdds11453 {
     const EXECUTIONS: Budget = Budget {
         random: 20_000,
         pct: 2_000,
+        ..Budget::CHECK
     };
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: PURGE_SWAPPED_WITH_ITS_KEYS,

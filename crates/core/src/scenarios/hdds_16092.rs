@@ -630,6 +630,7 @@ impl Scenario for Hdds16092 {
     const EXECUTIONS: Budget = Budget {
         random: 60_000,
         pct: 15_000,
+        ..Budget::CHECK
     };
     const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     // The generated space (4,512 workloads) dilutes the workloads that terminate the OM:
@@ -640,6 +641,7 @@ impl Scenario for Hdds16092 {
             Plan::Generated => Budget {
                 random: 60_000,
                 pct: 50_000,
+                ..Budget::CHECK
             },
             _ => Self::EXECUTIONS,
         }

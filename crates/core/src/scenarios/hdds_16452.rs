@@ -541,6 +541,7 @@ impl Scenario for Hdds16452 {
             Plan::Generated => Budget {
                 random: 10_000,
                 pct: 20_000,
+                ..Budget::CHECK
             },
             _ => Self::EXECUTIONS,
         }

@@ -828,6 +828,7 @@ impl Scenario for Hdds17215 {
     const EXECUTIONS: Budget = Budget {
         random: 20_000,
         pct: Budget::CHECK.pct,
+        ..Budget::CHECK
     };
     // `partitioned-leader`: a random walk needs up to 11,673 executions (`buggy` and
     // `index-per-secret`, `StoreHoldsIssuedSecret`, seeds 0..20).

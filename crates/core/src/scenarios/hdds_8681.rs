@@ -324,6 +324,7 @@ impl Scenario for Hdds8681 {
     const EXECUTIONS: Budget = Budget {
         random: 300_000,
         pct: 5_000,
+        ..Budget::CHECK
     };
     const PROPERTIES: &'static [Property] = &[
         TARBALL_MATCHES_ITS_INDEX.property(),

@@ -27,8 +27,9 @@ pub mod hdds_8681;
 pub mod hdds_template;
 
 use crate::properties::{Kind, Property};
+use crate::engine::Engine;
 use crate::scenario::{
-    Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob, GENERATED,
+    BeyondReach, Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob, GENERATED,
 };
 use crate::workload::{Bounds, Vocabulary};
 use std::fmt;
@@ -184,6 +185,9 @@ pub trait AnyScenario: Sync {
     fn properties(&self) -> Vec<Property>;
     /// The required probes a plan fires by construction ([`Scenario::BY_CONSTRUCTION`]).
     fn by_construction(&self) -> &'static [ByConstruction];
+    /// The expected violations declared out of an engine's reach
+    /// ([`Scenario::BEYOND_REACH`]).
+    fn beyond_reach(&self) -> &'static [BeyondReach];
     /// The size knob, if any.
     fn size_knob(&self) -> Option<SizeKnob>;
     /// Executions per random and PCT run when none are asked for
@@ -264,6 +268,20 @@ pub trait AnyScenario: Sync {
         self.by_construction().iter().any(|b| b.probe.name == probe)
     }
 
+    /// The declaration that puts `invariant` of (`variant`, `plan`) out of `engine`'s reach,
+    /// if there is one.
+    fn beyond(
+        &self,
+        engine: Engine,
+        variant: &str,
+        plan: &str,
+        invariant: &str,
+    ) -> Option<&'static BeyondReach> {
+        self.beyond_reach()
+            .iter()
+            .find(|b| b.covers(engine, variant, plan, invariant))
+    }
+
     /// Whether `size` is the size the expectations are written for.
     fn is_default_size(&self, size: Option<usize>) -> bool {
         size.is_none_or(|n| n == self.size_knob().map_or(1, |k| k.default))
@@ -326,6 +344,10 @@ impl<S: Scenario> AnyScenario for S {
 
     fn by_construction(&self) -> &'static [ByConstruction] {
         S::BY_CONSTRUCTION
+    }
+
+    fn beyond_reach(&self) -> &'static [BeyondReach] {
+        S::BEYOND_REACH
     }
 
     fn size_knob(&self) -> Option<SizeKnob> {
