@@ -29,19 +29,21 @@
 //!
 //! **What the parent does with the existing directory (the Java wins over the story).**
 //! `getSnapshot` asks RocksDB for a new checkpoint in the existing directory; RocksDB's
-//! `CreateCheckpoint` refuses with `InvalidArgument` ("Directory exists"), on which
+//! `CheckpointImpl::CreateCheckpoint` (RocksDB 7.7.3, the parent's `rocksdb.version`) refuses with
+//! `InvalidArgument` ("Directory exists"), on which
 //! `RocksDatabase.closeOnError` does not close the DB (it closes on `Corruption` and `IOError`
 //! only, RocksDatabase.java:431-439 at 534160f96c5); the `IOException` it throws is caught by
 //! [`RDBCheckpointManager.createCheckpoint`](crate::citation::java::hdds_8685_parent::RDBCheckpointManager::createCheckpoint__String_String)
 //! (RDBCheckpointManager.java:100-103), which logs "Unable to create RocksDB Snapshot." and
 //! returns null. `createOmSnapshotCheckpoint` goes on with the cleanup (the rows the active DB
 //! still holds), skips its "Created checkpoint" log, appends the snapshot to the compaction log
-//! a second time and returns null, which `addToDBBatch` ignores; the batch commits. The
+//! a second time and returns null, which `addToDBBatch` ignores (OmSnapshotManager.java:400-432,
+//! OMSnapshotCreateResponse.java:81 at 534160f96c5); the batch commits. The
 //! snapshot is the directory the crashed flush left: it holds d1 and k1, which is the right
 //! content. **No exception reaches `addToBatch`: the parent has no crash loop**, and `buggy`
 //! holds. The fix
 //! ([`createOmSnapshotCheckpoint`](crate::citation::java::hdds_8685::OmSnapshotManager::createOmSnapshotCheckpoint),
-//! OmSnapshotManager.java:401-438 at 9b59ade990a) checks `Files.exists` first and reuses the
+//! OmSnapshotManager.java:401-434 at 9b59ade990a) checks `Files.exists` first and reuses the
 //! directory (the same path `getSnapshot` would use: the DB's name, then the row's
 //! `checkpointDir`); it still runs the cleanup, then logs "already exists" and returns before
 //! the compaction-log append. So on the DB and the directories the fix changes nothing; what it

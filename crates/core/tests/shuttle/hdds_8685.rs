@@ -112,7 +112,7 @@ fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
 /// which holds d1 and k1. The fix reuses the directory through
 /// [`createOmSnapshotCheckpoint`] and ends the same.
 // Reference: RDBCheckpointManager.java:100-103 and RocksDatabase.java:431-439 at 534160f96c5;
-// OmSnapshotManager.java:401-438 at 9b59ade990a.
+// OmSnapshotManager.java:401-434 at 9b59ade990a.
 fn staged_the_parent_swallows_the_existing_directory_and_commits() {
     let swallowed = parent::RDBCheckpointManager::createCheckpoint__String_String.id;
     let reused = fix::OmSnapshotManager::createOmSnapshotCheckpoint.id;
