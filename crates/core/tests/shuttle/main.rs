@@ -34,6 +34,8 @@ mod hdds_7279;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_8681;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_8685;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_template;
 #[cfg(not(any(loom, ohc_threads)))]
 mod probes;
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
         hdds_17215::trials(),
         hdds_7279::trials(),
         hdds_8681::trials(),
+        hdds_8685::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
         hdds_template::trials(),

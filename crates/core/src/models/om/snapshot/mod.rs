@@ -9,7 +9,10 @@
 //! snapshot purge in a batch of its own. The snapshot create's flush changed too: 2f71ee00ab0
 //! stages the row before the checkpoint and cleans the active DB's `deletedTable` unbatched
 //! (whether or not the directory already exists), HDDS-11183 (1996f3aeb4e) moved that cleanup
-//! into the batch. [`Java`] says which behaviour a model follows, knob by knob, with the
+//! into the batch. What the flush does when the checkpoint directory already exists (a replay
+//! after a crash between the checkpoint and the commit) is an [`ExistingDir`]: up to HDDS-8685
+//! (9b59ade990a) `getSnapshot` fails onto it and the failure is swallowed, from then on the
+//! directory is reused. [`Java`] says which behaviour a model follows, knob by knob, with the
 //! create's flush as a [`CreateRevision`] value (the behaviour and the citations of one
 //! commit), and [`Cites`] which commit's other methods its trace steps cite; the scenarios
 //! choose.
@@ -76,6 +79,25 @@ pub enum RowStaged {
     BeforeCheckpoint,
 }
 
+/// What `createOmSnapshotCheckpoint` does when the snapshot's checkpoint directory already
+/// exists (the create replayed after a crash between its checkpoint and its batch's commit).
+/// The cleanup and the row follow in every case but `Throws`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExistingDir {
+    /// 9b59ade990a^ and before: `getSnapshot` tries a new checkpoint there; RocksDB's
+    /// `CreateCheckpoint` refuses with `InvalidArgument` ("Directory exists"), which does not
+    /// close the DB (`closeOnError` closes on `Corruption` and `IOError` only); the cited
+    /// `RDBCheckpointManager.createCheckpoint` catches the `IOException`, logs it and returns
+    /// null, which the response ignores. The directory, from the crashed flush, stays.
+    CheckpointFails(&'static Citation),
+    /// 9b59ade990a (HDDS-8685) on: `Files.exists`, then a `RocksDBCheckpoint` over the
+    /// directory as it is.
+    Reused,
+    /// No commit: the Jira's one-line story, in which the failed checkpoint reaches
+    /// `addToBatch` and terminates the OM.
+    Throws,
+}
+
 /// A snapshot create's flush (`OMSnapshotCreateResponse.addToDBBatch` and
 /// `OmSnapshotManager.createOmSnapshotCheckpoint`) as at one Java commit, with that commit's
 /// citations. The row is staged into the batch either way, so its place against the
@@ -88,6 +110,8 @@ pub struct CreateRevision {
     pub cleanup: CreateCleanup,
     /// Where the row is staged.
     pub row: RowStaged,
+    /// What it does when the checkpoint directory already exists.
+    pub existing: ExistingDir,
     /// `OMSnapshotCreateResponse.addToDBBatch` at that commit.
     pub create_response: &'static Citation,
     /// `OmSnapshotManager.createOmSnapshotCheckpoint` at that commit.
@@ -97,11 +121,14 @@ pub struct CreateRevision {
 impl CreateRevision {
     /// 67e67250bd0 (HDDS-7279's parent): a checkpoint, then the row; no cleanup, no check
     /// for an existing directory (`getSnapshot` onto one fails, is logged, and the directory
-    /// stays: what the model's reuse gives).
+    /// stays).
     pub const HDDS_7279_PARENT: CreateRevision = CreateRevision {
         commit: "67e67250bd0 (HDDS-7279's parent)",
         cleanup: CreateCleanup::Keep,
         row: RowStaged::AfterCheckpoint,
+        existing: ExistingDir::CheckpointFails(
+            &java::hdds_7279_parent::RDBCheckpointManager::createCheckpoint__String_String,
+        ),
         create_response: &java::hdds_7279_parent::OMSnapshotCreateResponse::addToDBBatch,
         checkpoint: &java::hdds_7279_parent::OmSnapshotManager::createOmSnapshotCheckpoint,
     };
@@ -113,12 +140,36 @@ impl CreateRevision {
         ..Self::HDDS_7279_PARENT
     };
 
+    /// 534160f96c5 (HDDS-8685's parent): the row, then the checkpoint, then the unbatched
+    /// cleanup; onto an existing directory `getSnapshot` fails and is swallowed, and the
+    /// cleanup still runs.
+    pub const HDDS_8685_PARENT: CreateRevision = CreateRevision {
+        commit: "534160f96c5 (HDDS-8685's parent)",
+        cleanup: CreateCleanup::Unbatched,
+        row: RowStaged::BeforeCheckpoint,
+        existing: ExistingDir::CheckpointFails(
+            &java::hdds_8685_parent::RDBCheckpointManager::createCheckpoint__String_String,
+        ),
+        create_response: &java::hdds_8685_parent::OMSnapshotCreateResponse::addToDBBatch,
+        checkpoint: &java::hdds_8685_parent::OmSnapshotManager::createOmSnapshotCheckpoint,
+    };
+
+    /// 9b59ade990a (HDDS-8685): as the parent, but an existing directory is reused
+    /// (`Files.exists`); the cleanup still runs, the compaction-log append is skipped.
+    pub const HDDS_8685: CreateRevision = CreateRevision {
+        commit: "9b59ade990a (HDDS-8685)",
+        existing: ExistingDir::Reused,
+        checkpoint: &java::hdds_8685::OmSnapshotManager::createOmSnapshotCheckpoint,
+        ..Self::HDDS_8685_PARENT
+    };
+
     /// 2f71ee00ab0 (HDDS-8681's parent): the row, then the checkpoint (or the existing
     /// directory), then in both cases the unbatched cleanup.
     pub const HDDS_8681_PARENT: CreateRevision = CreateRevision {
         commit: "2f71ee00ab0 (HDDS-8681's parent)",
         cleanup: CreateCleanup::Unbatched,
         row: RowStaged::BeforeCheckpoint,
+        existing: ExistingDir::Reused,
         create_response: &java::hdds_8681_parent::OMSnapshotCreateResponse::addToDBBatch,
         checkpoint: &java::hdds_8681_parent::OmSnapshotManager::createOmSnapshotCheckpoint,
     };
@@ -137,6 +188,7 @@ impl CreateRevision {
         commit: "1996f3aeb4e (HDDS-11183)",
         cleanup: CreateCleanup::Batched,
         row: RowStaged::BeforeCheckpoint,
+        existing: ExistingDir::Reused,
         create_response: &java::hdds_11183::OMSnapshotCreateResponse::addToDBBatch,
         checkpoint: &java::hdds_11183::OmSnapshotManager::createOmSnapshotCheckpoint,
     };

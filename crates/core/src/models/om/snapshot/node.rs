@@ -8,7 +8,7 @@
 //! part: every response's `addToDBBatch`, then `TransactionInfo` = the part's last index, then
 //! the commit. An exception inside `addToDBBatch` reaches `addToBatch`, which terminates the OM.
 
-use super::requests::{add_to_batch, apply, SnapResponse, SnapshotRequest, Stop};
+use super::requests::{add_to_batch, apply, Crash, SnapResponse, SnapshotRequest, Stop};
 use super::{Cites, Dirs, Java, Snapshots, Split};
 use crate::citation::java;
 use crate::kit::raft_log::RaftLog;
@@ -42,7 +42,7 @@ pub struct SnapshotOm {
     snaps: Snapshots,
     buffer: DoubleBuffer<SnapResponse>,
     /// The plan's fault, armed until it fires.
-    crash: Ghost<bool>,
+    crash: Ghost<Crash>,
     /// Ghost: responses queued and not yet committed.
     in_flight: Ghost<usize>,
     exits: Ghost<Vec<String>>,
@@ -59,6 +59,16 @@ impl SnapshotOm {
     /// An OM over `store` and `snaps`; with `crash`, the process dies right after the first
     /// snapshot directory its flush deletes.
     pub fn new(store: Arc<Store<OmRow>>, snaps: Snapshots, crash: bool) -> Self {
+        let crash = if crash {
+            Crash::AfterDirDelete
+        } else {
+            Crash::Never
+        };
+        Self::with_crash(store, snaps, crash)
+    }
+
+    /// An OM over `store` and `snaps` whose process dies once, where `crash` says.
+    pub fn with_crash(store: Arc<Store<OmRow>>, snaps: Snapshots, crash: Crash) -> Self {
         Self {
             store,
             snaps,
@@ -170,15 +180,20 @@ impl SnapshotOm {
         let c = self.snaps.cites();
         let mut batch = WriteBatch::new();
         for response in part {
-            let crash = response.is_snapshot_purge() && self.crash.get();
+            let crash = match self.crash.get() {
+                Crash::AfterDirDelete if response.is_snapshot_purge() => Crash::AfterDirDelete,
+                c @ (Crash::AfterCheckpoint | Crash::BeforeCreateCommit)
+                    if response.is_snapshot_create() =>
+                {
+                    c
+                }
+                _ => Crash::Never,
+            };
             match add_to_batch(&self.snaps, &self.store, actor, response, &mut batch, crash) {
                 Ok(()) => {}
-                Err(Stop::Crash) => {
-                    self.crash.set(false);
-                    self.buffer.crash(
-                        actor,
-                        "the OM process dies after the directory deletion, before the batch commits",
-                    );
+                Err(Stop::Crash(how)) => {
+                    self.crash.set(Crash::Never);
+                    self.buffer.crash(actor, how);
                     return Err(());
                 }
                 Err(Stop::Terminate(why)) => {

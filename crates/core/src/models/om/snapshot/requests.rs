@@ -18,7 +18,8 @@
 //!   checkpoint directory at once, and stage the row's delete.
 
 use super::{
-    CreateCleanup, CreateRevision, Failure, Lookup, PurgeKeysApply, RowStaged, Snapshots, Stage,
+    CreateCleanup, CreateRevision, ExistingDir, Failure, Lookup, PurgeKeysApply, RowStaged,
+    Snapshots, Stage,
 };
 use crate::kit::store::{Store, WriteBatch};
 use crate::models::om::double_buffer::Indexed;
@@ -141,8 +142,23 @@ impl SnapResponse {
 pub enum Stop {
     /// An exception: `addToBatch` terminates the OM.
     Terminate(Failure),
-    /// The plan's crash fired.
-    Crash,
+    /// The plan's crash fired: where.
+    Crash(&'static str),
+}
+
+/// Where a plan's crash kills the OM process inside a flush, before its batch commits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crash {
+    /// No crash.
+    Never,
+    /// Right after a snapshot purge deletes the checkpoint directory.
+    AfterDirDelete,
+    /// Right after a snapshot create's new checkpoint directory is complete (RocksDB renames
+    /// it into place whole), before the cleanup.
+    AfterCheckpoint,
+    /// After a snapshot create's `addToDBBatch` returned (checkpoint and unbatched cleanup
+    /// done), before its batch commits.
+    BeforeCreateCommit,
 }
 
 /// `validateAndUpdateCache` of `request` at `index`, on the apply thread.
@@ -305,15 +321,15 @@ fn stage_create_row(
 }
 
 /// The response's `addToDBBatch`, on the flush thread: writes to snapshot DBs and deletes of
-/// directories happen at once; the active DB's rows go into `batch`. `crash_after_dir_delete`
-/// is the plan's fault: the process dies right after a directory deletion.
+/// directories happen at once; the active DB's rows go into `batch`. `crash` is the plan's
+/// fault, for this response.
 pub fn add_to_batch(
     snaps: &Snapshots,
     store: &Store<OmRow>,
     actor: &Actor,
     response: &SnapResponse,
     batch: &mut WriteBatch<OmRow>,
-    crash_after_dir_delete: bool,
+    crash: Crash,
 ) -> Result<(), Stop> {
     let (java, c) = (snaps.java(), snaps.cites());
     match &response.effect {
@@ -328,9 +344,21 @@ pub fn add_to_batch(
             // (from 2f71ee00ab0 on) the cleanup in both cases.
             let deleted: Vec<String> = if snaps.dirs.exists(snapshot) {
                 // A replay after a crash, or a follower that installed the directory.
-                actor.step_with(create.checkpoint, || {
-                    format!("{snapshot}'s directory exists: reuse it")
-                });
+                match create.existing {
+                    ExistingDir::Reused => actor.step_with(create.checkpoint, || {
+                        format!("{snapshot}'s directory exists: reuse it")
+                    }),
+                    ExistingDir::CheckpointFails(swallowed) => actor.step_with(swallowed, || {
+                        format!(
+                            "getSnapshot onto {snapshot}'s existing directory: RocksDB refuses (InvalidArgument: Directory exists), the IOException is logged and the checkpoint is null; the directory stays"
+                        )
+                    }),
+                    ExistingDir::Throws => {
+                        return Err(Stop::Terminate(format!(
+                            "IOException: createCheckpoint {snapshot}: Directory exists"
+                        )))
+                    }
+                }
                 match create.cleanup {
                     CreateCleanup::Keep => Vec::new(),
                     // The cleanup's iterator reads the active DB as it is now.
@@ -344,6 +372,11 @@ pub fn add_to_batch(
                 let checkpoint = store.checkpoint(actor, create.checkpoint);
                 let deleted = deleted_keys(&checkpoint);
                 snaps.dirs.create(snapshot, checkpoint);
+                if crash == Crash::AfterCheckpoint {
+                    return Err(Stop::Crash(
+                        "the OM process dies after the checkpoint directory is created, before the cleanup and the commit",
+                    ));
+                }
                 deleted
             };
             match (create.cleanup, deleted.last()) {
@@ -362,6 +395,11 @@ pub fn add_to_batch(
             }
             if create.row == RowStaged::AfterCheckpoint {
                 stage_create_row(actor, &create, snapshot, batch);
+            }
+            if crash == Crash::BeforeCreateCommit {
+                return Err(Stop::Crash(
+                    "the OM process dies after the create's addToDBBatch, before its batch commits",
+                ));
             }
         }
         Effect::PurgeKeys {
@@ -433,8 +471,10 @@ pub fn add_to_batch(
             snaps
                 .dirs
                 .delete(actor, c.purges().purge_response, snapshot);
-            if crash_after_dir_delete {
-                return Err(Stop::Crash);
+            if crash == Crash::AfterDirDelete {
+                return Err(Stop::Crash(
+                    "the OM process dies after the directory deletion, before the batch commits",
+                ));
             }
             batch.delete(SNAPSHOT_INFO_TABLE, snapshot);
         }

@@ -1,0 +1,392 @@
+//! HDDS-8685: a snapshot create's flush creates the snapshot's checkpoint directory before its
+//! batch commits; after a crash between the two, the restart replays the create onto a
+//! directory that already exists.
+//!
+//! Buggy: the Java at 9b59ade990a^ (534160f96c5); fixed: at the fix 9b59ade990a (PR #4946),
+//! which changes only `OmSnapshotManager.createOmSnapshotCheckpoint`; `as-reported`: no commit,
+//! the one-line story ("the replayed create fails because the directory exists: a crash
+//! loop") as a model, to show what the invariants say of it. Models:
+//! [`crate::models::om::snapshot`]. Historical citations: `@hdds-8685-parent` and
+//! `@hdds-8685` in `citations.toml`.
+//!
+//! # The race
+//!
+//! The OM holds `deletedTable/d1` (a deleted key of the bucket) and `TransactionInfo` 0; after
+//! its configuration entry (1) the log holds 2 `CreateKey k1`, 3 `CreateSnapshot s1` of that
+//! bucket and 4 `CreateKey k2`. The double buffer puts a create alone in its batch
+//! ([`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_8685_parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot)),
+//! so 2 is committed before 3's flush. That flush
+//! ([`OMSnapshotCreateResponse.addToDBBatch`](crate::citation::java::hdds_8685_parent::OMSnapshotCreateResponse::addToDBBatch),
+//! [`createOmSnapshotCheckpoint`](crate::citation::java::hdds_8685_parent::OmSnapshotManager::createOmSnapshotCheckpoint),
+//! as [`CreateRevision::HDDS_8685_PARENT`]) stages s1's row, checkpoints the active DB into
+//! s1's directory (`{d1, k1, TransactionInfo 2}`), deletes the bucket's `deletedTable` rows
+//! from the active DB unbatched (each write durable at once), and only then does
+//! [`flushBatch`](crate::citation::java::hdds_8685_parent::OzoneManagerDoubleBuffer::flushBatch)
+//! commit the row with `TransactionInfo` 3. The plans kill the process inside that window; the
+//! DB then says `TransactionInfo` 2, has no row for s1, and the directory exists. The restart
+//! replays 3 and 4 (apply and flush concurrently, as Ratis' updater and the double buffer's
+//! flush thread run them).
+//!
+//! **What the parent does with the existing directory (the Java wins over the story).**
+//! `getSnapshot` asks RocksDB for a new checkpoint in the existing directory; RocksDB's
+//! `CheckpointImpl::CreateCheckpoint` (RocksDB 7.7.3, the parent's `rocksdb.version`) refuses with
+//! `InvalidArgument` ("Directory exists"), on which
+//! `RocksDatabase.closeOnError` does not close the DB (it closes on `Corruption` and `IOError`
+//! only, RocksDatabase.java:431-439 at 534160f96c5); the `IOException` it throws is caught by
+//! [`RDBCheckpointManager.createCheckpoint`](crate::citation::java::hdds_8685_parent::RDBCheckpointManager::createCheckpoint__String_String)
+//! (RDBCheckpointManager.java:100-103), which logs "Unable to create RocksDB Snapshot." and
+//! returns null. `createOmSnapshotCheckpoint` goes on with the cleanup (the rows the active DB
+//! still holds), skips its "Created checkpoint" log, appends the snapshot to the compaction log
+//! a second time and returns null, which `addToDBBatch` ignores (OmSnapshotManager.java:400-432,
+//! OMSnapshotCreateResponse.java:81 at 534160f96c5); the batch commits. The
+//! snapshot is the directory the crashed flush left: it holds d1 and k1, which is the right
+//! content. **No exception reaches `addToBatch`: the parent has no crash loop**, and `buggy`
+//! holds. The fix
+//! ([`createOmSnapshotCheckpoint`](crate::citation::java::hdds_8685::OmSnapshotManager::createOmSnapshotCheckpoint),
+//! OmSnapshotManager.java:401-434 at 9b59ade990a) checks `Files.exists` first and reuses the
+//! directory (the same path `getSnapshot` would use: the DB's name, then the row's
+//! `checkpointDir`); it still runs the cleanup, then logs "already exists" and returns before
+//! the compaction-log append. So on the DB and the directories the fix changes nothing; what it
+//! changes is an ERROR log and a second compaction-log entry for the same snapshot (the
+//! compaction DAG, which the response's own comment says affects only snapshot-diff
+//! performance, is not modelled). Its test (`testCreateSnapshotIdempotent`) checks the log
+//! line only.
+//!
+//! Retaking the checkpoint would be the harm: at `crash-before-commit` the unbatched cleanup
+//! already removed d1 from the active DB before the kill, so a new checkpoint at the replay
+//! would lack it. Both commits keep the old directory; `SnapshotHoldsItsPrefix` checks it.
+//!
+//! `as-reported` makes the existing directory an exception that reaches `addToBatch`: each
+//! restart terminates at index 3 with nothing committed, so the next restart is where it
+//! started (`NoOmTermination`, `SnapshotCreated` break). It is not any commit's behaviour.
+//!
+//! # Plans
+//!
+//! - `crash-after-checkpoint`: the process dies right after s1's checkpoint directory is
+//!   complete, before the cleanup and the commit; then restarts (twice at most).
+//! - `crash-before-commit`: the process dies after the create's `addToDBBatch` returned (the
+//!   unbatched cleanup done), before its batch commits; then restarts (twice at most).
+//!
+//! # Properties
+//!
+//! `NoOmTermination`, `SnapshotCreated` (the row committed, the directory there, every entry
+//! flushed) and `SnapshotHoldsItsPrefix` (s1 holds `{d1, k1, TransactionInfo 2}`, the active DB
+//! no longer holds d1): at quiescence, over every incarnation of the OM. Probe
+//! `CheckpointLeftUncommitted` (required, by construction: the plans place the kill): after the
+//! crash, s1's directory exists and the stored index precedes the create. Probes
+//! `ReplayTerminated` and `ReplayCompleted` (counted).
+//!
+//! # Abstractions
+//!
+//! | merged or left out | why no verdict depends on it |
+//! |---|---|
+//! | the kill points are fixed (after the directory is complete; after `addToDBBatch`) | RocksDB builds the checkpoint in `<dir>.tmp` and renames it whole, so a kill inside the checkpoint leaves no directory and the replay is a first attempt; a kill after the commit leaves nothing to replay; between the cleanup's `deleteRange` and its `delete` is the two plans' mixture (the replay's cleanup reads what remains) |
+//! | `getSnapshot`'s failed attempt (`flushLog`, `flushWal`, `flush` before RocksDB refuses) is one step | flushes of committed data change no content |
+//! | the compaction log (`appendSnapshotInfoToCompactionLog`, `setCurrentCompactionLog`): the parent appends the snapshot twice, the fix once | the compaction DAG serves snapshot diffs; the invariants are about the DB, the directory and the OM's life |
+//! | log lines ("Unable to create RocksDB Snapshot.", "already exists") | not state |
+//! | `deletedDirectoryTable` and `snapshotRenamedTable` | the directory cleanup is the same unbatched path as `deletedTable`; the renamed-table deletes are batched |
+//! | the deleted-table write locks `createOmSnapshotCheckpoint` holds | they exclude the key-deleting services, which are not modelled |
+//! | the snapshot's id (the directory's name), sequence number and creation time | the log entry carries the id the leader chose in `preExecute`, so the replay names the same directory |
+//! | two restarts at most | `as-reported` terminates on each the same way; a third adds nothing |
+
+use crate::choices;
+use crate::citation::java::hdds_8685_parent as parent;
+use crate::kit::raft_log::RaftLog;
+use crate::kit::store::{Store, Tables};
+use crate::kit::tx_info::{put_tx_info, stored_index};
+use crate::models::om::snapshot::node::SnapshotOm;
+use crate::models::om::snapshot::requests::{self, Crash, SnapshotRequest};
+use crate::models::om::snapshot::{
+    Cites, CreateCites, CreateRevision, Dirs, ExistingDir, Java, Snapshots, Split,
+};
+use crate::models::om::startup::Replayed;
+use crate::models::om::{OmRow, OmTables, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::properties::{Invariant, Probe, Property};
+use crate::recorder::{Actor, Recorder};
+use crate::scenario::{ByConstruction, Case, Expected, Scenario};
+use crate::sync::Arc;
+
+/// The scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdds8685;
+
+choices! {
+    /// What the create's flush does when its checkpoint directory already exists.
+    pub enum Variant {
+        /// 9b59ade990a^: getSnapshot onto the directory fails, is logged, and the flush goes on
+        Buggy = "buggy",
+        /// 9b59ade990a: the existing directory is reused
+        Fixed = "fixed",
+        /// no commit: the one-line story, the failure reaches addToBatch and terminates the OM
+        AsReported = "as-reported",
+    }
+}
+
+choices! {
+    /// Where the OM process dies inside the create's flush.
+    pub enum Plan {
+        /// right after the checkpoint directory is complete, before the cleanup and the commit
+        CrashAfterCheckpoint = "crash-after-checkpoint",
+        /// after the create's addToDBBatch (cleanup done), before its batch commits
+        CrashBeforeCommit = "crash-before-commit",
+    }
+}
+
+/// The snapshot.
+pub const SNAPSHOT: &str = "s1";
+
+/// What the OM ended with, over every incarnation.
+pub struct End {
+    /// Every termination.
+    pub exits: Vec<String>,
+    /// The active DB's committed rows.
+    pub durable: OmTables,
+    /// s1's directory, if it exists.
+    pub snapshot: Option<OmTables>,
+}
+
+/// After the crash, the checkpoint directory exists and the create is not committed: the
+/// window of HDDS-8685.
+pub const CHECKPOINT_LEFT_UNCOMMITTED: Probe = Probe::new(
+    "CheckpointLeftUncommitted",
+    "after the crash, the snapshot's directory exists and the stored index precedes its create",
+);
+
+/// A restart's replay terminated the OM.
+pub const REPLAY_TERMINATED: Probe =
+    Probe::new("ReplayTerminated", "a restart's replay terminated the OM");
+
+/// A restart's replay applied and flushed every entry.
+pub const REPLAY_COMPLETED: Probe = Probe::new(
+    "ReplayCompleted",
+    "a restart after the crash replayed every entry without terminating",
+);
+
+/// The OM never terminates.
+pub const NO_OM_TERMINATION: Invariant<End> = Invariant::eventually(
+    "NoOmTermination",
+    "no incarnation of the OM terminates",
+    "The restarted OM terminates while replaying the snapshot create, and every restart does the same: a crash loop (the one-line story; the Java at 9b59ade990a^ swallows the failure).",
+    |e| match e.exits.first() {
+        None => Ok(()),
+        Some(first) => Err(format!("the OM terminated: {first}")),
+    },
+);
+
+/// The create and the entries after it are committed, and the directory is there.
+pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
+    "SnapshotCreated",
+    "the snapshot's row is committed, its directory exists, and every entry is flushed",
+    "The OM never commits the snapshot create or the entries after it.",
+    |e| {
+        if e.durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_none() {
+            return Err(format!("no committed row for {SNAPSHOT}"));
+        }
+        if e.snapshot.is_none() {
+            return Err(format!("no directory for {SNAPSHOT}"));
+        }
+        match stored_index(&e.durable) {
+            4 => Ok(()),
+            i => Err(format!("stored index {i}, not 4")),
+        }
+    },
+);
+
+/// The snapshot holds the state before its create, and the active DB gave up d1 to it.
+pub const SNAPSHOT_HOLDS_ITS_PREFIX: Invariant<End> = Invariant::eventually(
+    "SnapshotHoldsItsPrefix",
+    "s1 holds {d1, k1, TransactionInfo 2}, and the active DB no longer holds d1",
+    "The snapshot lacks the deleted key its bucket held at its create (a checkpoint retaken after the unbatched cleanup), so the key's blocks are never reclaimed. No variant breaks it: it keeps a fix that retakes the checkpoint from passing.",
+    |e| {
+        if let Some(s) = &e.snapshot {
+            if let Some(first) = s.diff(&prefix()).first() {
+                return Err(format!("{SNAPSHOT} vs apply(log[1..2]): {first}"));
+            }
+        }
+        if e.durable.get(DELETED_TABLE, "d1").is_some() {
+            return Err("the active DB still holds d1".into());
+        }
+        Ok(())
+    },
+);
+
+const CREATES: CreateCites = CreateCites {
+    key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
+    create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
+};
+
+impl Variant {
+    /// The knobs: the split at creates (HDDS-7906 on), the create's flush of the variant.
+    pub fn java(self) -> Java {
+        let create = match self {
+            Variant::Buggy => CreateRevision::HDDS_8685_PARENT,
+            Variant::Fixed => CreateRevision::HDDS_8685,
+            Variant::AsReported => CreateRevision {
+                commit: "none: the one-line story of HDDS-8685",
+                existing: ExistingDir::Throws,
+                ..CreateRevision::HDDS_8685_PARENT
+            },
+        };
+        Java::without_purges(Split::AtCreate, create)
+    }
+
+    /// The commits its steps cite besides the create's revision: the parent's, for every
+    /// variant.
+    pub fn cites(self) -> &'static Cites {
+        const PARENT: Cites = Cites {
+            add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+            flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
+            split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            purge: None,
+            create: Some(&CREATES),
+        };
+        // The fix changes no other method; its `createOmSnapshotCheckpoint` is the
+        // create's revision's (`CreateRevision::HDDS_8685`).
+        &PARENT
+    }
+
+    /// Where the plan kills the process.
+    fn crash(plan: Plan) -> Crash {
+        match plan {
+            Plan::CrashAfterCheckpoint => Crash::AfterCheckpoint,
+            Plan::CrashBeforeCommit => Crash::BeforeCreateCommit,
+        }
+    }
+}
+
+impl Scenario for Hdds8685 {
+    type Variant = Variant;
+    type Plan = Plan;
+    const NAME: &'static str = "hdds-8685";
+    const JIRA: &'static str = "HDDS-8685";
+    const TITLE: &'static str =
+        "a crash between a snapshot's checkpoint and its commit: the replay finds the directory";
+    const PROPERTIES: &'static [Property] = &[
+        NO_OM_TERMINATION.property(),
+        SNAPSHOT_CREATED.property(),
+        SNAPSHOT_HOLDS_ITS_PREFIX.property(),
+        CHECKPOINT_LEFT_UNCOMMITTED.required(),
+        REPLAY_TERMINATED.property(),
+        REPLAY_COMPLETED.property(),
+    ];
+    const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
+    const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
+        probe: CHECKPOINT_LEFT_UNCOMMITTED,
+        why: "both plans kill the process inside the create's flush, after its checkpoint directory is complete and before its batch commits, in every execution",
+    }];
+
+    fn expected(variant: Variant, plan: Plan) -> Expected {
+        const LOOP: &[Property] = &[NO_OM_TERMINATION.property(), SNAPSHOT_CREATED.property()];
+        match (variant, plan) {
+            (Variant::AsReported, Plan::CrashAfterCheckpoint | Plan::CrashBeforeCommit) => {
+                Expected::Violates(LOOP)
+            }
+            // The parent swallows getSnapshot's failure: no crash loop at either commit.
+            (
+                Variant::Buggy | Variant::Fixed,
+                Plan::CrashAfterCheckpoint | Plan::CrashBeforeCommit,
+            ) => Expected::Holds,
+        }
+    }
+
+    fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        Box::new(Prepared {
+            variant,
+            crash: Variant::crash(plan),
+            log: Arc::new(create_log()),
+        })
+    }
+}
+
+/// 1 the leader's configuration entry, 2 `CreateKey k1`, 3 `CreateSnapshot s1`, 4 `CreateKey k2`.
+pub fn create_log() -> RaftLog<SnapshotRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    log.append(SnapshotRequest::CreateKey { key: "k1".into() });
+    log.append(SnapshotRequest::CreateSnapshot {
+        snapshot: SNAPSHOT.into(),
+    });
+    log.append(SnapshotRequest::CreateKey { key: "k2".into() });
+    log
+}
+
+/// `deletedTable/d1` and `TransactionInfo` 0.
+pub fn initial() -> OmTables {
+    let mut t = Tables::default();
+    t.put(
+        DELETED_TABLE,
+        "d1",
+        OmRow::Key {
+            size: 10,
+            update_id: 0,
+        },
+    );
+    put_tx_info(&mut t, 0, 0);
+    t
+}
+
+/// `apply(log[1..2])`: d1, k1's open key and `TransactionInfo` 2: what s1 must hold.
+pub fn prefix() -> OmTables {
+    let mut t = initial();
+    t.put(
+        OPEN_KEY_TABLE,
+        "k1",
+        OmRow::Key {
+            size: 10,
+            update_id: 2,
+        },
+    );
+    put_tx_info(&mut t, 1, 2);
+    t
+}
+
+struct Prepared {
+    variant: Variant,
+    crash: Crash,
+    log: Arc<RaftLog<SnapshotRequest>>,
+}
+
+impl Case for Prepared {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        let (java, cites) = (self.variant.java(), self.variant.cites());
+        let dirs = Arc::new(Dirs::new([]));
+        let store = Arc::new(Store::with_state(initial(), None));
+        let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
+        let om = Arc::new(SnapshotOm::with_crash(
+            Arc::clone(&store),
+            snaps,
+            self.crash,
+        ));
+        SnapshotOm::run_threads(&[Arc::clone(&om)], &self.log, recorder);
+        recorder.quiesce();
+        let mut exits = om.exits();
+        if om.crashed() {
+            let me = Actor::new("restart", recorder);
+            if dirs.exists(SNAPSHOT) && stored_index(&store.durable()) < 3 {
+                me.probe(&CHECKPOINT_LEFT_UNCOMMITTED);
+            }
+            for attempt in 1..=2 {
+                let (om, stored) =
+                    SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+                match Arc::new(om).replay(&self.log, stored, &me) {
+                    Replayed::Completed => {
+                        me.probe(&REPLAY_COMPLETED);
+                        break;
+                    }
+                    Replayed::Terminated { index, why } => {
+                        me.probe(&REPLAY_TERMINATED);
+                        exits.push(format!("restart {attempt}, replay of index {index}: {why}"));
+                    }
+                }
+            }
+        }
+        let end = End {
+            exits,
+            durable: store.durable(),
+            snapshot: dirs.content(SNAPSHOT),
+        };
+        NO_OM_TERMINATION.check_into(&end, recorder);
+        SNAPSHOT_CREATED.check_into(&end, recorder);
+        SNAPSHOT_HOLDS_ITS_PREFIX.check_into(&end, recorder);
+    }
+}

@@ -1,0 +1,157 @@
+//! HDDS-8685 under shuttle: after a crash between a snapshot create's checkpoint and its
+//! batch's commit, the parent's replay swallows `getSnapshot`'s failure onto the existing
+//! directory and commits, as the fix's reuse does; only the one-line story terminates.
+// Reference: HDDS-8685, fix 9b59ade990a (PR #4946), parent 534160f96c5.
+
+use crate::support::{pct, run};
+use ozone_ha_check::citation::java::{hdds_8685 as fix, hdds_8685_parent as parent};
+use ozone_ha_check::engine::run_once;
+use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::kit::raft_log::Payload;
+use ozone_ha_check::kit::store::Store;
+use ozone_ha_check::kit::tx_info::stored_index;
+use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
+use ozone_ha_check::models::om::snapshot::requests::Crash;
+use ozone_ha_check::models::om::snapshot::{Dirs, Snapshots};
+use ozone_ha_check::models::om::{DELETED_TABLE, SNAPSHOT_INFO_TABLE};
+use ozone_ha_check::recorder::{Actor, Recorder};
+use ozone_ha_check::scenarios::hdds_8685::{create_log, initial, prefix, Variant, SNAPSHOT};
+use ozone_ha_check::sync::Arc;
+
+const S: &str = "hdds-8685";
+
+fn buggy_and_fixed_hold_over_many_seeds_with_the_checkpoint_left_uncommitted() {
+    for seed in 0..5 {
+        for variant in ["buggy", "fixed"] {
+            for plan in ["crash-after-checkpoint", "crash-before-commit"] {
+                let r = run(S, variant, plan, pct(seed, 500), None);
+                assert_eq!(r.verdict, Verdict::Held, "seed {seed} {variant} {plan}");
+                assert!(
+                    r.probes["CheckpointLeftUncommitted"] > 0,
+                    "{variant} {plan}"
+                );
+                assert!(r.probes["ReplayCompleted"] > 0, "{variant} {plan}");
+            }
+        }
+    }
+}
+
+/// What the staged run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Seen {
+    /// After the crash: the stored index, whether the directory exists, whether the active DB
+    /// still holds d1.
+    crashed: (u64, bool, bool),
+    /// After the restart: its termination, if any; the stored index; whether s1's row is
+    /// committed; whether s1 holds `apply(log[1..2])`.
+    restarted: (Option<String>, u64, bool, bool),
+    /// The citations of the steps the replayed create's flush took onto the existing directory.
+    onto_existing: Vec<String>,
+}
+
+/// Apply 2, 3 and 4, flush until the plan's crash inside the create's flush, then one restart
+/// that applies 3 and 4 and then flushes: fixed steps, no exploration.
+fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let mut out = seen.lock().unwrap();
+        let rec = Arc::new(Recorder::with_tracing(None, true));
+        let me = Actor::new("om", &rec);
+        let (java, cites) = (variant.java(), variant.cites());
+        let dirs = Arc::new(Dirs::new([]));
+        let store = Arc::new(Store::with_state(initial(), None));
+        let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
+        let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, crash);
+        let log = create_log();
+        for entry in log.after(0) {
+            if let Payload::Data(request) = &entry.payload {
+                assert!(om.apply(&me, entry.index, entry.term, request));
+            }
+        }
+        om.flush_thread(&me, log.last_index());
+        assert!(om.crashed());
+        let durable = store.durable();
+        out.crashed = (
+            stored_index(&durable),
+            dirs.exists(SNAPSHOT),
+            durable.get(DELETED_TABLE, "d1").is_some(),
+        );
+        rec.take();
+        let (om, stored) =
+            SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+        for entry in log.after(stored) {
+            if let Payload::Data(request) = &entry.payload {
+                assert!(om.apply(&me, entry.index, entry.term, request));
+            }
+        }
+        om.flush_thread(&me, log.last_index());
+        let durable = store.durable();
+        out.restarted = (
+            om.exits().first().cloned(),
+            stored_index(&durable),
+            durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some(),
+            dirs.content(SNAPSHOT)
+                .is_some_and(|s| s.diff(&prefix()).is_empty()),
+        );
+        out.onto_existing = rec
+            .take()
+            .trace
+            .iter()
+            .filter(|e| e.action.contains("exist"))
+            .map(|e| e.java.to_string())
+            .collect();
+    });
+    let result = out.lock().unwrap().clone();
+    result
+}
+
+/// The parent's replayed create onto the directory its crashed flush left: `getSnapshot`
+/// fails there, [`RDBCheckpointManager.createCheckpoint`] swallows the failure (logs it,
+/// returns null) and the batch commits; the snapshot is the directory from before the crash,
+/// which holds d1 and k1. The fix reuses the directory through
+/// [`createOmSnapshotCheckpoint`] and ends the same.
+// Reference: RDBCheckpointManager.java:100-103 and RocksDatabase.java:431-439 at 534160f96c5;
+// OmSnapshotManager.java:401-434 at 9b59ade990a.
+fn staged_the_parent_swallows_the_existing_directory_and_commits() {
+    let swallowed = parent::RDBCheckpointManager::createCheckpoint__String_String.id;
+    let reused = fix::OmSnapshotManager::createOmSnapshotCheckpoint.id;
+    for crash in [Crash::AfterCheckpoint, Crash::BeforeCreateCommit] {
+        // The kill after the cleanup has already taken d1 from the active DB.
+        let d1_left = crash == Crash::AfterCheckpoint;
+        for (variant, cited) in [(Variant::Buggy, swallowed), (Variant::Fixed, reused)] {
+            let seen = crash_then_replay(variant, crash);
+            assert_eq!(seen.crashed, (2, true, d1_left), "{variant:?} {crash:?}");
+            assert_eq!(
+                seen.restarted,
+                (None, 4, true, true),
+                "{variant:?} {crash:?}"
+            );
+            assert_eq!(seen.onto_existing, [cited], "{variant:?} {crash:?}");
+        }
+    }
+}
+
+/// The one-line story: the failure reaches [`addToBatch`], which terminates the OM at index 3
+/// with nothing of it committed, so the next restart is where this one started.
+fn staged_the_story_terminates_every_restart() {
+    let _ = &parent::OzoneManagerDoubleBuffer::addToBatch;
+    for crash in [Crash::AfterCheckpoint, Crash::BeforeCreateCommit] {
+        let seen = crash_then_replay(Variant::AsReported, crash);
+        let (exit, stored, row, _) = seen.restarted;
+        assert!(
+            exit.is_some_and(|e| e.contains("Directory exists")),
+            "{crash:?}"
+        );
+        assert_eq!((stored, row), (2, false), "{crash:?}");
+    }
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        buggy_and_fixed_hold_over_many_seeds_with_the_checkpoint_left_uncommitted,
+        staged_the_parent_swallows_the_existing_directory_and_commits,
+        staged_the_story_terminates_every_restart
+    ]
+}
