@@ -21,6 +21,7 @@ pub mod hdds_16452;
 pub mod hdds_16900;
 pub mod hdds_17215;
 pub mod hdds_7279;
+pub mod hdds_8036;
 pub mod hdds_8681;
 /// The skeleton `ozone-ha-check new` copies, with its names replaced, for a new scenario:
 /// compiled and unit-tested here, never registered.
@@ -41,6 +42,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_17215::Hdds17215,
         &hdds_16900::Hdds16900,
         &hdds_7279::Hdds7279,
+        &hdds_8036::Hdds8036,
         &hdds_8681::Hdds8681,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
