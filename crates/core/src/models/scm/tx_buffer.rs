@@ -195,7 +195,12 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// and `latestTrxInfo = (term, index)`, the DB's TX. The caller records the step.
     pub fn init(&self, term: u64, index: u64) {
         let mut b = self.rw_lock.write();
-        *b = Batch::default();
+        // A new batch object: the parent's steps tell it from the old one.
+        let id = b.id + 1;
+        *b = Batch {
+            id,
+            ..Batch::default()
+        };
         self.latest_trx_info.set((term, index));
     }
 
