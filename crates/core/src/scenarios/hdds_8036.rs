@@ -67,7 +67,8 @@
 //! `addToBuffer` came while the download's flush was between its first and last step (under
 //! the fix: held the write lock, so the put waited); `PutIntoCommittedBatch`,
 //! `ClosedBatchUsed`: the parent's put landed in a batch already committed or replaced, or
-//! used one already closed.
+//! used one already closed; `FlushDuringFlush`: the download's flush and the apply thread's
+//! (`saveConfiguration`'s or `takeSnapshot`'s) overlapped.
 //!
 //! # Abstractions
 //!
@@ -88,7 +89,8 @@ use crate::kit::tx_info::{stored_index, TxRow};
 use crate::models::scm::request::ScmRequest;
 use crate::models::scm::state_machine::reference_states;
 use crate::models::scm::tx_buffer::{
-    Revision, TransactionBuffer, ADD_DURING_FLUSH, CLOSED_BATCH_USED, PUT_INTO_COMMITTED_BATCH,
+    Revision, TransactionBuffer, ADD_DURING_FLUSH, CLOSED_BATCH_USED, FLUSH_DURING_FLUSH,
+    PUT_INTO_COMMITTED_BATCH,
 };
 use crate::models::scm::{initial_tables, ScmRow};
 use crate::properties::{Invariant, Property};
@@ -177,6 +179,7 @@ impl Scenario for Hdds8036 {
         ADD_DURING_FLUSH.required(),
         PUT_INTO_COMMITTED_BATCH.property(),
         CLOSED_BATCH_USED.property(),
+        FLUSH_DURING_FLUSH.property(),
     ];
 
     fn expected(variant: Variant, plan: Plan) -> Expected {

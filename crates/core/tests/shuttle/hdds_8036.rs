@@ -15,12 +15,13 @@ use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-8036";
 
-fn fixed_holds_over_many_seeds_with_a_put_during_the_download_flush() {
+fn fixed_holds_over_many_seeds_with_a_put_and_a_flush_during_the_download_flush() {
     for seed in 0..5 {
         for plan in ["download", "save-configuration"] {
             let r = run(S, "fixed", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(r.probes["AddDuringFlush"] > 0, "seed {seed} {plan}");
+            assert!(r.probes["FlushDuringFlush"] > 0, "seed {seed} {plan}");
         }
     }
 }
@@ -98,7 +99,7 @@ fn staged_the_fixs_put_after_a_flush_lands_in_the_new_batch() {
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
-        fixed_holds_over_many_seeds_with_a_put_during_the_download_flush,
+        fixed_holds_over_many_seeds_with_a_put_and_a_flush_during_the_download_flush,
         staged_the_parents_put_after_a_flush_closed_its_batch_is_lost,
         staged_the_fixs_put_after_a_flush_lands_in_the_new_batch
     ]

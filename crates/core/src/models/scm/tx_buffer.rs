@@ -96,10 +96,18 @@ pub const PUT_INTO_COMMITTED_BATCH: Probe = Probe::new(
 );
 
 /// An `addToBuffer` came while a flush of another thread was in progress: under the fix it
-/// waits for the write lock; before it, it read the field inside the flush.
+/// waits for the write lock; before it, a flush was in progress at its read of the field or
+/// at its put, or ran between them.
 pub const ADD_DURING_FLUSH: Probe = Probe::new(
     "AddDuringFlush",
     "an addToBuffer came while a flush of another thread held the buffer (was between its first and last step)",
+);
+
+/// A flush began while a flush of another thread was in progress (HDDS-8036's revisions):
+/// under the fix it waits for the write lock; before it, the two interleave their steps.
+pub const FLUSH_DURING_FLUSH: Probe = Probe::new(
+    "FlushDuringFlush",
+    "a flush began while a flush of another thread held the buffer (was between its first and last step)",
 );
 
 /// Which Java revision of the buffer's locking (see the module docs).
@@ -227,10 +235,11 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
                 return;
             }
             Revision::Hdds8036Parent => {
-                let batch = self.current_batch(actor);
+                // A flush in progress at the read; `put_with_batch` checks the put.
                 if self.flushing.get() > 0 {
                     actor.probe(&ADD_DURING_FLUSH);
                 }
+                let batch = self.current_batch(actor);
                 self.put_with_batch(actor, batch, table, key, row);
                 return;
             }
@@ -262,6 +271,10 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     pub fn put_with_batch(&self, actor: &Actor, batch: u64, table: TableName, key: &str, row: R) {
         const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::addToBuffer;
         let mut b = self.rw_lock.write();
+        // A flush in progress at the put, or one that ran since the read.
+        if self.flushing.get() > 0 || b.id != batch {
+            actor.probe(&ADD_DURING_FLUSH);
+        }
         if b.id != batch {
             actor.probe(&PUT_INTO_COMMITTED_BATCH);
             actor.step_with(JAVA, || {
@@ -375,6 +388,9 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
                 self.flush_under_write_lock(&mut b, actor, why);
             }
             Revision::Hdds8036 => {
+                if self.flushing.get() > 0 {
+                    actor.probe(&FLUSH_DURING_FLUSH);
+                }
                 let mut b = self.rw_lock.write();
                 self.flushing.with(|n| *n += 1);
                 let (term, index) = self.latest_trx_info.get();
@@ -392,6 +408,9 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// The parent's `flush`: four steps, each on the batch the field holds at that moment.
     fn flush_unlocked(&self, actor: &Actor, why: &str) {
         const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::flush;
+        if self.flushing.get() > 0 {
+            actor.probe(&FLUSH_DURING_FLUSH);
+        }
         self.flushing.with(|n| *n += 1);
         let (term, index) = self.latest_trx_info.get();
         {
