@@ -60,6 +60,13 @@
 //! - `save-configuration`: 2 is `saveConfiguration` (a put and a flush, on the apply thread),
 //!   3 an `addTransactionsToDB`.
 //!
+//! Both break the same way (one preemption: the apply thread between its read of the field
+//! and its put, the download's whole flush in between). In `save-configuration` the lost put
+//! is `saveConfiguration`'s own: its flush, right after, commits the new, empty batch. Flush
+//! against flush alone loses nothing: a write is lost only when a put lands in a batch that a
+//! flush has committed, closed or replaced, so every lost write involves a put overlapping a
+//! flush of the other thread.
+//!
 //! # Properties
 //!
 //! `NoLostWrite` (at quiescence, after the snapshot's flush): the DB holds every row that the
