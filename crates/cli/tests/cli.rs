@@ -50,7 +50,12 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [("hdds-16092", 25), ("hdds-16452", 36), ("hdds-17215", 50)] {
+    for (name, cases) in [
+        ("hdds-16092", 25),
+        ("hdds-16452", 36),
+        ("hdds-17215", 50),
+        ("hdds-8036", 4),
+    ] {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)

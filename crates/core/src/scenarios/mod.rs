@@ -21,6 +21,7 @@ pub mod hdds_16452;
 pub mod hdds_16900;
 pub mod hdds_17215;
 pub mod hdds_7279;
+pub mod hdds_8036;
 pub mod hdds_8681;
 pub mod hdds_8685;
 /// The skeleton `ozone-ha-check new` copies, with its names replaced, for a new scenario:
@@ -43,6 +44,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_17215::Hdds17215,
         &hdds_16900::Hdds16900,
         &hdds_7279::Hdds7279,
+        &hdds_8036::Hdds8036,
         &hdds_8681::Hdds8681,
         &hdds_8685::Hdds8685,
         &hdds_11152::Hdds11152,

@@ -32,6 +32,8 @@ mod hdds_17215;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_7279;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_8036;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_8681;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_8685;
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
         hdds_16900::trials(),
         hdds_17215::trials(),
         hdds_7279::trials(),
+        hdds_8036::trials(),
         hdds_8681::trials(),
         hdds_8685::trials(),
         hdds_11152::trials(),

@@ -39,6 +39,26 @@
 //! its own, and only the apply thread stages, so a staging excludes a flush exactly as the
 //! read lock does and never meets another staging. One lock acquisition per staging, as in
 //! the Java.
+//!
+//! # Revisions ([`Revision`])
+//!
+//! The locking above is HDDS-8036's (b831d8e6fb1): before it
+//! ([`Revision::Hdds8036Parent`]) the buffer had no lock at all.
+//! [`addToBuffer`](crate::citation::java::hdds_8036_parent::SCMHADBTransactionBufferImpl::addToBuffer)
+//! read the `currentBatchOperation` field and then put into the batch it read, two steps;
+//! [`flush`](crate::citation::java::hdds_8036_parent::SCMHADBTransactionBufferImpl::flush)
+//! re-read the field for each of its four steps: stage the TX into it, commit it, close it,
+//! assign a new batch. A put between a flush's commit and its assignment lands in a batch no
+//! one commits again; a flush that runs beside another can commit, close or replace a batch
+//! the other already handled. Under this revision the [`RwLock`] stands for no Java lock:
+//! each acquisition is one access to the fields (the Java's plain, non-volatile fields are
+//! read here as if sequentially consistent, which only removes behaviours). A put into, or a
+//! commit of, a batch already closed is a call on a RocksJava `WriteBatch` whose native object
+//! was freed (`RDBBatchOperation.close`; nothing on the put path checks the batch): the model
+//! drops it (the weakest outcome: the operation is never committed by a later flush, which
+//! commits the new batch) and fires [`CLOSED_BATCH_USED`]. [`Revision::Hdds8036`] is the fix:
+//! the locking of the pinned Java, cited at b831d8e6fb1 (one `flush`, no
+//! `flushUnderWriteLock`). [`Revision::Pinned`] cites the pinned Java.
 
 use super::ScmRow;
 use crate::citation::{java, Citation};
@@ -62,6 +82,46 @@ pub const STAGED_FLUSHED_MID_APPLY: Probe = Probe::new(
     "a flush committed a write staged by the apply still in flight, under the previous entry's TransactionInfo",
 );
 
+/// A put or a commit used a `WriteBatch` that a flush had already closed (before HDDS-8036).
+pub const CLOSED_BATCH_USED: Probe = Probe::new(
+    "ClosedBatchUsed",
+    "a put or a commit used a WriteBatch a flush had already closed (a freed RocksJava object)",
+);
+
+/// A put landed in a batch already committed, or already replaced by a newer one: no flush
+/// commits it again (before HDDS-8036).
+pub const PUT_INTO_COMMITTED_BATCH: Probe = Probe::new(
+    "PutIntoCommittedBatch",
+    "an addToBuffer put into a batch a flush had already committed or replaced",
+);
+
+/// An `addToBuffer` came while a flush of another thread was in progress: under the fix it
+/// waits for the write lock; before it, a flush was in progress at its read of the field or
+/// at its put, or ran between them.
+pub const ADD_DURING_FLUSH: Probe = Probe::new(
+    "AddDuringFlush",
+    "an addToBuffer came while a flush of another thread held the buffer (was between its first and last step)",
+);
+
+/// A flush began while a flush of another thread was in progress (HDDS-8036's revisions):
+/// under the fix it waits for the write lock; before it, the two interleave their steps.
+pub const FLUSH_DURING_FLUSH: Probe = Probe::new(
+    "FlushDuringFlush",
+    "a flush began while a flush of another thread held the buffer (was between its first and last step)",
+);
+
+/// Which Java revision of the buffer's locking (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revision {
+    /// b831d8e6fb1^: no lock; `addToBuffer` reads the batch field, then puts; `flush`
+    /// re-reads it for each of its four steps.
+    Hdds8036Parent,
+    /// b831d8e6fb1 (HDDS-8036): the read/write lock, cited at the fix.
+    Hdds8036,
+    /// The pinned Java (the read/write lock, `flushUnderWriteLock`, `flushIfNeeded`).
+    Pinned,
+}
+
 /// How a concurrent caller (download, leader change) flushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlushPath {
@@ -76,6 +136,12 @@ struct Batch<R> {
     ops: WriteBatch<R>,
     /// `txFlushPending`.
     pending: u64,
+    /// Which `currentBatchOperation` this is (the parent's steps compare it).
+    id: u64,
+    /// Committed by a flush (the parent's steps only).
+    committed: bool,
+    /// Closed by a flush (the parent's steps only).
+    closed: bool,
 }
 
 impl<R> Default for Batch<R> {
@@ -83,6 +149,9 @@ impl<R> Default for Batch<R> {
         Self {
             ops: WriteBatch::new(),
             pending: 0,
+            id: 0,
+            committed: false,
+            closed: false,
         }
     }
 }
@@ -99,6 +168,9 @@ pub struct TransactionBuffer<R = ScmRow> {
     applying_ghost: Ghost<u64>,
     /// Ghost: the apply in flight has staged something not yet flushed.
     staged_mid_apply: Ghost<bool>,
+    revision: Revision,
+    /// Ghost: flushes in progress (HDDS-8036's revisions only).
+    flushing: Ghost<u64>,
 }
 
 impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
@@ -111,7 +183,15 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
             applying: Volatile::new(0),
             applying_ghost: Ghost::new(0),
             staged_mid_apply: Ghost::new(false),
+            revision: Revision::Pinned,
+            flushing: Ghost::new(0),
         }
+    }
+
+    /// The same buffer at Java revision `revision`.
+    pub fn at(mut self, revision: Revision) -> Self {
+        self.revision = revision;
+        self
     }
 
     /// The SCM's DB.
@@ -123,7 +203,12 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// and `latestTrxInfo = (term, index)`, the DB's TX. The caller records the step.
     pub fn init(&self, term: u64, index: u64) {
         let mut b = self.rw_lock.write();
-        *b = Batch::default();
+        // A new batch object: the parent's steps tell it from the old one.
+        let id = b.id + 1;
+        *b = Batch {
+            id,
+            ..Batch::default()
+        };
         self.latest_trx_info.set((term, index));
     }
 
@@ -135,12 +220,87 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `addToBuffer`: stage one put under the lock (the Java's read lock, see the module
     /// docs).
     pub fn add_to_buffer(&self, actor: &Actor, table: TableName, key: &str, row: R) {
+        match self.revision {
+            Revision::Pinned => {}
+            Revision::Hdds8036 => {
+                if self.flushing.get() > 0 {
+                    actor.probe(&ADD_DURING_FLUSH);
+                }
+                let mut b = self.rw_lock.write();
+                b.ops.put(table, key, row.clone());
+                actor.step_with(
+                    &java::hdds_8036::SCMHADBTransactionBufferImpl::addToBuffer,
+                    || format!("read lock; stage {table}/{key}={row}"),
+                );
+                return;
+            }
+            Revision::Hdds8036Parent => {
+                // A flush in progress at the read; `put_with_batch` checks the put.
+                if self.flushing.get() > 0 {
+                    actor.probe(&ADD_DURING_FLUSH);
+                }
+                let batch = self.current_batch(actor);
+                self.put_with_batch(actor, batch, table, key, row);
+                return;
+            }
+        }
         let mut b = self.rw_lock.write();
         b.ops.put(table, key, row.clone());
         b.pending += 1;
         self.staged_mid_apply.set(true);
         actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
             format!("read lock; stage {table}/{key}={row}")
+        });
+    }
+
+    /// The parent's `getCurrentBatchOperation()`: which batch the field holds now.
+    pub fn current_batch(&self, actor: &Actor) -> u64 {
+        let id = self.rw_lock.read().id;
+        actor.step_with(
+            &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::addToBuffer,
+            || format!("no lock; currentBatchOperation is batch {id}"),
+        );
+        id
+    }
+
+    /// The parent's `table.putWithBatch(batch, key, row)` into the batch `batch` read
+    /// before. Still the current batch: staged (and lost if a flush already committed it:
+    /// that flush closes and replaces it), or dropped if already closed. Replaced by a flush
+    /// (closed, or with two flushes racing possibly left open): no one holds it but this
+    /// caller, so nothing commits it: lost.
+    pub fn put_with_batch(&self, actor: &Actor, batch: u64, table: TableName, key: &str, row: R) {
+        const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::addToBuffer;
+        let mut b = self.rw_lock.write();
+        // A flush in progress at the put, or one that ran since the read.
+        if self.flushing.get() > 0 || b.id != batch {
+            actor.probe(&ADD_DURING_FLUSH);
+        }
+        if b.id != batch {
+            actor.probe(&PUT_INTO_COMMITTED_BATCH);
+            actor.step_with(JAVA, || {
+                format!("put {table}/{key}={row} into batch {batch}, replaced by a flush: lost")
+            });
+            return;
+        }
+        if b.closed {
+            actor.probe(&PUT_INTO_COMMITTED_BATCH);
+            actor.probe(&CLOSED_BATCH_USED);
+            actor.step_with(JAVA, || {
+                format!("put {table}/{key}={row} into batch {batch}, already closed: dropped")
+            });
+            return;
+        }
+        if b.committed {
+            actor.probe(&PUT_INTO_COMMITTED_BATCH);
+        }
+        b.ops.put(table, key, row.clone());
+        actor.step_with(JAVA, || {
+            let state = if b.committed {
+                ", already committed"
+            } else {
+                ""
+            };
+            format!("put {table}/{key}={row} into batch {batch}{state}")
         });
     }
 
@@ -222,8 +382,85 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `flush`: under the write lock, commit the batch with `TX = latestTrxInfo`, and reset
     /// the pending count.
     pub fn flush(&self, actor: &Actor, why: &str) {
-        let mut b = self.rw_lock.write();
-        self.flush_under_write_lock(&mut b, actor, why);
+        match self.revision {
+            Revision::Pinned => {
+                let mut b = self.rw_lock.write();
+                self.flush_under_write_lock(&mut b, actor, why);
+            }
+            Revision::Hdds8036 => {
+                if self.flushing.get() > 0 {
+                    actor.probe(&FLUSH_DURING_FLUSH);
+                }
+                let mut b = self.rw_lock.write();
+                self.flushing.with(|n| *n += 1);
+                let (term, index) = self.latest_trx_info.get();
+                let mut batch = std::mem::take(&mut b.ops);
+                stage_tx_info(&mut batch, term, index);
+                const JAVA: &Citation = &java::hdds_8036::SCMHADBTransactionBufferImpl::flush;
+                actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
+                self.store.commit(actor, JAVA, batch);
+                self.flushing.with(|n| *n -= 1);
+            }
+            Revision::Hdds8036Parent => self.flush_unlocked(actor, why),
+        }
+    }
+
+    /// The parent's `flush`: four steps, each on the batch the field holds at that moment.
+    fn flush_unlocked(&self, actor: &Actor, why: &str) {
+        const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::flush;
+        if self.flushing.get() > 0 {
+            actor.probe(&FLUSH_DURING_FLUSH);
+        }
+        self.flushing.with(|n| *n += 1);
+        let (term, index) = self.latest_trx_info.get();
+        {
+            let mut b = self.rw_lock.write();
+            if b.closed {
+                actor.probe(&CLOSED_BATCH_USED);
+            } else {
+                stage_tx_info(&mut b.ops, term, index);
+            }
+            actor.step_with(JAVA, || {
+                let dropped = if b.closed { ", closed: dropped" } else { "" };
+                format!(
+                    "{why}: no lock; stage TX = {index} into batch {}{dropped}",
+                    b.id
+                )
+            });
+        }
+        let commit = {
+            let mut b = self.rw_lock.write();
+            if b.closed {
+                actor.probe(&CLOSED_BATCH_USED);
+                actor.step_with(JAVA, || {
+                    format!("{why}: commit batch {}, closed: nothing", b.id)
+                });
+                None
+            } else {
+                b.committed = true;
+                Some(b.ops.clone())
+            }
+        };
+        if let Some(batch) = commit {
+            self.store.commit(actor, JAVA, batch);
+        }
+        {
+            let mut b = self.rw_lock.write();
+            b.closed = true;
+            actor.step_with(JAVA, || format!("{why}: close batch {}", b.id));
+        }
+        {
+            let mut b = self.rw_lock.write();
+            let id = b.id + 1;
+            *b = Batch {
+                id,
+                ..Batch::default()
+            };
+            actor.step_with(JAVA, || {
+                format!("{why}: currentBatchOperation = new batch {id}")
+            });
+        }
+        self.flushing.with(|n| *n -= 1);
     }
 
     /// A concurrent caller's flush, along `path`. The probe fires when it is attempted while
