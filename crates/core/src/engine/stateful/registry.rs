@@ -6,7 +6,7 @@
 //! is a no-op.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
 /// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
@@ -43,6 +43,36 @@ pub(crate) enum Op {
     /// chosen is folded into the link with it).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     Chose,
+}
+
+/// What one transition of a task (its run from one scheduling decision to the next) touched:
+/// the objects it operated on, read or changed (a lock it held counts, as the data the lock
+/// guards is touched under it), or `global` when it did something whose effect is not
+/// confined to named objects (a spawn, a task's start or exit, a join, a choice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    objects: Vec<ObjectId>,
+    global: bool,
+}
+
+impl Footprint {
+    /// Whether two transitions of different tasks commute: neither is global and they touch
+    /// no object in common. Anything else is taken as dependent.
+    #[cfg(not(any(loom, ohc_threads)))]
+    pub(crate) fn independent(&self, other: &Footprint) -> bool {
+        !self.global
+            && !other.global
+            && !self
+                .objects
+                .iter()
+                .any(|o| other.objects.binary_search(o).is_ok())
+    }
+
+    /// Whether this transition did something global.
+    #[cfg(not(any(loom, ohc_threads)))]
+    pub(crate) fn global(&self) -> bool {
+        self.global
+    }
 }
 
 /// Names that hold for a whole search: the same (creator, order) gets the same name in every
@@ -90,6 +120,19 @@ struct Execution {
     /// [`choosing`] and the engine's answer.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     choosing: Option<usize>,
+    /// The task (by shuttle id) whose transition is running, and what it has touched.
+    running: Option<usize>,
+    footprint: Footprint,
+    /// Per task (by shuttle id): the locks it holds (a lock once per hold).
+    held: BTreeMap<usize, Vec<ObjectId>>,
+    /// Tasks (by shuttle id) between a spawn, start, exit or join and their next operation:
+    /// their transitions are global, as they pass through shuttle's own bookkeeping of
+    /// threads.
+    lifecycle: BTreeSet<usize>,
+    /// Per task (by stable name): the scheduling decisions it has passed since its last
+    /// recorded operation, which tells apart the points a task stops at between two
+    /// operations.
+    positions: BTreeMap<u32, u32>,
 }
 
 #[derive(Default)]
@@ -191,6 +234,11 @@ pub(crate) fn new_object() -> ObjectId {
 /// Yield to the engine before an operation.
 pub(crate) fn point() {
     if active() && !std::thread::panicking() {
+        within(|r, task| {
+            if r.execution.lifecycle.remove(&task) {
+                r.execution.footprint.global = true;
+            }
+        });
         crate::sync::thread::yield_now();
     }
 }
@@ -203,36 +251,130 @@ pub(crate) fn record(object: ObjectId, op: Op) {
 /// Record that the current task did `op` on `object`, with an operand that tells two such
 /// operations apart (the value of a choice).
 fn record_value(object: ObjectId, op: Op, value: u64) {
-    within(|r, task| {
+    within(|r, shuttle_task| {
         assert!(
             object != UNNAMED,
             "an object made outside the execution is used in it: the stateful engine cannot \
              tell its states apart (make every lock and ghost inside the case's run)"
         );
         let e = &mut r.execution;
-        let task = e.name_of(task);
+        let task = e.name_of(shuttle_task);
         let old = e.chains.get(&object).copied().unwrap_or(0);
         let new = link(old, object, task, op, value);
         e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
         e.chains.insert(object, new);
         e.operations += 1;
+        e.footprint.objects.push(object);
+        if matches!(op, Op::Lock | Op::Read) {
+            e.held.entry(shuttle_task).or_default().push(object);
+        }
+        e.positions.insert(task, 0);
     });
+}
+
+/// The running transition touched `object` without recording an operation on it (it found
+/// a lock held, released one, or found a condition variable's waiters).
+pub(crate) fn touch(object: ObjectId) {
+    with(|r| r.execution.footprint.objects.push(object));
+}
+
+/// The running transition has an effect beyond named objects.
+fn global() {
+    with(|r| r.execution.footprint.global = true);
+}
+
+/// The current task enters shuttle's bookkeeping of threads: its transitions are global
+/// until its next operation.
+fn lifecycle() {
+    within(|r, task| {
+        r.execution.footprint.global = true;
+        r.execution.lifecycle.insert(task);
+    });
+}
+
+/// The current task released a hold of the lock `object`.
+pub(crate) fn released(object: ObjectId) {
+    within(|r, task| {
+        let e = &mut r.execution;
+        e.footprint.objects.push(object);
+        if let Some(held) = e.held.get_mut(&task) {
+            if let Some(at) = held.iter().position(|o| *o == object) {
+                held.remove(at);
+            }
+        }
+    });
+}
+
+/// The engine runs the task with this shuttle id until the next decision: its transition
+/// starts with the locks it holds, and is global while it is in shuttle's bookkeeping of
+/// threads.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn begin_transition(task: usize) {
+    with(|r| {
+        let e = &mut r.execution;
+        e.footprint = Footprint {
+            objects: e.held.get(&task).cloned().unwrap_or_default(),
+            global: e.lifecycle.contains(&task),
+        };
+        e.running = Some(task);
+    });
+}
+
+/// The running transition is over (its task reached a decision): what it touched, `None`
+/// before the first transition. The task has passed one more decision.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn end_transition() -> Option<Footprint> {
+    with(|r| {
+        let e = &mut r.execution;
+        let task = e.running.take()?;
+        let name = e.name_of(task);
+        *e.positions.entry(name).or_default() += 1;
+        let mut footprint = std::mem::take(&mut e.footprint);
+        footprint.objects.sort_unstable();
+        footprint.objects.dedup();
+        Some(footprint)
+    })
+    .flatten()
+}
+
+/// Where each task stands since its last recorded operation, as a hash (with the signature,
+/// it tells apart states that differ in a point between two operations).
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn positions() -> u128 {
+    with(|r| {
+        let mut bytes = Vec::with_capacity(r.execution.positions.len() * 8);
+        for (task, at) in &r.execution.positions {
+            bytes.extend_from_slice(&task.to_le_bytes());
+            bytes.extend_from_slice(&at.to_le_bytes());
+        }
+        xxhash_rust::xxh3::xxh3_128(&bytes)
+    })
+    .unwrap_or(0)
 }
 
 /// The current task's next operation waits until `object` changes.
 pub(crate) fn block(object: ObjectId) {
-    within(|r, task| r.execution.blocked.insert(task, object));
+    within(|r, task| {
+        r.execution.footprint.objects.push(object);
+        r.execution.blocked.insert(task, object)
+    });
 }
 
 /// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
 /// eligible for was consumed by another waiter).
 pub(crate) fn block_task(task: usize, object: ObjectId) {
-    with(|r| r.execution.blocked.insert(task, object));
+    with(|r| {
+        r.execution.footprint.objects.push(object);
+        r.execution.blocked.insert(task, object)
+    });
 }
 
 /// `object` changed: every task blocked on it may try again.
 pub(crate) fn unblock(object: ObjectId) {
-    with(|r| r.execution.blocked.retain(|_, o| *o != object));
+    with(|r| {
+        r.execution.footprint.objects.push(object);
+        r.execution.blocked.retain(|_, o| *o != object);
+    });
 }
 
 /// Whether the engine may run this task (by shuttle id): false while it is blocked.
@@ -251,7 +393,10 @@ pub(crate) fn signature() -> (u128, u64) {
 /// for a random value is that decision.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn choosing(n: usize) {
-    within(|r, _| r.execution.choosing = Some(n));
+    within(|r, _| {
+        r.execution.footprint.global = true;
+        r.execution.choosing = Some(n);
+    });
 }
 
 /// The number of options of the choice being made, if the engine's request for a random
@@ -293,6 +438,7 @@ pub(crate) fn spawning() -> Option<u32> {
         let order = *n;
         (spawner_object(r, parent), r.names.task(parent, order))
     })?;
+    lifecycle();
     record(object, Op::Spawn);
     Some(child)
 }
@@ -300,6 +446,7 @@ pub(crate) fn spawning() -> Option<u32> {
 /// The first thing a spawned task does: take its stable name.
 pub(crate) fn started(name: u32) {
     within(|r, task| r.execution.names.insert(task, name));
+    lifecycle();
 }
 
 /// The current task, named `name`, has finished its work.
@@ -308,6 +455,7 @@ pub(crate) fn finished(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
+    lifecycle();
     record(exit, Op::Exit);
     with(|r| r.execution.finished.push(name));
     unblock(exit);
@@ -320,7 +468,9 @@ pub(crate) fn await_exit(name: u32) {
     };
     loop {
         point();
+        global();
         if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
+            lifecycle();
             record(exit, Op::Join);
             return;
         }
