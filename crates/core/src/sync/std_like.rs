@@ -55,7 +55,6 @@ impl StatefulLock {
     }
 
     fn release(&self, shared: bool) {
-        stateful::released(self.id);
         if shared {
             self.readers.fetch_sub(1, SeqCst);
         } else {

@@ -46,8 +46,8 @@ pub(crate) enum Op {
 }
 
 /// What one transition of a task (its run from one scheduling decision to the next) touched:
-/// the objects it operated on, read or changed (a lock it held counts, as the data the lock
-/// guards is touched under it), or `global` when it did something whose effect is not
+/// the objects whose facade state it read or changed (a lock taken, found held or released;
+/// a condition variable's waiters; a ghost cell), or `global` when it did something whose effect is not
 /// confined to named objects (a spawn, a task's start or exit, a join, a choice).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Footprint {
@@ -123,8 +123,6 @@ struct Execution {
     /// The task (by shuttle id) whose transition is running, and what it has touched.
     running: Option<usize>,
     footprint: Footprint,
-    /// Per task (by shuttle id): the locks it holds (a lock once per hold).
-    held: BTreeMap<usize, Vec<ObjectId>>,
     /// Tasks (by shuttle id) between a spawn, start, exit or join and their next operation:
     /// their transitions are global, as they pass through shuttle's own bookkeeping of
     /// threads.
@@ -139,6 +137,22 @@ struct Execution {
 struct Registry {
     names: Names,
     execution: Execution,
+    /// Whether transitions' footprints are kept (only the search's unbounded pass uses them).
+    tracking: bool,
+}
+
+impl Registry {
+    fn touch(&mut self, object: ObjectId) {
+        if self.tracking {
+            self.execution.footprint.objects.push(object);
+        }
+    }
+}
+
+/// Keep transitions' footprints from the next execution on, or not.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn track(on: bool) {
+    with(|r| r.tracking = on);
 }
 
 thread_local! {
@@ -251,22 +265,21 @@ pub(crate) fn record(object: ObjectId, op: Op) {
 /// Record that the current task did `op` on `object`, with an operand that tells two such
 /// operations apart (the value of a choice).
 fn record_value(object: ObjectId, op: Op, value: u64) {
-    within(|r, shuttle_task| {
+    within(|r, task| {
         assert!(
             object != UNNAMED,
             "an object made outside the execution is used in it: the stateful engine cannot \
              tell its states apart (make every lock and ghost inside the case's run)"
         );
         let e = &mut r.execution;
-        let task = e.name_of(shuttle_task);
+        let task = e.name_of(task);
         let old = e.chains.get(&object).copied().unwrap_or(0);
         let new = link(old, object, task, op, value);
         e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
         e.chains.insert(object, new);
         e.operations += 1;
-        e.footprint.objects.push(object);
-        if matches!(op, Op::Lock | Op::Read) {
-            e.held.entry(shuttle_task).or_default().push(object);
+        if r.tracking {
+            e.footprint.objects.push(object);
         }
         e.positions.insert(task, 0);
     });
@@ -275,7 +288,7 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
 /// The running transition touched `object` without recording an operation on it (it found
 /// a lock held, released one, or found a condition variable's waiters).
 pub(crate) fn touch(object: ObjectId) {
-    with(|r| r.execution.footprint.objects.push(object));
+    with(|r| r.touch(object));
 }
 
 /// The running transition has an effect beyond named objects.
@@ -292,28 +305,14 @@ fn lifecycle() {
     });
 }
 
-/// The current task released a hold of the lock `object`.
-pub(crate) fn released(object: ObjectId) {
-    within(|r, task| {
-        let e = &mut r.execution;
-        e.footprint.objects.push(object);
-        if let Some(held) = e.held.get_mut(&task) {
-            if let Some(at) = held.iter().position(|o| *o == object) {
-                held.remove(at);
-            }
-        }
-    });
-}
-
-/// The engine runs the task with this shuttle id until the next decision: its transition
-/// starts with the locks it holds, and is global while it is in shuttle's bookkeeping of
-/// threads.
+/// The engine runs the task with this shuttle id until the next decision; its transition is
+/// global while it is in shuttle's bookkeeping of threads.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn begin_transition(task: usize) {
     with(|r| {
         let e = &mut r.execution;
         e.footprint = Footprint {
-            objects: e.held.get(&task).cloned().unwrap_or_default(),
+            objects: Vec::new(),
             global: e.lifecycle.contains(&task),
         };
         e.running = Some(task);
@@ -337,25 +336,23 @@ pub(crate) fn end_transition() -> Option<Footprint> {
     .flatten()
 }
 
-/// Where each task stands since its last recorded operation, as a hash (with the signature,
-/// it tells apart states that differ in a point between two operations).
+/// The stable name of the task with this shuttle id and where it stands: the decisions it
+/// has passed since its last recorded operation. Two states with one signature may differ
+/// in where a task stands between two operations; a task asleep in both stands at the same
+/// point only if this is the same.
 #[cfg(not(any(loom, ohc_threads)))]
-pub(crate) fn positions() -> u128 {
+pub(crate) fn standing(task: usize) -> (u32, u32) {
     with(|r| {
-        let mut bytes = Vec::with_capacity(r.execution.positions.len() * 8);
-        for (task, at) in &r.execution.positions {
-            bytes.extend_from_slice(&task.to_le_bytes());
-            bytes.extend_from_slice(&at.to_le_bytes());
-        }
-        xxhash_rust::xxh3::xxh3_128(&bytes)
+        let name = r.execution.name_of(task);
+        (name, r.execution.positions.get(&name).copied().unwrap_or(0))
     })
-    .unwrap_or(0)
+    .unwrap_or((0, 0))
 }
 
 /// The current task's next operation waits until `object` changes.
 pub(crate) fn block(object: ObjectId) {
     within(|r, task| {
-        r.execution.footprint.objects.push(object);
+        r.touch(object);
         r.execution.blocked.insert(task, object)
     });
 }
@@ -364,7 +361,7 @@ pub(crate) fn block(object: ObjectId) {
 /// eligible for was consumed by another waiter).
 pub(crate) fn block_task(task: usize, object: ObjectId) {
     with(|r| {
-        r.execution.footprint.objects.push(object);
+        r.touch(object);
         r.execution.blocked.insert(task, object)
     });
 }
@@ -372,7 +369,7 @@ pub(crate) fn block_task(task: usize, object: ObjectId) {
 /// `object` changed: every task blocked on it may try again.
 pub(crate) fn unblock(object: ObjectId) {
     with(|r| {
-        r.execution.footprint.objects.push(object);
+        r.touch(object);
         r.execution.blocked.retain(|_, o| *o != object);
     });
 }

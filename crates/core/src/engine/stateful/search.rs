@@ -135,7 +135,7 @@ pub(crate) struct Stateful {
 /// unbounded pass).
 struct Seen {
     cost: usize,
-    sleep: Box<[u32]>,
+    sleep: Box<[(u32, u32)]>,
 }
 
 /// How a stateful search ended, besides running out of executions or being stopped.
@@ -310,6 +310,7 @@ impl Scheduler for Stateful {
         self.looked_up_at = None;
         self.finishing = false;
         registry::reset();
+        registry::track(self.bound.is_none());
         Some(ShuttleSchedule::new(0))
     }
 
@@ -350,7 +351,11 @@ impl Scheduler for Stateful {
             self.depth.checked_sub(1).map(|d| &mut self.stack[d]),
             done.as_ref(),
         ) {
-            if !parent.choice && !done.global() && parent.footprints[parent.chosen].is_none() {
+            if !parent.choice
+                && !done.global()
+                && self.bound.is_none()
+                && parent.footprints[parent.chosen].is_none()
+            {
                 parent.footprints[parent.chosen] = Some(done.clone());
             }
         }
@@ -378,20 +383,14 @@ impl Scheduler for Stateful {
             // preemption more or less depending on the task that ran before. The unbounded
             // pass tells them apart by where each task stands, so that a task asleep in two
             // visits of a state is asleep before the same transition.
-            let key = if self.bound.is_some() {
-                let next = if continues {
-                    registry::task_name(options[0])
-                } else {
-                    0
-                };
-                (signature, next)
+            let next = if self.bound.is_some() && continues {
+                registry::task_name(options[0])
             } else {
-                let mut bytes = [0u8; 32];
-                bytes[..16].copy_from_slice(&signature.to_le_bytes());
-                bytes[16..].copy_from_slice(&registry::positions().to_le_bytes());
-                (xxhash_rust::xxh3::xxh3_128(&bytes), 0)
+                0
             };
-            let mut names: Vec<u32> = sleep.iter().map(|s| registry::task_name(s.task)).collect();
+            let key = (signature, next);
+            let mut names: Vec<(u32, u32)> =
+                sleep.iter().map(|s| registry::standing(s.task)).collect();
             names.sort_unstable();
             match self.visited.entry(key) {
                 std::collections::hash_map::Entry::Occupied(mut seen) => {
@@ -427,7 +426,11 @@ impl Scheduler for Stateful {
             preemptions,
             signature,
             sleep,
-            footprints: vec![None; n],
+            footprints: if self.bound.is_none() {
+                vec![None; n]
+            } else {
+                Vec::new()
+            },
         };
         // Every task asleep: each execution from here is covered elsewhere.
         let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
