@@ -82,18 +82,15 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// exhausts the search, and the passes after it are not run.
 /// Otherwise only the unbounded pass can exhaust it.
 ///
-/// The unbounded pass adds sleep sets (Godefroid's state-space caching with sleep sets).
-/// Each transition (a task's run from one decision to the next) is observed to touch a set
-/// of objects ([`Footprint`]): those it operated on, found held or released, and the locks it
-/// held; a spawn, a task's start or exit, a join or a choice makes it global. Two transitions
-/// of different tasks that are not global and touch no object in common commute. Once an
-/// option of a decision is explored, it sleeps in the states reached by its later siblings,
-/// and a sleeping task stays asleep through transitions independent of its own; a sleeping
-/// task is not taken. A visited state keeps the sleep set it was explored with (by stable
-/// task names), and a later visit is cut only when its sleep set contains the stored one;
-/// otherwise it is explored again and the stored set becomes the intersection. That pass
-/// keys its states by the signature and where each task stands since its last operation
-/// ([`registry::positions`]), so that a sleeping task names one transition.
+/// The unbounded pass adds sleep sets (Godefroid's state-space caching with sleep sets; the
+/// [module documentation](super) has the argument). Each transition (a task's run from one
+/// decision to the next) is observed to touch a set of objects ([`Footprint`]), or to be
+/// global. Once an option of a decision is explored, it sleeps in the states reached by its
+/// later siblings, and a sleeping task stays asleep through transitions independent of its
+/// own; a sleeping task is not taken. A visited state keeps the sleep set it was explored
+/// with, as (task, where it stands) pairs ([`registry::standing`]), and a later visit is cut
+/// only when its sleep set contains the stored one; otherwise it is explored again and the
+/// stored set becomes the intersection.
 ///
 /// Given a [`Part`] of a generated space, the search explores only the executions whose
 /// choices begin with one of the part's prefixes: the other values of a choice are not
