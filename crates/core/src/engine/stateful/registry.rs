@@ -121,6 +121,7 @@ struct Execution {
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     choosing: Option<usize>,
     /// The task (by shuttle id) whose transition is running, and what it has touched.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     running: Option<usize>,
     footprint: Footprint,
     /// Tasks (by shuttle id) between a spawn, start, exit or join and their next operation:
