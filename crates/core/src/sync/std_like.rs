@@ -330,6 +330,7 @@ impl Condvar {
     /// The stateful engine's mode: whether the waiter `me` may wake now; if a `notify_one`
     /// wakes it, it consumes that notification, and a waiter left with none blocks again.
     fn try_wake(&self, me: usize) -> bool {
+        stateful::touch(self.id);
         let mut r = self.registered();
         let at = r
             .waiters
@@ -370,12 +371,15 @@ impl Condvar {
     }
 
     fn notify(&self, one: bool) {
+        // Finding no waiter reads the variable too: the stateful engine's footprint has it.
+        stateful::touch(self.id);
         if self.waiters.load(SeqCst) == 0 {
             return;
         }
         super::points::count("condvar notify");
         if stateful_mode() {
             stateful::point();
+            stateful::touch(self.id);
             let mut r = self.registered();
             if r.waiters.iter().all(|(_, wake)| *wake == Wake::Broadcast) {
                 // No waiter, or every one already woken by a `notify_all`: nothing changes.

@@ -4,7 +4,7 @@
 
 pub(crate) use super::registry::{
     active, await_exit, block, block_task, current_task, finished, new_object, point, record,
-    spawning, started, unblock, ObjectId, Op,
+    spawning, started, touch, unblock, ObjectId, Op,
 };
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) use super::registry::{choosing, chose};

@@ -6,7 +6,7 @@
 //! is a no-op.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
 /// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
@@ -43,6 +43,36 @@ pub(crate) enum Op {
     /// chosen is folded into the link with it).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     Chose,
+}
+
+/// What one transition of a task (its run from one scheduling decision to the next) touched:
+/// the objects whose facade state it read or changed (a lock taken, found held or released;
+/// a condition variable's waiters; a ghost cell), or `global` when it did something whose effect is not
+/// confined to named objects (a spawn, a task's start or exit, a join, a choice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    objects: Vec<ObjectId>,
+    global: bool,
+}
+
+impl Footprint {
+    /// Whether two transitions of different tasks commute: neither is global and they touch
+    /// no object in common. Anything else is taken as dependent.
+    #[cfg(not(any(loom, ohc_threads)))]
+    pub(crate) fn independent(&self, other: &Footprint) -> bool {
+        !self.global
+            && !other.global
+            && !self
+                .objects
+                .iter()
+                .any(|o| other.objects.binary_search(o).is_ok())
+    }
+
+    /// Whether this transition did something global.
+    #[cfg(not(any(loom, ohc_threads)))]
+    pub(crate) fn global(&self) -> bool {
+        self.global
+    }
 }
 
 /// Names that hold for a whole search: the same (creator, order) gets the same name in every
@@ -90,12 +120,40 @@ struct Execution {
     /// [`choosing`] and the engine's answer.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     choosing: Option<usize>,
+    /// The task (by shuttle id) whose transition is running, and what it has touched.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    running: Option<usize>,
+    footprint: Footprint,
+    /// Tasks (by shuttle id) between a spawn, start, exit or join and their next operation:
+    /// their transitions are global, as they pass through shuttle's own bookkeeping of
+    /// threads.
+    lifecycle: BTreeSet<usize>,
+    /// Per task (by stable name): the scheduling decisions it has passed since its last
+    /// recorded operation, which tells apart the points a task stops at between two
+    /// operations.
+    positions: BTreeMap<u32, u32>,
 }
 
 #[derive(Default)]
 struct Registry {
     names: Names,
     execution: Execution,
+    /// Whether transitions' footprints are kept (only the search's unbounded pass uses them).
+    tracking: bool,
+}
+
+impl Registry {
+    fn touch(&mut self, object: ObjectId) {
+        if self.tracking {
+            self.execution.footprint.objects.push(object);
+        }
+    }
+}
+
+/// Keep transitions' footprints from the next execution on, or not.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn track(on: bool) {
+    with(|r| r.tracking = on);
 }
 
 thread_local! {
@@ -191,6 +249,11 @@ pub(crate) fn new_object() -> ObjectId {
 /// Yield to the engine before an operation.
 pub(crate) fn point() {
     if active() && !std::thread::panicking() {
+        within(|r, task| {
+            if r.execution.lifecycle.remove(&task) {
+                r.execution.footprint.global = true;
+            }
+        });
         crate::sync::thread::yield_now();
     }
 }
@@ -216,23 +279,100 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
         e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
         e.chains.insert(object, new);
         e.operations += 1;
+        if r.tracking {
+            e.footprint.objects.push(object);
+        }
+        e.positions.insert(task, 0);
     });
+}
+
+/// The running transition touched `object` without recording an operation on it (it found
+/// a lock held, released one, or found a condition variable's waiters).
+pub(crate) fn touch(object: ObjectId) {
+    with(|r| r.touch(object));
+}
+
+/// The running transition has an effect beyond named objects.
+fn global() {
+    with(|r| r.execution.footprint.global = true);
+}
+
+/// The current task enters shuttle's bookkeeping of threads: its transitions are global
+/// until its next operation.
+fn lifecycle() {
+    within(|r, task| {
+        r.execution.footprint.global = true;
+        r.execution.lifecycle.insert(task);
+    });
+}
+
+/// The engine runs the task with this shuttle id until the next decision; its transition is
+/// global while it is in shuttle's bookkeeping of threads.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn begin_transition(task: usize) {
+    with(|r| {
+        let e = &mut r.execution;
+        e.footprint = Footprint {
+            objects: Vec::new(),
+            global: e.lifecycle.contains(&task),
+        };
+        e.running = Some(task);
+    });
+}
+
+/// The running transition is over (its task reached a decision): what it touched, `None`
+/// before the first transition. The task has passed one more decision.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn end_transition() -> Option<Footprint> {
+    with(|r| {
+        let e = &mut r.execution;
+        let task = e.running.take()?;
+        let name = e.name_of(task);
+        *e.positions.entry(name).or_default() += 1;
+        let mut footprint = std::mem::take(&mut e.footprint);
+        footprint.objects.sort_unstable();
+        footprint.objects.dedup();
+        Some(footprint)
+    })
+    .flatten()
+}
+
+/// The stable name of the task with this shuttle id and where it stands: the decisions it
+/// has passed since its last recorded operation. Two states with one signature may differ
+/// in where a task stands between two operations; a task asleep in both stands at the same
+/// point only if this is the same.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn standing(task: usize) -> (u32, u32) {
+    with(|r| {
+        let name = r.execution.name_of(task);
+        (name, r.execution.positions.get(&name).copied().unwrap_or(0))
+    })
+    .unwrap_or((0, 0))
 }
 
 /// The current task's next operation waits until `object` changes.
 pub(crate) fn block(object: ObjectId) {
-    within(|r, task| r.execution.blocked.insert(task, object));
+    within(|r, task| {
+        r.touch(object);
+        r.execution.blocked.insert(task, object)
+    });
 }
 
 /// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
 /// eligible for was consumed by another waiter).
 pub(crate) fn block_task(task: usize, object: ObjectId) {
-    with(|r| r.execution.blocked.insert(task, object));
+    with(|r| {
+        r.touch(object);
+        r.execution.blocked.insert(task, object)
+    });
 }
 
 /// `object` changed: every task blocked on it may try again.
 pub(crate) fn unblock(object: ObjectId) {
-    with(|r| r.execution.blocked.retain(|_, o| *o != object));
+    with(|r| {
+        r.touch(object);
+        r.execution.blocked.retain(|_, o| *o != object);
+    });
 }
 
 /// Whether the engine may run this task (by shuttle id): false while it is blocked.
@@ -251,7 +391,10 @@ pub(crate) fn signature() -> (u128, u64) {
 /// for a random value is that decision.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn choosing(n: usize) {
-    within(|r, _| r.execution.choosing = Some(n));
+    within(|r, _| {
+        r.execution.footprint.global = true;
+        r.execution.choosing = Some(n);
+    });
 }
 
 /// The number of options of the choice being made, if the engine's request for a random
@@ -293,6 +436,7 @@ pub(crate) fn spawning() -> Option<u32> {
         let order = *n;
         (spawner_object(r, parent), r.names.task(parent, order))
     })?;
+    lifecycle();
     record(object, Op::Spawn);
     Some(child)
 }
@@ -300,6 +444,7 @@ pub(crate) fn spawning() -> Option<u32> {
 /// The first thing a spawned task does: take its stable name.
 pub(crate) fn started(name: u32) {
     within(|r, task| r.execution.names.insert(task, name));
+    lifecycle();
 }
 
 /// The current task, named `name`, has finished its work.
@@ -308,6 +453,7 @@ pub(crate) fn finished(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
+    lifecycle();
     record(exit, Op::Exit);
     with(|r| r.execution.finished.push(name));
     unblock(exit);
@@ -320,7 +466,9 @@ pub(crate) fn await_exit(name: u32) {
     };
     loop {
         point();
+        global();
         if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
+            lifecycle();
             record(exit, Op::Join);
             return;
         }

@@ -1,7 +1,7 @@
 //! The stateful search, as a shuttle scheduler: depth-first over the facade's states, each
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
-use super::registry;
+use super::registry::{self, Footprint};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
@@ -21,9 +21,33 @@ struct Frame {
     /// Preemptions on the path before this decision.
     preemptions: usize,
     signature: u128,
+    /// The unbounded pass's sleep set here: tasks whose transitions from this state are not
+    /// taken, as every execution that starts with one of them is covered by an execution
+    /// explored elsewhere (see [`Stateful`]).
+    sleep: Vec<Sleeper>,
+    /// Per option, what its transition touched, once observed (`None` too when it was global:
+    /// a global transition never sleeps).
+    footprints: Vec<Option<Footprint>>,
+}
+
+/// A task asleep at a decision, with what its transition from there touches.
+#[derive(Clone)]
+struct Sleeper {
+    task: usize,
+    footprint: Footprint,
 }
 
 impl Frame {
+    /// Whether option `i` is asleep.
+    fn asleep(&self, i: usize) -> bool {
+        self.sleep.iter().any(|s| s.task == self.options[i])
+    }
+
+    /// The first option after `i` that is not asleep.
+    fn awake_after(&self, i: usize) -> Option<usize> {
+        (i + 1..self.options.len()).find(|&j| !self.asleep(j))
+    }
+
     /// The preemptions on the path once option `i` is taken.
     fn preemptions_after(&self, i: usize) -> usize {
         self.preemptions + usize::from(self.continues && i > 0)
@@ -58,6 +82,16 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// exhausts the search, and the passes after it are not run.
 /// Otherwise only the unbounded pass can exhaust it.
 ///
+/// The unbounded pass adds sleep sets (Godefroid's state-space caching with sleep sets; the
+/// [module documentation](super) has the argument). Each transition (a task's run from one
+/// decision to the next) is observed to touch a set of objects ([`Footprint`]), or to be
+/// global. Once an option of a decision is explored, it sleeps in the states reached by its
+/// later siblings, and a sleeping task stays asleep through transitions independent of its
+/// own; a sleeping task is not taken. A visited state keeps the sleep set it was explored
+/// with, as (task, where it stands) pairs ([`registry::standing`]), and a later visit is cut
+/// only when its sleep set contains the stored one; otherwise it is explored again and the
+/// stored set becomes the intersection.
+///
 /// Given a [`Part`] of a generated space, the search explores only the executions whose
 /// choices begin with one of the part's prefixes: the other values of a choice are not
 /// options. Two executions with different choices are different states (a value is the
@@ -71,7 +105,7 @@ pub(crate) struct Stateful {
     passes: std::vec::IntoIter<Option<usize>>,
     /// Whether this pass's bound has refused an option, so that its paths are not all.
     refused: bool,
-    visited: std::collections::HashMap<(u128, u32), usize>,
+    visited: std::collections::HashMap<(u128, u32), Seen>,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
     /// Set once this execution met a state already explored: it is then run to its end
@@ -91,6 +125,14 @@ pub(crate) struct Stateful {
     part: Option<Part>,
     /// The values of this execution's choices so far, in order.
     choices: Vec<u64>,
+}
+
+/// What the search keeps of a visited state: the fewest preemptions it was reached with (a
+/// bounded pass), and the sleep set it was explored with, sorted stable task names (the
+/// unbounded pass).
+struct Seen {
+    cost: usize,
+    sleep: Box<[(u32, u32)]>,
 }
 
 /// How a stateful search ended, besides running out of executions or being stopped.
@@ -155,8 +197,7 @@ impl Stateful {
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
         while let Some(frame) = self.stack.last() {
-            let next = frame.chosen + 1;
-            if next < frame.options.len() {
+            if let Some(next) = frame.awake_after(frame.chosen) {
                 if self.allowed(frame, next) {
                     self.stack.last_mut().expect("a frame").chosen = next;
                     return true;
@@ -201,6 +242,44 @@ impl Stateful {
         self.visited.clear();
         true
     }
+
+    /// The sleep set of the state the transition `done` (just observed) led to from the
+    /// decision before it: the tasks asleep there and the options explored there before it,
+    /// those whose transitions are independent of `done` and that can still run. Empty in a
+    /// bounded pass, at the first decision, after a choice and after a global transition.
+    fn sleep_after(&self, done: Option<&Footprint>, options: &[usize]) -> Vec<Sleeper> {
+        let (Some(done), None, Some(parent)) = (
+            done,
+            self.bound,
+            self.depth.checked_sub(1).map(|d| &self.stack[d]),
+        ) else {
+            return Vec::new();
+        };
+        if parent.choice || done.global() {
+            return Vec::new();
+        }
+        let explored = (0..parent.chosen)
+            .filter(|&j| !parent.asleep(j))
+            .filter_map(|j| {
+                parent.footprints[j].as_ref().map(|f| Sleeper {
+                    task: parent.options[j],
+                    footprint: f.clone(),
+                })
+            });
+        parent
+            .sleep
+            .iter()
+            .cloned()
+            .chain(explored)
+            .filter(|s| s.footprint.independent(done) && options.contains(&s.task))
+            .collect()
+    }
+
+    /// Run `task` until the next decision.
+    fn run(task: usize) -> Option<TaskId> {
+        registry::begin_transition(task);
+        Some(TaskId::from(task))
+    }
 }
 
 impl Scheduler for Stateful {
@@ -228,6 +307,7 @@ impl Scheduler for Stateful {
         self.looked_up_at = None;
         self.finishing = false;
         registry::reset();
+        registry::track(self.bound.is_none());
         Some(ShuttleSchedule::new(0))
     }
 
@@ -237,6 +317,7 @@ impl Scheduler for Stateful {
         current: Option<TaskId>,
         _is_yielding: bool,
     ) -> Option<TaskId> {
+        let done = registry::end_transition();
         if self.end.borrow().failure.is_some() {
             return None;
         }
@@ -260,7 +341,20 @@ impl Scheduler for Stateful {
             );
         }
         if self.finishing {
-            return Some(TaskId::from(options[0]));
+            return Self::run(options[0]);
+        }
+        // What the transition that led here touched belongs to the decision it was taken at.
+        if let (Some(parent), Some(done)) = (
+            self.depth.checked_sub(1).map(|d| &mut self.stack[d]),
+            done.as_ref(),
+        ) {
+            if !parent.choice
+                && !done.global()
+                && self.bound.is_none()
+                && parent.footprints[parent.chosen].is_none()
+            {
+                parent.footprints[parent.chosen] = Some(done.clone());
+            }
         }
         let (signature, operations) = registry::signature();
         if self.depth < self.stack.len() {
@@ -271,7 +365,7 @@ impl Scheduler for Stateful {
             }
             self.depth += 1;
             self.looked_up_at = Some(operations);
-            return Some(TaskId::from(frame.options[frame.chosen]));
+            return Self::run(frame.options[frame.chosen]);
         }
         let preemptions = self
             .stack
@@ -279,39 +373,72 @@ impl Scheduler for Stateful {
             .map_or(0, |f| f.preemptions_after(f.chosen));
         // Without a bound, how a state was reached does not matter.
         let cost = if self.bound.is_some() { preemptions } else { 0 };
+        let sleep = self.sleep_after(done.as_ref(), &options);
         if self.looked_up_at != Some(operations) {
             self.looked_up_at = Some(operations);
             // A bounded pass tells states apart by who runs next too: the same state costs a
-            // preemption more or less depending on the task that ran before.
+            // preemption more or less depending on the task that ran before. The unbounded
+            // pass tells them apart by where each task stands, so that a task asleep in two
+            // visits of a state is asleep before the same transition.
             let next = if self.bound.is_some() && continues {
                 registry::task_name(options[0])
             } else {
                 0
             };
-            match self.visited.entry((signature, next)) {
+            let key = (signature, next);
+            let mut names: Vec<(u32, u32)> =
+                sleep.iter().map(|s| registry::standing(s.task)).collect();
+            names.sort_unstable();
+            match self.visited.entry(key) {
                 std::collections::hash_map::Entry::Occupied(mut seen) => {
-                    if *seen.get() <= cost {
+                    let seen = seen.get_mut();
+                    // Explored before from as few preemptions, with no task awake then that
+                    // is asleep now: everything this visit would explore was explored.
+                    if seen.cost <= cost && seen.sleep.iter().all(|t| names.contains(t)) {
                         self.finishing = true;
-                        return Some(TaskId::from(options[0]));
+                        return Self::run(options[0]);
                     }
-                    seen.insert(cost);
+                    seen.cost = seen.cost.min(cost);
+                    seen.sleep = seen
+                        .sleep
+                        .iter()
+                        .copied()
+                        .filter(|t| names.contains(t))
+                        .collect();
                 }
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(cost);
+                    v.insert(Seen {
+                        cost,
+                        sleep: names.into(),
+                    });
                 }
             }
         }
-        let first = options[0];
-        self.stack.push(Frame {
+        let n = options.len();
+        let mut frame = Frame {
             choice: false,
             options,
             chosen: 0,
             continues,
             preemptions,
             signature,
-        });
+            sleep,
+            footprints: if self.bound.is_none() {
+                vec![None; n]
+            } else {
+                Vec::new()
+            },
+        };
+        // Every task asleep: each execution from here is covered elsewhere.
+        let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
+            self.finishing = true;
+            return Self::run(frame.options[0]);
+        };
+        frame.chosen = first;
+        let task = frame.options[first];
+        self.stack.push(frame);
         self.depth += 1;
-        Some(TaskId::from(first))
+        Self::run(task)
     }
 
     /// A request for a random value is a decision when the facade announced it as a choice
@@ -367,6 +494,8 @@ impl Scheduler for Stateful {
             continues: false,
             preemptions,
             signature,
+            sleep: Vec::new(),
+            footprints: Vec::new(),
         });
         self.depth += 1;
         self.choices.push(first as u64);
