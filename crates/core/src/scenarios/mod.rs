@@ -28,8 +28,8 @@ pub mod hdds_8685;
 /// compiled and unit-tested here, never registered.
 pub mod hdds_template;
 
-use crate::properties::{Kind, Property};
 use crate::engine::Engine;
+use crate::properties::{Kind, Property};
 use crate::scenario::{
     BeyondReach, Budget, ByConstruction, Case, Choice, Expected, Scenario, SizeKnob, GENERATED,
 };
@@ -423,6 +423,40 @@ impl<S: Scenario> AnyScenario for S {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every declaration of a violation beyond an engine's reach names real variants, plans,
+    /// an invariant each of those cases is expected to break and listed window probes, and
+    /// an engine whose default run is sampled or searched (never loom, which must show it).
+    #[test]
+    fn every_beyond_reach_declaration_is_well_formed() {
+        for s in all() {
+            for b in s.beyond_reach() {
+                let what = format!("{} {:?} {}", s.name(), b.engine, b.invariant);
+                assert!(
+                    matches!(b.engine, Engine::Random | Engine::Pct | Engine::Stateful),
+                    "{what}: only random, PCT or stateful may be declared"
+                );
+                assert!(!b.measured.trim().is_empty(), "{what}: no measurement");
+                assert!(!b.window.is_empty(), "{what}: no window probe");
+                for probe in b.window {
+                    assert!(
+                        s.probes().iter().any(|p| p.name == probe.name),
+                        "{what}: window probe {} not among the scenario's probes",
+                        probe.name
+                    );
+                }
+                for variant in b.variants {
+                    for plan in b.plans {
+                        let expected = s.expected(variant, plan).expect("known names");
+                        assert!(
+                            expected.invariants().contains(&b.invariant),
+                            "{what}: {variant}/{plan} is not expected to break it"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// Every invariant says what breaking it does to a running cluster; a probe, which
     /// only counts a race window, says nothing of the kind (its entry cannot carry a harm).

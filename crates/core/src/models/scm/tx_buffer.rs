@@ -122,6 +122,10 @@ pub enum Revision {
     Pinned,
 }
 
+/// The probes the buffer at the pinned revision may fire, for a scenario's
+/// [`MODEL_PROBES`](crate::scenario::Scenario::MODEL_PROBES).
+pub const PROBES: &[Probe] = &[FLUSH_DURING_APPLY, STAGED_FLUSHED_MID_APPLY];
+
 /// How a concurrent caller (download, leader change) flushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlushPath {

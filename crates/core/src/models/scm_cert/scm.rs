@@ -12,31 +12,23 @@
 //! from the LOCAL `sequenceIdTable`'s committed row, dropped on a restart or a checkpoint
 //! install), and the applied index.
 //!
-//! That mutex also covers the flushes of `notifyLeaderChanged` and the checkpoint download
-//! ([`Scm::flush`]), which the Java does not order with the updater:
+//! The flushes of `notifyLeaderChanged` and the checkpoint download ([`Scm::flush`]) do not
+//! take that mutex, as in the Java:
 //! [`notifyLeaderChanged`](crate::citation::java::SCMStateMachine::notifyLeaderChanged)
 //! (SCMStateMachine.java:285-335) calls the unguarded `transactionBuffer.flush()` on Ratis's
 //! election thread, [`applyTransaction`](crate::citation::java::SCMStateMachine::applyTransaction)
 //! (:154-195) holds no state-machine lock, and
 //! [`SCMClientProtocolServer.transferLeadership`](crate::citation::java::SCMClientProtocolServer::transferLeadership)
 //! (SCMClientProtocolServer.java:983-1018) holds no SCM lock; the only lock is the buffer's.
-//! So in the Java that flush can land between an `allocateBatch`'s staging and its
+//! So the flush can land between an `allocateBatch`'s staging and its
 //! `updateLatestTrxInfo`, and commit the row of index i under `TransactionInfo` i-1 (the
 //! staged test `staged_a_leader_change_flush_inside_an_allocation_commits_its_row_under_the_previous_tx`
 //! shows it on this buffer). The rest of the transfer follows the Java and Ratis: it holds
 //! no lock until the leader switch, and it waits until the transferee's match index reaches
 //! the leader's last entry ([`Scm::wait_up_to_date`], Ratis's
 //! `TransferLeadership.isFollowerUpToDate`), while the transferee's log holds an entry before
-//! its state machine applies it ([`Scm::catch_up`]). With the mutex taken off the flush,
-//! a flush lands inside an apply in 6% to 53% of random executions per plan and commits a
-//! staged row in up to 5%, and loom at preemption bound 3 breaks `SequenceRowsAgree` on
-//! `raise-only` and `no-forced-call` for `restart`, `store-fails`, `expired` and `rejoin`
-//! (scm1 stops at TX 8 with row 4, restarts, applies `allocateBatch(4 -> 5)` of index 9 as
-//! a follower, and its own `notifyLeaderChanged` flush commits row 5 under TX 8). PCT at
-//! depth 4 finds all eight within 1,543 executions (seed 0); random does not (none in
-//! 100,000): the stop must come after the client's first request was applied on scm1,
-//! twenty-odd scheduling points after the primary's actor starts. The verdict matrix asks
-//! every engine for one verdict, so the mutex stays: see the scenario's module docs.
+//! its state machine applies it ([`Scm::catch_up`]). What that does to HDDS-16900's verdicts
+//! is in the scenario's module docs.
 //!
 //! - [`allocateBatch`](crate::citation::java::SequenceIdGenerator::StateManagerImpl::allocateBatch)
 //!   is a compare-and-set of the map entry (an absent row reads as 0): on a match it stages
@@ -423,12 +415,10 @@ impl Scm {
     }
 
     /// The buffer's unguarded `flush()` from `java` (a new leader's `notifyLeaderChanged`, the
-    /// checkpoint download): the staged batch with `TransactionInfo = latestTrxInfo`. In the
-    /// Java these run on Ratis's election thread and a gRPC thread and take only the buffer's
-    /// write lock; here the caller also takes the updater lock, so the flush never lands
-    /// inside an apply (see the module docs for what that leaves out).
+    /// checkpoint download): the staged batch with `TransactionInfo = latestTrxInfo`. As in the
+    /// Java, where these run on Ratis's election thread and a gRPC thread, only the buffer's
+    /// write lock orders it, not the updater: it may land inside an apply.
     pub fn flush(&self, me: &Actor, java: &'static Citation, why: &str) {
-        let _m = self.machine.lock();
         me.step(java, format!("{} {why}: flush", self.name));
         self.buffer
             .flush_from(me, FlushPath::Unguarded, &format!("{} {why}", self.name));
