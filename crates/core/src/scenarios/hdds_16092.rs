@@ -326,6 +326,24 @@ pub const VOCABULARY: Vocabulary = Vocabulary {
             doc: "OMKeyDeleteRequest: delete a committed key and take it off the bucket",
         },
         Word {
+            name: "allocate",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMAllocateBlockRequest: append a block to the open key",
+        },
+        Word {
+            name: "volume",
+            kind: Kind::Request,
+            args: &[],
+            doc: "OMVolumeCreateRequest: create the volume /vol2 (VOLUME_ALREADY_EXISTS once it exists)",
+        },
+        Word {
+            name: "bucket",
+            kind: Kind::Request,
+            args: &[],
+            doc: "OMBucketCreateRequest: create the bucket /vol1/bucket2 (BUCKET_ALREADY_EXISTS once it exists)",
+        },
+        Word {
             name: "snapshot",
             kind: Kind::Fault,
             args: &[],
@@ -426,7 +444,7 @@ fn client_and_cluster(prefix: &[Item], item: &Item) -> bool {
     let open = |key: usize| {
         prefix
             .iter()
-            .filter(|i| Fault::of(i).is_none() && i.args[0] == key)
+            .filter(|i| Fault::of(i).is_none() && i.args.first() == Some(&key))
             .fold(false, |open, i| match word(i) {
                 "create" => true,
                 "commit" => false,
@@ -440,7 +458,8 @@ fn client_and_cluster(prefix: &[Item], item: &Item) -> bool {
         }
         (Some(_), _) => prefix.iter().any(|i| Fault::of(i).is_none()),
         (None, "create") => !open(item.args[0]),
-        (None, "commit") => open(item.args[0]),
+        (None, "commit" | "allocate") => open(item.args[0]),
+        (None, "volume" | "bucket") => !prefix.iter().any(|i| i.word == item.word),
         _ => true,
     }
 }
@@ -464,6 +483,13 @@ pub fn workload_log(workload: &crate::workload::Workload) -> RaftLog<OmRequest> 
                 to: key(1),
             },
             "delete" => OmRequest::DeleteKey { key: key(0) },
+            "allocate" => OmRequest::AllocateBlock { key: key(0) },
+            "volume" => OmRequest::CreateVolume {
+                volume: "/vol2".into(),
+            },
+            "bucket" => OmRequest::CreateBucket {
+                bucket: "/vol1/bucket2".into(),
+            },
             _ => continue,
         });
     }
