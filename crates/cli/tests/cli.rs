@@ -67,7 +67,7 @@ fn list_json_names_every_case_with_its_expectation() {
         .unwrap()["vocabulary"];
     assert_eq!(v["bounds"]["requests"], 3);
     assert_eq!(v["bounds"]["faults"], 2);
-    assert_eq!(v["workloads"], "4512");
+    assert_eq!(v["workloads"], "8676");
     let words: Vec<&str> = v["words"]
         .as_array()
         .unwrap()
@@ -76,7 +76,10 @@ fn list_json_names_every_case_with_its_expectation() {
         .collect();
     assert_eq!(
         words,
-        ["create", "commit", "rename", "delete", "snapshot", "stop", "kill", "install"]
+        [
+            "create", "commit", "rename", "delete", "allocate", "volume", "bucket", "snapshot",
+            "stop", "kill", "install"
+        ]
     );
 }
 
@@ -135,7 +138,7 @@ fn check_json_has_the_contract_keys_and_exit_0() {
     assert_eq!(generated.len(), 5);
     for r in generated {
         assert!(
-            r["scope"].as_str().unwrap().contains("4512 workloads"),
+            r["scope"].as_str().unwrap().contains("8676 workloads"),
             "{r}"
         );
     }
