@@ -104,7 +104,7 @@ fn bounds_run_only_the_generated_plan_and_off_the_defaults_are_not_judged() {
     assert_eq!(lines.len(), 5, "{stdout}");
     assert!(lines.iter().all(|l| l.contains("/generated")), "{stdout}");
     assert!(
-        stdout.contains("every workload of at most 1 request and 2 faults (32 workloads)"),
+        stdout.contains("every workload of at most 1 request and 2 faults (48 workloads)"),
         "{stdout}"
     );
     assert!(
