@@ -1,8 +1,10 @@
 //! The Ozone Manager's Ratis persistence path: requests, the double buffer, the state machine.
 //!
 //! Java: `hadoop-ozone/ozone-manager/.../om/ratis/` (`OzoneManagerStateMachine`,
-//! `OzoneManagerDoubleBuffer`) and `.../om/request/key/` (`OMKeyCreateRequest`,
-//! `OMKeyCommitRequest`). Jira: HDDS-16092.
+//! `OzoneManagerDoubleBuffer`), `.../om/request/key/` (`OMKeyCreateRequest`,
+//! `OMKeyCommitRequest`, `OMKeyRenameRequest`, `OMKeyDeleteRequest`,
+//! `OMAllocateBlockRequest`), `.../om/request/volume/OMVolumeCreateRequest` and
+//! `.../om/request/bucket/OMBucketCreateRequest`. Jira: HDDS-16092.
 //!
 //! The tables are those of an OBJECT_STORE bucket (`keyTable`, `openKeyTable`): the layout S3
 //! buckets get. The OM's default layout, FILE_SYSTEM_OPTIMIZED, keeps the same rows in
