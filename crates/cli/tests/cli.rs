@@ -72,7 +72,7 @@ fn list_json_names_every_case_with_its_expectation() {
         .unwrap()["vocabulary"];
     assert_eq!(v["bounds"]["requests"], 3);
     assert_eq!(v["bounds"]["faults"], 2);
-    assert_eq!(v["workloads"], "4512");
+    assert_eq!(v["workloads"], "8676");
     let words: Vec<&str> = v["words"]
         .as_array()
         .unwrap()
@@ -81,7 +81,10 @@ fn list_json_names_every_case_with_its_expectation() {
         .collect();
     assert_eq!(
         words,
-        ["create", "commit", "rename", "delete", "snapshot", "stop", "kill", "install"]
+        [
+            "create", "commit", "rename", "delete", "allocate", "volume", "bucket", "snapshot",
+            "stop", "kill", "install"
+        ]
     );
 }
 
@@ -106,7 +109,7 @@ fn bounds_run_only_the_generated_plan_and_off_the_defaults_are_not_judged() {
     assert_eq!(lines.len(), 5, "{stdout}");
     assert!(lines.iter().all(|l| l.contains("/generated")), "{stdout}");
     assert!(
-        stdout.contains("every workload of at most 1 request and 2 faults (32 workloads)"),
+        stdout.contains("every workload of at most 1 request and 2 faults (48 workloads)"),
         "{stdout}"
     );
     assert!(
@@ -140,7 +143,7 @@ fn check_json_has_the_contract_keys_and_exit_0() {
     assert_eq!(generated.len(), 5);
     for r in generated {
         assert!(
-            r["scope"].as_str().unwrap().contains("4512 workloads"),
+            r["scope"].as_str().unwrap().contains("8676 workloads"),
             "{r}"
         );
     }

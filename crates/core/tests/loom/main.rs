@@ -82,7 +82,7 @@ fn every_workload_is_run_under_every_interleaving() -> Result<(), Failed> {
 fn trials(bound: Option<usize>) -> Vec<Trial> {
     let mut trials = Vec::new();
     for s in all() {
-        // A generated plan runs loom once per workload (hdds-16092's 4512 at the default
+        // A generated plan runs loom once per workload (hdds-16092's 8676 at the default
         // bounds, each as long as a written plan): random, PCT and the stateful engine
         // explore those spaces; here they would take hours.
         for case in s.cases().into_iter().filter(|c| c.plan != GENERATED) {

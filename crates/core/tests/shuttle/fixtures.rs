@@ -171,8 +171,8 @@ fn generated_counterexamples_minimize_around_their_workload() {
 
 fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
     // The OM terminates when the replay meets a committed key's CreateKey below a lowered
-    // index: a create and its commit, a snapshot to lower the index and a restart to
-    // replay (the `restart` plan's run).
+    // index: a create and its commit, a snapshot to lower the index and an ending that
+    // replays (here a follower that installs the lowered checkpoint, the `install` plan's run).
     let scenario = ozone_ha_check::scenarios::find("hdds-16092").unwrap();
     let watch = Some("NoOmTermination");
     let found = explore(
@@ -185,16 +185,19 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
     assert_eq!(drawn.java, "the workload drawn");
     assert_eq!(
         drawn.action,
-        "create(k1) delete(k2) commit(k1) snapshot kill"
+        "rename(k1,k2) create(k1) commit(k1) snapshot install"
     );
     let small = minimize(scenario, &found).unwrap();
     let m = small.minimized.clone().unwrap();
     assert_eq!(small.invariant.as_deref(), watch);
-    // The unrelated delete goes; the snapshot that lowers the index and the kill that
-    // replays stay. (`stop`, a snapshot and a restart in one word, would make it three
-    // items, but shrinking drops items and lowers arguments, it never swaps words.)
+    // The unrelated rename goes; the snapshot that lowers the index and the install whose
+    // follower replays stay. (`stop`, a snapshot and a restart in one word, would make it
+    // three items, but shrinking drops items and lowers arguments, it never swaps words.)
     assert_eq!((m.found_workload, m.workload), (Some(5), Some(4)), "{m:?}");
-    assert_eq!(small.trace[0].action, "create(k1) commit(k1) snapshot kill");
+    assert_eq!(
+        small.trace[0].action,
+        "create(k1) commit(k1) snapshot install"
+    );
     assert!(m.preemptions <= m.found_preemptions, "{m:?}");
     assert!(m.replays <= ozone_ha_check::minimize::MINIMIZE_BUDGET + m.found_context_switches + 1);
     // The minimized schedule carries the smaller workload's values and replays to it.

@@ -14,7 +14,8 @@ use ozone_ha_check::models::om::requests::OmRequest;
 use ozone_ha_check::models::om::startup::{restart_and_replay, Replayed};
 use ozone_ha_check::models::om::state_machine::StateMachine;
 use ozone_ha_check::models::om::{
-    initial_tables, OmRow, TermIndex, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE,
+    initial_tables, OmRow, TermIndex, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE, VOLUME,
+    VOLUME_TABLE,
 };
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_16092::{
@@ -328,6 +329,142 @@ fn staged_delete_takes_the_key_off_the_bucket() {
     assert!(delete.apply(3, &mut replayed).is_err());
 }
 
+/// Restart an OM whose DB holds `workload`'s log applied through `holds` with its stored
+/// index lowered to `stored`; returns the store, how the replay ended, the trace's actions
+/// and what a peer that applied the log once holds.
+fn replay_lowered(
+    workload: &str,
+    holds: usize,
+    stored: u64,
+) -> (Arc<Store<OmRow>>, Replayed, Vec<String>, Tables<OmRow>) {
+    let log = workload_log(&VOCABULARY.parse(workload).unwrap());
+    let reference = reference_states(&log);
+    let mut lowered = reference[holds].clone();
+    put_tx_info(&mut lowered, 1, stored);
+    let store = Arc::new(Store::with_state(lowered, None));
+    let rec = Arc::new(Recorder::new(None));
+    let replayed = restart_and_replay(&store, &log, &Actor::new("restart", &rec));
+    let actions = rec.take().trace.iter().map(|e| e.action.clone()).collect();
+    let peer = reference[reference.len() - 1].clone();
+    (store, replayed, actions, peer)
+}
+
+/// `OMAllocateBlockRequest`: an open key gains a block (`OmKeyInfo.appendNewBlocks`, a plain
+/// append) and the allocation's index as `updateID`; no open key is `KEY_NOT_FOUND`, an error
+/// response. Lowered to 2 with the allocation at 3 in the DB, the replayed allocation finds
+/// the open key at `updateID` 3, which `WithObjectID.Builder.validate` accepts (3 is not
+/// below 3), and appends the same block again: the OM runs on with three blocks where its
+/// peer lists two. Lowered to 1, the replayed create rebuilds the open key from the request
+/// and the replay agrees with the peer.
+fn staged_a_replayed_allocate_block_lists_the_block_twice() {
+    use ozone_ha_check::citation::java;
+    let _ = (
+        &java::OMAllocateBlockRequest::validateAndUpdateCache,
+        &java::OmKeyInfo::appendNewBlocks,
+        &java::WithObjectID::Builder::validate,
+    );
+    run_once(|| {
+        let mut view = initial_tables();
+        let allocate = OmRequest::AllocateBlock { key: "k1".into() };
+        let missing = allocate.apply(2, &mut view).unwrap();
+        assert!(missing.summary.contains("KEY_NOT_FOUND"));
+        assert!(missing.rows.is_empty());
+
+        let (store, replayed, actions, peer) = replay_lowered("create(k1) allocate(k1)", 3, 2);
+        assert_eq!(replayed, Replayed::Completed);
+        let after = store.durable();
+        assert_eq!(stored_index(&after), 3);
+        let open = |blocks| OmRow::OpenKey {
+            size: 10,
+            update_id: 3,
+            blocks,
+        };
+        assert_eq!(after.get(OPEN_KEY_TABLE, "k1"), Some(&open(3)));
+        assert_eq!(peer.get(OPEN_KEY_TABLE, "k1"), Some(&open(2)));
+        assert!(
+            !actions.iter().any(|a| a.contains("Exception")),
+            "{actions:#?}"
+        );
+
+        let (store, replayed, _, peer) = replay_lowered("create(k1) allocate(k1)", 3, 1);
+        assert_eq!(replayed, Replayed::Completed);
+        assert_eq!(
+            store.durable().get(OPEN_KEY_TABLE, "k1"),
+            peer.get(OPEN_KEY_TABLE, "k1")
+        );
+    });
+}
+
+/// Two allocations of one open key, the stored index lowered between the create and the
+/// first: the replayed first allocation (index 3) finds the open key the second wrote
+/// (`updateID` 4), `WithObjectID.Builder.validate` throws `IllegalArgumentException`, and the
+/// OM terminates before anything of the entry is queued: the stored index stays at 2, so
+/// every restart terminates again.
+fn staged_a_replayed_allocate_below_a_later_one_terminates_the_om() {
+    use ozone_ha_check::citation::java;
+    let _ = (
+        &java::OMAllocateBlockRequest::validateAndUpdateCache,
+        &java::WithObjectID::Builder::validate,
+        &java::OzoneManagerStateMachine::runCommand,
+    );
+    run_once(|| {
+        let (store, replayed, _, _) = replay_lowered("create(k1) allocate(k1) allocate(k1)", 4, 2);
+        assert!(
+            matches!(replayed, Replayed::Terminated { index: 3, .. }),
+            "{replayed:?}"
+        );
+        assert_eq!(stored_index(&store.durable()), 2);
+        // The next restart replays from the same index and terminates again.
+        let log = workload_log(
+            &VOCABULARY
+                .parse("create(k1) allocate(k1) allocate(k1)")
+                .unwrap(),
+        );
+        let rec = Arc::new(Recorder::new(None));
+        assert!(matches!(
+            restart_and_replay(&store, &log, &Actor::new("restart", &rec)),
+            Replayed::Terminated { index: 3, .. }
+        ));
+    });
+}
+
+/// `OMVolumeCreateRequest` and `OMBucketCreateRequest`: the first apply writes the volume, or
+/// the bucket and its volume's `usedNamespace` + 1; the replay of either meets the existence
+/// check (`VOLUME_ALREADY_EXISTS`, `BUCKET_ALREADY_EXISTS`: error responses, no rows), so a
+/// replay from below both leaves the OM as its peer.
+fn staged_replayed_volume_and_bucket_creates_are_error_responses() {
+    use ozone_ha_check::citation::java;
+    let _ = (
+        &java::OMVolumeCreateRequest::validateAndUpdateCache,
+        &java::OMBucketCreateRequest::validateAndUpdateCache,
+    );
+    run_once(|| {
+        let mut view = initial_tables();
+        let volume = OmRequest::CreateVolume {
+            volume: "/vol2".into(),
+        };
+        let bucket = OmRequest::CreateBucket {
+            bucket: "/vol1/bucket2".into(),
+        };
+        assert!(!volume.apply(2, &mut view).unwrap().rows.is_empty());
+        assert!(!bucket.apply(3, &mut view).unwrap().rows.is_empty());
+        assert_eq!(
+            view.get(VOLUME_TABLE, VOLUME),
+            Some(&OmRow::Volume { used_namespace: 2 })
+        );
+        let again = volume.apply(4, &mut view).unwrap();
+        assert!(again.summary.contains("VOLUME_ALREADY_EXISTS") && again.rows.is_empty());
+        let again = bucket.apply(4, &mut view).unwrap();
+        assert!(again.summary.contains("BUCKET_ALREADY_EXISTS") && again.rows.is_empty());
+
+        let (store, replayed, actions, peer) = replay_lowered("volume bucket", 3, 1);
+        assert_eq!(replayed, Replayed::Completed);
+        assert_eq!(store.durable(), peer);
+        assert!(actions.iter().any(|a| a.contains("VOLUME_ALREADY_EXISTS")));
+        assert!(actions.iter().any(|a| a.contains("BUCKET_ALREADY_EXISTS")));
+    });
+}
+
 /// `notifyTermIndexUpdated` of a configuration entry that skips a data entry sets
 /// `lastSkippedIndex`; the flush that reports the skipped entry moves applied to the notified
 /// configuration entry (the jump), comparing `(term, index)`.
@@ -619,10 +756,12 @@ fn a_replayed_create_commit_and_rename_drift_silently() {
     });
 }
 
-/// Over the generated workloads (no plan names the rename), the stateful engine finds the
-/// silent drift on `buggy` and `lock-only`: `ReplicasAgree` broken after a replay in which no
-/// OM terminated, on the workload create, commit, rename of one key and a restart. At most
-/// one fault, so that the search reaches it in a test's time (the restart needs it).
+/// Over the generated workloads (no plan names a rename or an allocation), the stateful
+/// engine finds a silent drift on `buggy` and `lock-only`: `ReplicasAgree` broken after a
+/// replay in which no OM terminated, either on the workload create, commit, rename of one
+/// key and a restart (the rename drift), or on a replayed `AllocateBlock` that lists its
+/// block twice, whichever its search order meets first. At most one fault, so that the
+/// search reaches it in a test's time (the restart needs it).
 fn the_generated_space_drifts_silently_after_a_rename() {
     use ozone_ha_check::explore::{explore, Request};
     use ozone_ha_check::scenarios::hdds_16092::Hdds16092;
@@ -654,20 +793,28 @@ fn the_generated_space_drifts_silently_after_a_rename() {
         );
         let workload = &r.trace[0].action;
         assert!(
-            workload.starts_with("create(k1) commit(k1) rename(k1,k2) "),
-            "{variant}: {workload}"
-        );
-        assert!(
             !r.trace.iter().any(|e| e.action.contains("Exception")),
             "{variant}: nothing thrown, no OM terminated"
         );
-        assert!(
-            r.trace
-                .iter()
-                .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
-            "{variant}: the replayed rename fails with an error response"
-        );
-        assert!(r.scope.as_deref().unwrap().contains("2004 workloads"));
+        if workload.contains("allocate") {
+            // The replayed AllocateBlock appends its block a second time.
+            assert!(
+                r.trace.iter().any(|e| e.action.contains("3 blocks")),
+                "{variant}: {workload}"
+            );
+        } else {
+            assert!(
+                workload.starts_with("create(k1) commit(k1) rename(k1,k2) "),
+                "{variant}: {workload}"
+            );
+            assert!(
+                r.trace
+                    .iter()
+                    .any(|e| e.action.contains("k2: KEY_ALREADY_EXISTS")),
+                "{variant}: the replayed rename fails with an error response"
+            );
+        }
+        assert!(r.scope.as_deref().unwrap().contains("3843 workloads"));
     }
 }
 
@@ -784,6 +931,9 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_generated_space_drifts_silently_after_a_rename,
         staged_fault_words_place_the_snapshot_and_end_the_run,
         staged_delete_takes_the_key_off_the_bucket,
+        staged_a_replayed_allocate_block_lists_the_block_twice,
+        staged_a_replayed_allocate_below_a_later_one_terminates_the_om,
+        staged_replayed_volume_and_bucket_creates_are_error_responses,
         compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first,
     ]
 }

@@ -1,8 +1,10 @@
 //! The Ozone Manager's Ratis persistence path: requests, the double buffer, the state machine.
 //!
 //! Java: `hadoop-ozone/ozone-manager/.../om/ratis/` (`OzoneManagerStateMachine`,
-//! `OzoneManagerDoubleBuffer`) and `.../om/request/key/` (`OMKeyCreateRequest`,
-//! `OMKeyCommitRequest`). Jira: HDDS-16092.
+//! `OzoneManagerDoubleBuffer`), `.../om/request/key/` (`OMKeyCreateRequest`,
+//! `OMKeyCommitRequest`, `OMKeyRenameRequest`, `OMKeyDeleteRequest`,
+//! `OMAllocateBlockRequest`), `.../om/request/volume/OMVolumeCreateRequest` and
+//! `.../om/request/bucket/OMBucketCreateRequest`. Jira: HDDS-16092.
 //!
 //! The tables are those of an OBJECT_STORE bucket (`keyTable`, `openKeyTable`): the layout S3
 //! buckets get. The OM's default layout, FILE_SYSTEM_OPTIMIZED, keeps the same rows in
@@ -30,15 +32,20 @@ pub const OPEN_KEY_TABLE: TableName = "openKeyTable";
 pub const KEY_TABLE: TableName = "keyTable";
 /// `OmMetadataManagerImpl.BUCKET_TABLE`.
 pub const BUCKET_TABLE: TableName = "bucketTable";
+/// `OmMetadataManagerImpl.VOLUME_TABLE`.
+pub const VOLUME_TABLE: TableName = "volumeTable";
 /// `OmMetadataManagerImpl.SNAPSHOT_INFO_TABLE`: one `SnapshotInfo` row per snapshot.
 pub const SNAPSHOT_INFO_TABLE: TableName = "snapshotInfoTable";
 /// `OmMetadataManagerImpl.DELETED_TABLE`: keys deleted but not yet purged.
 pub const DELETED_TABLE: TableName = "deletedTable";
-/// The one bucket the models write to.
+/// The one bucket the models write keys to.
 pub const BUCKET: &str = "/vol1/bucket1";
+/// The volume that holds [`BUCKET`].
+pub const VOLUME: &str = "/vol1";
 
 /// A row of the OM's DB. A key's `update_id` is the log index of the transaction that last
-/// wrote it, as Ozone's `WithObjectID.updateID`; the key requests never set a bucket's.
+/// wrote it, as Ozone's `WithObjectID.updateID`; the key requests never set a bucket's, and
+/// no modelled request reads a volume's or a bucket's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OmRow {
     /// An `OmKeyInfo` in the open-key or key table.
@@ -47,6 +54,22 @@ pub enum OmRow {
         size: u64,
         /// Index of the last writer.
         update_id: u64,
+    },
+    /// An open key (`openKeyTable`) written by `AllocateBlock`: an `OmKeyInfo` whose latest
+    /// version lists `blocks` block locations. The other requests write open keys as
+    /// [`OmRow::Key`], which stands for the one block `CreateKey` preallocates.
+    OpenKey {
+        /// Data size in bytes.
+        size: u64,
+        /// Index of the last writer.
+        update_id: u64,
+        /// Block locations in the latest version.
+        blocks: u64,
+    },
+    /// An `OmVolumeArgs` with its namespace usage (its buckets).
+    Volume {
+        /// `usedNamespace`.
+        used_namespace: u64,
     },
     /// An `OmBucketInfo` with its quota usage.
     Bucket {
@@ -74,6 +97,18 @@ impl fmt::Display for OmRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OmRow::Key { size, update_id } => write!(f, "key(size {size}, upd {update_id})"),
+            OmRow::OpenKey {
+                size,
+                update_id,
+                blocks,
+            } => write!(
+                f,
+                "key(size {size}, upd {update_id}, {blocks} block{})",
+                if *blocks == 1 { "" } else { "s" }
+            ),
+            OmRow::Volume { used_namespace } => {
+                write!(f, "volume(usedNamespace {used_namespace})")
+            }
             OmRow::Bucket {
                 used_bytes,
                 used_namespace,
@@ -143,9 +178,11 @@ impl fmt::Display for TermIndex {
 /// The OM's tables.
 pub type OmTables = Tables<OmRow>;
 
-/// The rows a fresh OM starts with: an empty bucket and `TransactionInfo` 0.
+/// The rows a fresh OM starts with: a volume holding one empty bucket, and
+/// `TransactionInfo` 0.
 pub fn initial_tables() -> Tables<OmRow> {
     let mut t = Tables::default();
+    t.put(VOLUME_TABLE, VOLUME, OmRow::Volume { used_namespace: 1 });
     t.put(
         BUCKET_TABLE,
         BUCKET,

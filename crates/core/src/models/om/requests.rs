@@ -1,4 +1,5 @@
-//! What four OM write requests do at apply time: `validateAndUpdateCache`.
+//! What the OM's key, bucket and volume write requests do at apply time:
+//! `validateAndUpdateCache`.
 //!
 //! [`OMKeyCreateRequest`](java::OMKeyCreateRequest::validateAndUpdateCache) first reads the
 //! committed key (`keyTable.getIfExist`). With no committed key it builds a new one whose
@@ -45,11 +46,42 @@
 //! (objectID from the create's index, `updateID` from the delete's), so no comparison of
 //! replicas depends on it.
 //!
+//! [`OMAllocateBlockRequest`](java::OMAllocateBlockRequest::validateAndUpdateCache) reads the
+//! open key and fails with `KEY_NOT_FOUND` when there is none (an error response, no rows);
+//! otherwise it appends the new block to the latest version's locations
+//! ([`appendNewBlocks`](java::OmKeyInfo::appendNewBlocks): a plain append, no check that the
+//! block is already listed) and rebuilds the open key with `toBuilder().setUpdateID(index)`,
+//! whose [`validate`](java::WithObjectID::Builder::validate) throws when the index is below the
+//! open key's `updateID`. Its response writes the open key alone (the bucket is read for
+//! the quota check, not written). So a replayed `AllocateBlock` over an open key its first
+//! apply already wrote (same `updateID`, nothing to refuse) lists the block twice, and one
+//! over an open key a later `AllocateBlock` wrote (a higher `updateID`) throws and
+//! terminates the OM. A replayed `CreateKey` before it rebuilds the open key afresh from the
+//! request (the create reads only the committed key), so a replay from below the create
+//! repeats the allocations exactly. The key's `CommitKey` replaces the block list with the
+//! client's ([`OMKeyCommitRequest`](java::OMKeyCommitRequest::validateAndUpdateCache) through
+//! `updateLocationInfoList`) and deletes the open key, so a duplicate lasts only while the key
+//! stays open.
+//!
+//! [`OMVolumeCreateRequest`](java::OMVolumeCreateRequest::validateAndUpdateCache) fails with
+//! `VOLUME_ALREADY_EXISTS` when the volume row exists, and
+//! [`OMBucketCreateRequest`](java::OMBucketCreateRequest::validateAndUpdateCache) with
+//! `VOLUME_NOT_FOUND` without its volume and `BUCKET_ALREADY_EXISTS` when the bucket row exists
+//! (`OMException`s: error responses, no rows). Otherwise the volume is written with
+//! `updateID` the index and `usedNamespace` 0, and the bucket likewise, its volume's
+//! `usedNamespace` one higher (both rows in the response). Neither compares an `updateID`:
+//! the existence check is what a replay meets, so with no volume or bucket delete a replayed
+//! create is an error response that writes nothing, and the replica agrees with its peer.
+//!
 //! The apply thread reads and updates the OM's table cache, here the [`View`]; the response
 //! carries the rows that the double buffer later writes into its batch.
 //!
 //! Abstracted away (see the scenario's Abstractions table): locks held inside the request (one
-//! apply thread orders the requests), ACLs, quota checks (no quota is set), atomic rewrite and
+//! apply thread orders the requests), ACLs, quota checks (no quota is set), a volume's owner
+//! and its `userTable` row (written with the volume, in the same branch), bucket and volume
+//! `updateID`s and object ids (no modelled request reads them), the block ids themselves and
+//! a committed key's block list (a commit writes the client's list, the same on every
+//! replica), atomic rewrite and
 //! hsync (no such arguments), parent directories (the key is at the bucket root), object ids
 //! and block ids, the deleted-table rows and `snapshotUsed*` counters of an overwrite (no
 //! invariant reads them; a generated workload may overwrite a key, the bucket's counters
@@ -59,7 +91,7 @@
 //! renamed away from its name are two rows alike; the Java would give both the objectID of
 //! the same index.
 
-use super::{OmRow, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE};
+use super::{OmRow, BUCKET, BUCKET_TABLE, KEY_TABLE, OPEN_KEY_TABLE, VOLUME, VOLUME_TABLE};
 use crate::citation::{java, Citation};
 use crate::kit::store::{Tables, WriteBatch};
 use std::fmt;
@@ -91,6 +123,21 @@ pub enum OmRequest {
         /// Key name.
         key: String,
     },
+    /// `AllocateBlock`: append a block to an open key.
+    AllocateBlock {
+        /// Key name.
+        key: String,
+    },
+    /// `CreateVolume`: create a volume (its path, `/vol2`).
+    CreateVolume {
+        /// The volume's table key.
+        volume: String,
+    },
+    /// `CreateBucket`: create a bucket in [`VOLUME`] (its path, `/vol1/bucket2`).
+    CreateBucket {
+        /// The bucket's table key.
+        bucket: String,
+    },
 }
 
 impl fmt::Display for OmRequest {
@@ -100,6 +147,9 @@ impl fmt::Display for OmRequest {
             OmRequest::CommitKey { key } => write!(f, "CommitKey {key}"),
             OmRequest::RenameKey { from, to } => write!(f, "RenameKey {from} -> {to}"),
             OmRequest::DeleteKey { key } => write!(f, "DeleteKey {key}"),
+            OmRequest::AllocateBlock { key } => write!(f, "AllocateBlock {key}"),
+            OmRequest::CreateVolume { volume } => write!(f, "CreateVolume {volume}"),
+            OmRequest::CreateBucket { bucket } => write!(f, "CreateBucket {bucket}"),
         }
     }
 }
@@ -141,6 +191,11 @@ impl OmRequest {
             OmRequest::CommitKey { .. } => &java::OMKeyCommitRequest::validateAndUpdateCache,
             OmRequest::RenameKey { .. } => &java::OMKeyRenameRequest::validateAndUpdateCache,
             OmRequest::DeleteKey { .. } => &java::OMKeyDeleteRequest::validateAndUpdateCache,
+            OmRequest::AllocateBlock { .. } => {
+                &java::OMAllocateBlockRequest::validateAndUpdateCache
+            }
+            OmRequest::CreateVolume { .. } => &java::OMVolumeCreateRequest::validateAndUpdateCache,
+            OmRequest::CreateBucket { .. } => &java::OMBucketCreateRequest::validateAndUpdateCache,
         }
     }
 
@@ -191,7 +246,9 @@ impl OmRequest {
                     });
                 };
                 let to_delete = view.get(KEY_TABLE, key).copied();
-                let Some(OmRow::Key { size, .. }) = view.get(OPEN_KEY_TABLE, key).copied() else {
+                let (Some(OmRow::Key { size, .. }) | Some(OmRow::OpenKey { size, .. })) =
+                    view.get(OPEN_KEY_TABLE, key).copied()
+                else {
                     return Ok(Applied {
                         rows,
                         summary: format!("{key}: KEY_NOT_FOUND (error response, no rows)"),
@@ -291,6 +348,89 @@ impl OmRequest {
                 format!(
                     "delete {key}: usedBytes {used_bytes} -> {}",
                     used_bytes.saturating_sub(size)
+                )
+            }
+            OmRequest::AllocateBlock { key } => {
+                let (size, update_id, blocks) = match view.get(OPEN_KEY_TABLE, key).copied() {
+                    Some(OmRow::Key { size, update_id }) => (size, update_id, 1),
+                    Some(OmRow::OpenKey {
+                        size,
+                        update_id,
+                        blocks,
+                    }) => (size, update_id, blocks),
+                    _ => {
+                        return Ok(Applied {
+                            rows,
+                            summary: format!("{key}: KEY_NOT_FOUND (error response, no rows)"),
+                        });
+                    }
+                };
+                if index < update_id {
+                    return Err(Thrown {
+                        java: &java::WithObjectID::Builder::validate,
+                        what: format!(
+                            "IllegalArgumentException: updateID {index} < current \
+                             updateID {update_id} of open {key}"
+                        ),
+                    });
+                }
+                let open = OmRow::OpenKey {
+                    size,
+                    update_id: index,
+                    blocks: blocks + 1,
+                };
+                view.put(OPEN_KEY_TABLE, key, open);
+                rows.put(OPEN_KEY_TABLE, key, open);
+                format!(
+                    "append a block to open {key}: {blocks} -> {} blocks",
+                    blocks + 1
+                )
+            }
+            OmRequest::CreateVolume { volume } => {
+                if view.get(VOLUME_TABLE, volume).is_some() {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!(
+                            "{volume}: VOLUME_ALREADY_EXISTS (error response, no rows)"
+                        ),
+                    });
+                }
+                let row = OmRow::Volume { used_namespace: 0 };
+                view.put(VOLUME_TABLE, volume, row);
+                rows.put(VOLUME_TABLE, volume, row);
+                format!("create volume {volume}")
+            }
+            OmRequest::CreateBucket { bucket } => {
+                let Some(OmRow::Volume { used_namespace }) =
+                    view.get(VOLUME_TABLE, VOLUME).copied()
+                else {
+                    return Ok(Applied {
+                        rows,
+                        summary: "VOLUME_NOT_FOUND (error response, no rows)".into(),
+                    });
+                };
+                if view.get(BUCKET_TABLE, bucket).is_some() {
+                    return Ok(Applied {
+                        rows,
+                        summary: format!(
+                            "{bucket}: BUCKET_ALREADY_EXISTS (error response, no rows)"
+                        ),
+                    });
+                }
+                let row = OmRow::Bucket {
+                    used_bytes: 0,
+                    used_namespace: 0,
+                };
+                let volume = OmRow::Volume {
+                    used_namespace: used_namespace + 1,
+                };
+                view.put(BUCKET_TABLE, bucket, row);
+                view.put(VOLUME_TABLE, VOLUME, volume);
+                rows.put(BUCKET_TABLE, bucket, row);
+                rows.put(VOLUME_TABLE, VOLUME, volume);
+                format!(
+                    "create bucket {bucket}: {VOLUME} usedNamespace {used_namespace} -> {}",
+                    used_namespace + 1
                 )
             }
         };
