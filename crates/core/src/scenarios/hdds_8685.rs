@@ -29,8 +29,9 @@
 //!
 //! **What the parent does with the existing directory (the Java wins over the story).**
 //! `getSnapshot` asks RocksDB for a new checkpoint in the existing directory; RocksDB's
-//! `CheckpointImpl::CreateCheckpoint` (RocksDB 7.7.3, the parent's `rocksdb.version`) refuses with
-//! `InvalidArgument` ("Directory exists"), on which
+//! `CheckpointImpl::CreateCheckpoint` refuses with `InvalidArgument` ("Directory exists"; read
+//! in RocksDB's own source, which has had the check since long before 7.7.3, the parent's
+//! `rocksdb.version`, not at that exact tag), on which
 //! `RocksDatabase.closeOnError` does not close the DB (it closes on `Corruption` and `IOError`
 //! only, RocksDatabase.java:431-439 at 534160f96c5); the `IOException` it throws is caught by
 //! [`RDBCheckpointManager.createCheckpoint`](crate::citation::java::hdds_8685_parent::RDBCheckpointManager::createCheckpoint__String_String)
