@@ -286,6 +286,19 @@ pub trait AnyScenario: Sync {
             .find(|b| b.covers(engine, variant, plan, invariant))
     }
 
+    /// The invariants `engine` is asked to break on (`variant`, `plan`): the expected ones
+    /// not declared beyond its reach (none for a holding case or an unknown name).
+    fn asked_of(&self, engine: Engine, variant: &str, plan: &str) -> Vec<&'static str> {
+        match self.expected(variant, plan) {
+            Ok(Expected::Violates(properties)) => properties
+                .iter()
+                .map(|p| p.name)
+                .filter(|i| self.beyond(engine, variant, plan, i).is_none())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether `size` is the size the expectations are written for.
     fn is_default_size(&self, size: Option<usize>) -> bool {
         size.is_none_or(|n| n == self.size_knob().map_or(1, |k| k.default))

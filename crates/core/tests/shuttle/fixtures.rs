@@ -72,7 +72,10 @@ fn minimization_keeps_the_invariant_and_never_lengthens() {
         let name = scenario.name();
         for case in violating(*scenario) {
             let (variant, plan) = (case.variant, case.plan);
-            if !pct_reaches(*scenario, case) {
+            if scenario
+                .asked_of(Engine::Pct, case.variant, case.plan)
+                .is_empty()
+            {
                 continue;
             }
             let found = run(
@@ -218,18 +221,6 @@ fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
         .into_iter()
         .filter(|c| s.expected(c.variant, c.plan) != Ok(Expected::Holds))
         .collect()
-}
-
-/// Whether PCT is asked to break some expected invariant of `case` (not every one is
-/// declared beyond its reach).
-fn pct_reaches(s: &dyn AnyScenario, case: CaseName) -> bool {
-    match s.expected(case.variant, case.plan) {
-        Ok(Expected::Violates(properties)) => properties.iter().any(|p| {
-            s.beyond(Engine::Pct, case.variant, case.plan, p.name)
-                .is_none()
-        }),
-        _ => false,
-    }
 }
 
 /// This module's tests.

@@ -13,7 +13,6 @@
 use libtest_mimic::{Failed, Trial};
 use ozone_ha_check::engine::Engine;
 use ozone_ha_check::jobs::plan_strategy;
-use ozone_ha_check::scenario::Expected;
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::verify::{verify_case, verify_case_seeds, RELIABILITY_SEEDS};
 
@@ -37,14 +36,10 @@ pub(crate) fn trials() -> Vec<Trial> {
                 }));
             }
             // The stateful engine is asked for every violation not declared beyond its reach.
-            let stateful_reaches = match s.expected(case.variant, case.plan) {
-                Ok(Expected::Violates(properties)) => properties.iter().any(|p| {
-                    s.beyond(Engine::Stateful, case.variant, case.plan, p.name)
-                        .is_none()
-                }),
-                _ => false,
-            };
-            if stateful_reaches {
+            if !s
+                .asked_of(Engine::Stateful, case.variant, case.plan)
+                .is_empty()
+            {
                 trials.push(Trial::test(name(Engine::Stateful), move || {
                     verify_case(scenario, case, &|| {
                         plan_strategy(scenario, case.plan, Engine::Stateful, 0)
