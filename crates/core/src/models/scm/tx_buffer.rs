@@ -160,6 +160,17 @@ impl<R> Default for Batch<R> {
     }
 }
 
+impl<R> Batch<R> {
+    /// A new, empty batch object in place of this one: the parent's steps tell it from the
+    /// old one by its id.
+    fn next(&self) -> Self {
+        Self {
+            id: self.id + 1,
+            ..Self::default()
+        }
+    }
+}
+
 /// The transaction buffer of one SCM, over the rows `R` of its DB (the SCM scenarios model
 /// different tables of the same DB).
 pub struct TransactionBuffer<R = ScmRow> {
@@ -207,12 +218,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// and `latestTrxInfo = (term, index)`, the DB's TX. The caller records the step.
     pub fn init(&self, term: u64, index: u64) {
         let mut b = self.rw_lock.write();
-        // A new batch object: the parent's steps tell it from the old one.
-        let id = b.id + 1;
-        *b = Batch {
-            id,
-            ..Batch::default()
-        };
+        *b = b.next();
         self.latest_trx_info.set((term, index));
     }
 
@@ -397,12 +403,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
                 }
                 let mut b = self.rw_lock.write();
                 self.flushing.with(|n| *n += 1);
-                let (term, index) = self.latest_trx_info.get();
-                let mut batch = std::mem::take(&mut b.ops);
-                stage_tx_info(&mut batch, term, index);
                 const JAVA: &Citation = &java::hdds_8036::SCMHADBTransactionBufferImpl::flush;
-                actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
-                self.store.commit(actor, JAVA, batch);
+                self.commit_staged(&mut b, actor, why, JAVA);
                 self.flushing.with(|n| *n -= 1);
             }
             Revision::Hdds8036Parent => self.flush_unlocked(actor, why),
@@ -455,11 +457,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         }
         {
             let mut b = self.rw_lock.write();
-            let id = b.id + 1;
-            *b = Batch {
-                id,
-                ..Batch::default()
-            };
+            *b = b.next();
+            let id = b.id;
             actor.step_with(JAVA, || {
                 format!("{why}: currentBatchOperation = new batch {id}")
             });
@@ -522,16 +521,31 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     }
 
     fn flush_under_write_lock(&self, b: &mut Batch<R>, actor: &Actor, why: &str) {
-        const JAVA: &Citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
-        let (term, index) = self.latest_trx_info.get();
-        let mut batch = std::mem::take(&mut b.ops);
         b.pending = 0;
         if self.staged_mid_apply.get() {
             actor.probe(&STAGED_FLUSHED_MID_APPLY);
             self.staged_mid_apply.set(false);
         }
+        let citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
+        self.commit_staged(b, actor, why, citation);
+    }
+
+    /// Under the write lock: take the staged batch, stage `TX = latestTrxInfo` into it and
+    /// commit it, the step cited to `citation` (the pinned `flushUnderWriteLock`, or
+    /// HDDS-8036's `flush`).
+    fn commit_staged(
+        &self,
+        b: &mut Batch<R>,
+        actor: &Actor,
+        why: &str,
+        citation: &'static Citation,
+    ) {
+        let (term, index) = self.latest_trx_info.get();
+        let mut batch = std::mem::take(&mut b.ops);
         stage_tx_info(&mut batch, term, index);
-        actor.step_with(JAVA, || format!("{why}: write lock; stage TX = {index}"));
-        self.store.commit(actor, JAVA, batch);
+        actor.step_with(citation, || {
+            format!("{why}: write lock; stage TX = {index}")
+        });
+        self.store.commit(actor, citation, batch);
     }
 }
