@@ -197,6 +197,7 @@
 //! | Kerberos, certificate contents | no effect on the `CertificateId` row |
 
 use crate::choices;
+use crate::citation::Label;
 use crate::engine::Engine;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::Tables;
@@ -214,6 +215,7 @@ use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{BeyondReach, Budget, ByConstruction, Case, Expected, Scenario};
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -248,6 +250,8 @@ choices! {
         Kill = "kill",
         /// a fresh cluster: the primary's first start, then scm2 and scm3 bootstrap and start for the first time while two valid requests run
         FirstStart = "first-start",
+        /// every workload of the vocabulary within the bounds: valid, failing and expiring requests and the expiry sweep; the primary's clean restart or kill, scm3's rejoin; the primary always takes the leadership back
+        Generated = "generated",
     }
 }
 
@@ -450,7 +454,8 @@ pub fn setup(cluster: &Cluster, me: &Actor, plan: Plan) {
     }
     cluster.request(me, &CertRequest::valid("dn1"));
     match plan {
-        Plan::Restart | Plan::FirstStart => {}
+        // `generated` runs its own setup (see `GeneratedCase`).
+        Plan::Restart | Plan::FirstStart | Plan::Generated => {}
         Plan::StoreFails | Plan::Rejoin => {
             cluster.request(me, &CertRequest::failing("dn2"));
         }
@@ -490,6 +495,7 @@ impl Scenario for Hdds16900 {
         ROW_ABSENT_AT_STARTUP.property(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[tx_buffer::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BEYOND_REACH: &'static [BeyondReach] = &[
         BeyondReach {
             engine: Engine::Random,
@@ -515,6 +521,30 @@ impl Scenario for Hdds16900 {
             window: &[FLUSH_DURING_APPLY],
             measured: "no violation within 300 s on raise-only/restart and raise-only/rejoin: its passes bounded by 0, 1 and 2 preemptions cannot reach it (loom's smallest bound is 3) and the unbounded pass's depth-first order does not get there in time",
         },
+        BeyondReach {
+            engine: Engine::Stateful,
+            variants: &["no-forced-call", "through-ratis"],
+            plans: &["generated"],
+            invariant: SEQUENCE_ROWS_AGREE.name,
+            window: &[FLUSH_DURING_APPLY],
+            measured: "no violation within 120 s on no-forced-call (144,089 executions, not exhausted): the same flush inside an allocation's apply as on the written plans, deeper in a larger space",
+        },
+        BeyondReach {
+            engine: Engine::Random,
+            variants: &["buggy"],
+            plans: &["generated"],
+            invariant: NO_REFUSED_REQUEST.name,
+            window: &[ROW_ABOVE_LARGEST_AT_STARTUP],
+            measured: "none in 30,000 executions for any of 20 seeds (PCT at depth 5 breaks it for all 20, worst 1,600): the lowered row must meet a request for a serial scm1 already stores, served by scm1 once it leads again, after the client's other requests",
+        },
+        BeyondReach {
+            engine: Engine::Stateful,
+            variants: &["buggy"],
+            plans: &["generated"],
+            invariant: NO_REFUSED_REQUEST.name,
+            window: &[ROW_ABOVE_LARGEST_AT_STARTUP],
+            measured: "no violation within 120 s (145,440 executions, not exhausted)",
+        },
     ];
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: STARTUP_WINDOW_REACHED,
@@ -530,6 +560,15 @@ impl Scenario for Hdds16900 {
                 pct_depth: 5,
                 ..Self::EXECUTIONS
             },
+            // Each expected invariant watched alone over seeds 0..20 on `generated`: PCT at
+            // depth 5 needs up to 11,563 executions (through-ratis's SequenceRowsAgree,
+            // median 2,595; at depth 3, 3 of 20 seeds miss in 30,000), random up to 784
+            // (buggy's UniqueSerials).
+            Plan::Generated => Budget {
+                random: 5_000,
+                pct: 25_000,
+                pct_depth: 5,
+            },
             _ => Self::EXECUTIONS,
         }
     }
@@ -542,7 +581,14 @@ impl Scenario for Hdds16900 {
         ];
         const TWO: &[Property] = &[UNIQUE_SERIALS.property(), SEQUENCE_ROWS_AGREE.property()];
         const TRANSIENT: &[Property] = &[SEQUENCE_ROWS_AGREE.property()];
-        use Plan::{Expired, FirstStart, Kill, Rejoin, Restart, StoreFails};
+        const EVERY: &[Property] = &[
+            UNIQUE_SERIALS.property(),
+            SEQUENCE_ROWS_AGREE.property(),
+            NO_REFUSED_REQUEST.property(),
+            ROW_COVERS_STORED_SERIALS.property(),
+            ROWS_AGREE_AT_REST.property(),
+        ];
+        use Plan::{Expired, FirstStart, Generated, Kill, Rejoin, Restart, StoreFails};
         use Variant::{Buggy, NoForcedCall, RaiseOnly, ThroughRatis};
         match (variant, plan) {
             (Buggy, Restart) => Expected::Violates(ALL),
@@ -560,14 +606,35 @@ impl Scenario for Hdds16900 {
             (NoForcedCall | ThroughRatis, Kill) => Expected::Holds,
             // The row is seeded before any forced call: every variant writes 2 or nothing.
             (Buggy | RaiseOnly | NoForcedCall | ThroughRatis, FirstStart) => Expected::Holds,
+            // Every workload of the vocabulary (module docs, "Generated workloads").
+            (Buggy, Generated) => Expected::Violates(EVERY),
+            (RaiseOnly | NoForcedCall | ThroughRatis, Generated) => Expected::Violates(TRANSIENT),
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                upgrade: variant.upgrade(),
+                bounds: VOCABULARY.bounds,
+            });
+        }
         Box::new(Prepared {
             upgrade: variant.upgrade(),
             plan,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase {
+            upgrade: variant.upgrade(),
+            bounds,
+        }))
     }
 }
 
@@ -639,10 +706,252 @@ impl Case for Prepared {
                     cluster.transfer_leadership(&me, 2);
                     cluster.request(&me, &CertRequest::valid("dn3"));
                 }
+                // Prepared as a `GeneratedCase`.
+                Plan::Generated => {}
             })
         };
         first.join();
         second.join();
+        recorder.quiesce();
+        let at_rest = RowsAtRest::of(&cluster);
+        ROW_COVERS_STORED_SERIALS.check_into(&at_rest, recorder);
+        ROWS_AGREE_AT_REST.check_into(&at_rest, recorder);
+    }
+}
+
+/// The words of a generated workload (`generated`): the certificate requests the modelled
+/// SCM path serves and the faults around the primary's start. No universes: each request
+/// takes the next subject (`dn1`, `dn2`, ...), so two workloads differ only in their order.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[
+        Word {
+            name: "issue",
+            kind: Kind::Request,
+            args: &[],
+            doc: "a valid CSR: DefaultCAServer.signAndStoreCertificate takes SequenceIdGenerator.getNextId (a replicated allocateBatch when the batch is used up), signs, and SCMCertStore.storeValidCertificate goes through Ratis",
+        },
+        Word {
+            name: "fail",
+            kind: Kind::Request,
+            args: &[],
+            doc: "a CSR whose signing or store fails after getNextId allocated its serial: the serial stays allocated, no certificate holds it",
+        },
+        Word {
+            name: "issue-expired",
+            kind: Kind::Request,
+            args: &[],
+            doc: "a valid CSR whose certificate is expired by the time of the next sweep",
+        },
+        Word {
+            name: "sweep",
+            kind: Kind::Request,
+            args: &[],
+            doc: "SCMCertStore.removeAllExpiredCertificates through Ratis: every SCM removes its expired certificates when it applies it",
+        },
+        Word {
+            name: "stop",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the primary scm1 stops cleanly (its final takeSnapshot flushes the buffer) and restarts: upgradeToSequenceId, persistPrimarySCMCerts with the variant's upgrade call, Ratis's replay",
+        },
+        Word {
+            name: "kill",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the primary scm1 is killed (no final flush: its staged allocations are lost, its certificates are durable) and restarts as after stop",
+        },
+        Word {
+            name: "rejoin",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "scm3, down from the start, rejoins: the leader snapshots and Ratis purges its log, scm3 installs the leader's checkpoint, catches up and takes the leadership",
+        },
+    ],
+    bounds: Bounds {
+        requests: 2,
+        faults: 2,
+    },
+    allowed: scm_cert_path,
+};
+
+/// One item of a generated workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// `issue`.
+    Issue,
+    /// `fail`.
+    Fail,
+    /// `issue-expired`.
+    IssueExpired,
+    /// `sweep`.
+    Sweep,
+    /// `stop`.
+    Stop,
+    /// `kill`.
+    Kill,
+    /// `rejoin`.
+    Rejoin,
+}
+
+impl Drawn {
+    fn of(item: &Item) -> Drawn {
+        match VOCABULARY.words[item.word].name {
+            "issue" => Drawn::Issue,
+            "fail" => Drawn::Fail,
+            "issue-expired" => Drawn::IssueExpired,
+            "sweep" => Drawn::Sweep,
+            "stop" => Drawn::Stop,
+            "kill" => Drawn::Kill,
+            _ => Drawn::Rejoin,
+        }
+    }
+
+    fn is_fault(self) -> bool {
+        matches!(self, Drawn::Stop | Drawn::Kill | Drawn::Rejoin)
+    }
+
+    /// Serve this request through the current leader.
+    fn serve(self, cluster: &Cluster, me: &Actor, subject: &str) {
+        match self {
+            Drawn::Issue => {
+                cluster.request(me, &CertRequest::valid(subject));
+            }
+            Drawn::Fail => {
+                cluster.request(me, &CertRequest::failing(subject));
+            }
+            Drawn::IssueExpired => {
+                cluster.request(me, &CertRequest::expiring(subject));
+            }
+            _ => cluster.remove_expired(me),
+        }
+    }
+}
+
+/// Where a fault may come. The faults race each other and the requests after them, so
+/// their order among themselves is not a choice: they come in one block, each at most
+/// once, `stop` and `kill` not both (one restart of the primary), in the vocabulary's
+/// order (`rejoin` after `stop` or `kill`).
+fn scm_cert_path(prefix: &[Item], item: &Item) -> bool {
+    let drawn: Vec<Drawn> = prefix.iter().map(Drawn::of).collect();
+    let this = Drawn::of(item);
+    if !this.is_fault() {
+        return true;
+    }
+    let faults: Vec<Drawn> = drawn.iter().copied().filter(|d| d.is_fault()).collect();
+    let in_block = faults.is_empty() || drawn.last().is_some_and(|d| d.is_fault());
+    let restart = |d: &Drawn| matches!(d, Drawn::Stop | Drawn::Kill);
+    let ordered = match this {
+        Drawn::Rejoin => !faults.contains(&Drawn::Rejoin),
+        _ => faults.is_empty(),
+    };
+    in_block && ordered && !(restart(&this) && faults.iter().any(restart))
+}
+
+/// A workload as the run meets it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// The requests before the first fault, served by `scm1` in the sequential setup.
+    pub setup: Vec<Drawn>,
+    /// The primary's restart: `Some(Drawn::Stop)` or `Some(Drawn::Kill)`.
+    pub restart: Option<Drawn>,
+    /// Whether `scm3` is down from the start and rejoins.
+    pub rejoin: bool,
+    /// The requests after the faults (all of them without a fault): the client's, racing.
+    pub racing: Vec<Drawn>,
+}
+
+impl Shape {
+    /// The shape of `workload`.
+    pub fn of(workload: &Workload) -> Shape {
+        let mut shape = Shape::default();
+        let faulted = workload.items.iter().any(|i| Drawn::of(i).is_fault());
+        let mut seen_fault = false;
+        for item in &workload.items {
+            match Drawn::of(item) {
+                Drawn::Rejoin => {
+                    shape.rejoin = true;
+                    seen_fault = true;
+                }
+                d @ (Drawn::Stop | Drawn::Kill) => {
+                    shape.restart = Some(d);
+                    seen_fault = true;
+                }
+                request if faulted && !seen_fault => shape.setup.push(request),
+                request => shape.racing.push(request),
+            }
+        }
+        shape
+    }
+}
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    upgrade: Upgrade,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        let setup_actor = Actor::new("setup", recorder);
+        setup_actor.step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let shape = Shape::of(&workload);
+        let down: &[&str] = if shape.rejoin { &["scm3"] } else { &[] };
+        let cluster = Arc::new(three_scms(recorder, self.upgrade, CHECKS, down));
+        let mut subjects = (1..).map(|n| format!("dn{n}"));
+        // As in every plan, scm1 first issues serial 3 (the followers then hold term 1's
+        // entries, which the transfer below waits for).
+        Drawn::Issue.serve(&cluster, &setup_actor, &subjects.next().unwrap_or_default());
+        for drawn in &shape.setup {
+            drawn.serve(&cluster, &setup_actor, &subjects.next().unwrap_or_default());
+        }
+        cluster.transfer_leadership(&setup_actor, 1);
+
+        let primary = {
+            let cluster = Arc::clone(&cluster);
+            let me = Actor::new("primary", recorder);
+            let restart = shape.restart;
+            thread::spawn("primary", move || {
+                match restart {
+                    Some(Drawn::Kill) => cluster.kill_and_restart(&me, 0),
+                    Some(_) => cluster.restart(&me, 0),
+                    None => {}
+                }
+                cluster.transfer_leadership(&me, 0);
+            })
+        };
+        let scm3 = shape.rejoin.then(|| {
+            let cluster = Arc::clone(&cluster);
+            let me = Actor::new("scm3", recorder);
+            thread::spawn("scm3", move || {
+                cluster.rejoin(&me, 2);
+                cluster.transfer_leadership(&me, 2);
+            })
+        });
+        let client = {
+            let cluster = Arc::clone(&cluster);
+            let me = Actor::new("client", recorder);
+            let racing = shape.racing.clone();
+            let subjects: Vec<String> = subjects.by_ref().take(racing.len() + 1).collect();
+            thread::spawn("client", move || {
+                for (drawn, subject) in racing.iter().zip(&subjects) {
+                    drawn.serve(&cluster, &me, subject);
+                }
+                // The closing request: which serial the leader hands out after the race.
+                let last = subjects.last().cloned().unwrap_or_default();
+                cluster.request(&me, &CertRequest::valid(&last));
+            })
+        };
+        primary.join();
+        if let Some(t) = scm3 {
+            t.join();
+        }
+        client.join();
         recorder.quiesce();
         let at_rest = RowsAtRest::of(&cluster);
         ROW_COVERS_STORED_SERIALS.check_into(&at_rest, recorder);
