@@ -26,6 +26,7 @@
 //! and the snapshot lock around the directory deletion, table-cache eviction.
 
 pub mod bootstrap;
+pub mod chain;
 pub mod node;
 pub mod requests;
 
