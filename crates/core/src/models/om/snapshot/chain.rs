@@ -464,7 +464,7 @@ impl ChainOm {
             None => {
                 let info = self
                     .store
-                    .get_skip_cache(actor, java, SNAPSHOT_INFO_TABLE, key)?;
+                    .get(actor, java, SNAPSHOT_INFO_TABLE, key)?;
                 let mut o = self.objects.lock();
                 o.heap.push(info);
                 Some(o.heap.len() - 1)
