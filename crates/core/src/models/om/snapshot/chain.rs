@@ -15,7 +15,8 @@
 //! HDDS-8665 on). [`ChainJava`] says which.
 //!
 //! `SnapshotInfo` is a mutable Java object: the table cache holds the object the create's
-//! response will write, and up to HDDS-8665 `Table.get` hands out that same object, so a purge
+//! response will write, and up to HDDS-8665 `Table.get` hands out that same object
+//! (`DelegatedCodec.CopyType.SHALLOW`, SnapshotInfo.java:56-63 at 5306f65603f), so a purge
 //! that rewrites the next snapshot's previous id through it also changes what the create's
 //! response writes. HDDS-8665 made `get` return a copy (`SnapshotInfo.copyObject`). The heap of
 //! [`Objects`] keeps that identity: a row is serialized when it is put into a batch.
@@ -89,8 +90,10 @@ pub struct Chain {
 pub type ChainError = String;
 
 impl Chain {
-    /// `loadFromSnapshotInfoTable`: every row, by creation time, through `addSnapshot`; the
-    /// first failure fails the OM's start.
+    /// [`loadFromSnapshotInfoTable`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::loadFromSnapshotInfoTable):
+    /// every row, by creation time, through `addSnapshot`; the first failure fails the OM's
+    /// start (an `IOException` out of the constructor at 57d8a4144a2^, a `RuntimeException`
+    /// from [57d8a4144a2](crate::citation::java::hdds_8832::SnapshotChainManager::loadFromSnapshotInfoTable) on).
     pub fn load<'a>(
         rows: impl IntoIterator<Item = (&'a str, &'a Info)>,
     ) -> Result<Chain, ChainError> {
@@ -103,8 +106,11 @@ impl Chain {
         Ok(chain)
     }
 
-    /// `addSnapshot`: `addSnapshotGlobal`, then `addSnapshotPath`, then the table key. A
-    /// failure of the path half leaves the global half in place, as in the Java.
+    /// [`addSnapshot`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::addSnapshot):
+    /// `addSnapshotGlobal`, then `addSnapshotPath`, then the table key. A failure of the path
+    /// half leaves the global half in place, as in the Java. Unsynchronized up to
+    /// 57d8a4144a2^, [`synchronized`](crate::citation::java::hdds_8832::SnapshotChainManager::addSnapshot) from
+    /// 57d8a4144a2 on (the callers here decide which).
     pub fn add(&mut self, id: &str, info: &Info) -> Result<(), ChainError> {
         let corrupt = |prev: &str| {
             format!("IOException: Snapshot chain corruption. Previous snapshotId: {prev} is set for snapshotId: {id} but no associated snapshot found in snapshot chain.")
@@ -143,8 +149,9 @@ impl Chain {
         Ok(())
     }
 
-    /// `deleteSnapshot`: `deleteSnapshotGlobal && deleteSnapshotPath`, each relinking the
-    /// neighbours and moving the tail back; `false` (a warning) when absent.
+    /// [`deleteSnapshot`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::deleteSnapshot):
+    /// `deleteSnapshotGlobal && deleteSnapshotPath`, each relinking the neighbours and moving
+    /// the tail back; `false` (a warning) when absent.
     pub fn delete(&mut self, id: &str, path: &str) -> Result<bool, ChainError> {
         let Some(link) = self.global.get(id).cloned() else {
             return Ok(false);
@@ -462,9 +469,7 @@ impl ChainOm {
                 Some(h)
             }
             None => {
-                let info = self
-                    .store
-                    .get(actor, java, SNAPSHOT_INFO_TABLE, key)?;
+                let info = self.store.get(actor, java, SNAPSHOT_INFO_TABLE, key)?;
                 let mut o = self.objects.lock();
                 o.heap.push(info);
                 Some(o.heap.len() - 1)
