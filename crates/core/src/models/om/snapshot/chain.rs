@@ -505,14 +505,15 @@ impl ChainOm {
 
     fn apply_create(&self, actor: &Actor, index: u64, snapshot: &str, path: &str) -> Effect {
         let c = self.java.cites;
-        let in_flight = self.purge_in_flight();
-        if in_flight {
-            actor.probe(&CREATE_APPLIED_WHILE_PURGE_UNFLUSHED);
-        }
         // HDDS-8832: the whole section under the chain manager's monitor.
         let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
         let (path_prev, global_prev) = {
             let chain = self.chain.lock();
+            // Checked where the create reads the chain (a scheduling point after the queueing
+            // of the purge's response).
+            if self.purge_in_flight() {
+                actor.probe(&CREATE_APPLIED_WHILE_PURGE_UNFLUSHED);
+            }
             let read = (chain.latest_path(path), chain.latest_global());
             actor.step_with(c.create_request, || {
                 format!(
@@ -740,11 +741,11 @@ impl ChainOm {
     }
 }
 
-/// A create was applied while the purge of a snapshot was applied and not yet committed: the
-/// window in which the purge's chain update and the create's may interleave.
+/// A create read the chain's tails while a snapshot purge was applied and not yet committed:
+/// the window in which the purge's chain update at flush and the create's may interleave.
 pub const CREATE_APPLIED_WHILE_PURGE_UNFLUSHED: Probe = Probe::new(
     "CreateAppliedWhilePurgeUnflushed",
-    "a snapshot create was applied while a snapshot purge was applied and not yet committed",
+    "a snapshot create read the chain's tails while a snapshot purge was applied and not yet committed",
 );
 
 /// The probes [`ChainOm`] fires.
