@@ -69,12 +69,12 @@
 //! [`updateSnapshotChainAndCache`](crate::citation::java::hdds_8665::OMSnapshotPurgeRequest::updateSnapshotChainAndCache)
 //! on the apply thread, where the create also runs, and the next snapshot's rewritten row goes
 //! through the table cache and the response ([`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_8665::OMSnapshotPurgeResponse::addToDBBatch)).
-//! `hdds-8665` holds, with the create applied while the purge is unflushed in every explored
-//! execution that reaches it (required probe).
+//! `hdds-8665` holds, with the create's read of the chain inside the purge's flush reached
+//! (required probe `CreateDuringPurgeFlush`).
 //!
 //! A second bug on the same path, not this scenario's: up to e374aae82db^ (HDDS-9073)
 //! `cleanupSnapshotChain` gives the next global snapshot the purged one's *path* previous as
-//! its global previous (OMSnapshotPurgeResponse.java:144-150 at 57d8a4144a2^), which corrupts
+//! its global previous (OMSnapshotPurgeResponse.java:141-153 at 57d8a4144a2^), which corrupts
 //! the rows without any race when the two differ. The plan keeps one bucket, where they are
 //! equal, and the model follows the Java ([`GlobalPrevOfNext`]).
 //!
@@ -88,9 +88,9 @@
 //! `NoOmTermination` (no `addToDBBatch` throws), `RowsAgreeWithChain` (at rest, every
 //! committed row's previous ids are the running chain's, and the chain holds no other
 //! snapshot) and `ChainLoadsAtRestart` (`loadFromSnapshotInfoTable` over the committed rows
-//! succeeds). Probe `CreateAppliedWhilePurgeUnflushed` (required): the create is applied
-//! while the purge is applied and not committed. Probes `LinkedAfterPurgeChecked` and
-//! `CreateFailedOnPurgedPrevious` (counted).
+//! succeeds). Probe `CreateDuringPurgeFlush` (required): the create reads the chain's tails
+//! while the flush thread is inside the purge's flush (from its `addToDBBatch` to its commit).
+//! Probes `LinkedAfterPurgeChecked` and `CreateFailedOnPurgedPrevious` (counted).
 //!
 //! # Abstractions
 //!
@@ -109,7 +109,7 @@ use crate::choices;
 use crate::citation::java::{hdds_8665 as h8665, hdds_8832 as fix, hdds_8832_parent as parent};
 use crate::models::om::snapshot::chain::{
     self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateGuard, GlobalPrevOfNext, Info,
-    CREATE_APPLIED_WHILE_PURGE_UNFLUSHED,
+    CREATE_DURING_PURGE_FLUSH,
 };
 use crate::models::om::snapshot::Stage;
 use crate::properties::{Invariant, Property};
@@ -265,7 +265,7 @@ impl Scenario for Hdds8832 {
         NO_OM_TERMINATION.property(),
         ROWS_AGREE_WITH_CHAIN.property(),
         CHAIN_LOADS_AT_RESTART.property(),
-        CREATE_APPLIED_WHILE_PURGE_UNFLUSHED.required(),
+        CREATE_DURING_PURGE_FLUSH.required(),
     ];
     const MODEL_PROBES: &'static [&'static [crate::properties::Probe]] = &[chain::PROBES];
 

@@ -35,7 +35,7 @@ fn buggy_and_fixed_break_the_chain_and_hdds_8665_holds_in_the_window() {
         }
         let r = run(S, "hdds-8665", "purge-latest", pct(seed, 500), None);
         assert_eq!(r.verdict, Verdict::Held, "seed {seed}");
-        assert!(r.probes["CreateAppliedWhilePurgeUnflushed"] > 0);
+        assert!(r.probes["CreateDuringPurgeFlush"] > 0);
         assert_eq!(r.probes["LinkedAfterPurgeChecked"], 0);
     }
 }

@@ -391,8 +391,8 @@ pub struct ChainOm {
     /// The chain manager's object monitor (`synchronized`), from HDDS-8832 on.
     monitor: Mutex<()>,
     buffer: DoubleBuffer<ChainResponse>,
-    /// Ghost: purges applied and not yet committed.
-    purges_in_flight: Ghost<BTreeSet<String>>,
+    /// Ghost: the flush thread is inside a purge's flush.
+    purge_flushing: Ghost<bool>,
     /// Ghost: purges on the flush thread past their `hasNext` check that found no next.
     checked_no_next: Ghost<BTreeSet<String>>,
     exits: Ghost<Vec<String>>,
@@ -414,15 +414,10 @@ impl ChainOm {
             chain: Mutex::labelled("snapshot chain", chain),
             monitor: Mutex::labelled("SnapshotChainManager monitor", ()),
             buffer: DoubleBuffer::new(),
-            purges_in_flight: Ghost::new(BTreeSet::new()),
+            purge_flushing: Ghost::new(false),
             checked_no_next: Ghost::new(BTreeSet::new()),
             exits: Ghost::new(Vec::new()),
         }
-    }
-
-    /// Whether some purge was applied and is not yet committed (ghost).
-    pub fn purge_in_flight(&self) -> bool {
-        self.purges_in_flight.with(|p| !p.is_empty())
     }
 
     /// Every termination (ghost).
@@ -509,10 +504,8 @@ impl ChainOm {
         let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
         let (path_prev, global_prev) = {
             let chain = self.chain.lock();
-            // Checked where the create reads the chain (a scheduling point after the queueing
-            // of the purge's response).
-            if self.purge_in_flight() {
-                actor.probe(&CREATE_APPLIED_WHILE_PURGE_UNFLUSHED);
+            if self.purge_flushing.get() {
+                actor.probe(&CREATE_DURING_PURGE_FLUSH);
             }
             let read = (chain.latest_path(path), chain.latest_global());
             actor.step_with(c.create_request, || {
@@ -574,8 +567,6 @@ impl ChainOm {
 
     fn apply_purge(&self, actor: &Actor, index: u64, snapshot: &str) -> Effect {
         let c = self.java.cites;
-        self.purges_in_flight
-            .with(|p| p.insert(snapshot.to_string()));
         let mut updated = Vec::new();
         if self.java.purge_chain == Stage::Apply {
             if let Some(h) = self.get(actor, c.purge_request, snapshot) {
@@ -686,9 +677,7 @@ impl ChainOm {
                     return;
                 }
                 self.store.commit(actor, c.flush_batch, batch);
-                if let Effect::Purge { snapshot, .. } = &response.effect {
-                    self.purges_in_flight.with(|p| p.remove(snapshot));
-                }
+                self.purge_flushing.set(false);
                 self.buffer.flushed(response.index);
                 flushed = response.index;
             }
@@ -713,6 +702,7 @@ impl ChainOm {
                 batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
             }
             Effect::Purge { snapshot, updated } => {
+                self.purge_flushing.set(true);
                 for (key, h) in updated {
                     batch.put(SNAPSHOT_INFO_TABLE, key, self.object(*h));
                 }
@@ -741,16 +731,17 @@ impl ChainOm {
     }
 }
 
-/// A create read the chain's tails while a snapshot purge was applied and not yet committed:
-/// the window in which the purge's chain update at flush and the create's may interleave.
-pub const CREATE_APPLIED_WHILE_PURGE_UNFLUSHED: Probe = Probe::new(
-    "CreateAppliedWhilePurgeUnflushed",
-    "a snapshot create read the chain's tails while a snapshot purge was applied and not yet committed",
+/// A create read the chain's tails while the flush thread was inside a snapshot purge's flush
+/// (from its `addToDBBatch` to its batch's commit): the window in which the purge's chain
+/// update at flush and the create's interleave.
+pub const CREATE_DURING_PURGE_FLUSH: Probe = Probe::new(
+    "CreateDuringPurgeFlush",
+    "a snapshot create read the chain's tails while the flush thread was inside a snapshot purge's flush",
 );
 
 /// The probes [`ChainOm`] fires.
 pub const PROBES: &[Probe] = &[
-    CREATE_APPLIED_WHILE_PURGE_UNFLUSHED,
+    CREATE_DURING_PURGE_FLUSH,
     LINKED_AFTER_PURGE_CHECKED,
     CREATE_FAILED_ON_PURGED_PREVIOUS,
 ];
