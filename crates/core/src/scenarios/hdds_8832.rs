@@ -69,8 +69,8 @@
 //! [`updateSnapshotChainAndCache`](crate::citation::java::hdds_8665::OMSnapshotPurgeRequest::updateSnapshotChainAndCache)
 //! on the apply thread, where the create also runs, and the next snapshot's rewritten row goes
 //! through the table cache and the response ([`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_8665::OMSnapshotPurgeResponse::addToDBBatch)).
-//! `hdds-8665` holds, with the create's read of the chain inside the purge's flush reached
-//! (required probe `CreateDuringPurgeFlush`).
+//! `hdds-8665` holds, with the create's section inside the purge's flush reached (required
+//! probe `CreateDuringPurgeFlush`).
 //!
 //! A second bug on the same path, not this scenario's: up to e374aae82db^ (HDDS-9073)
 //! `cleanupSnapshotChain` gives the next global snapshot the purged one's *path* previous as
@@ -88,8 +88,9 @@
 //! `NoOmTermination` (no `addToDBBatch` throws), `RowsAgreeWithChain` (at rest, every
 //! committed row's previous ids are the running chain's, and the chain holds no other
 //! snapshot) and `ChainLoadsAtRestart` (`loadFromSnapshotInfoTable` over the committed rows
-//! succeeds). Probe `CreateDuringPurgeFlush` (required): the create reads the chain's tails
-//! while the flush thread is inside the purge's flush (from its `addToDBBatch` to its commit).
+//! succeeds). Probe `CreateDuringPurgeFlush` (required): the create, linked, puts its
+//! `SnapshotInfo` into the table cache while the flush thread is inside the purge's flush
+//! (from its `addToDBBatch` to its commit).
 //! Probes `LinkedAfterPurgeChecked` and `CreateFailedOnPurgedPrevious` (counted).
 //!
 //! # Abstractions

@@ -504,9 +504,6 @@ impl ChainOm {
         let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
         let (path_prev, global_prev) = {
             let chain = self.chain.lock();
-            if self.purge_flushing.get() {
-                actor.probe(&CREATE_DURING_PURGE_FLUSH);
-            }
             let read = (chain.latest_path(path), chain.latest_global());
             actor.step_with(c.create_request, || {
                 format!(
@@ -558,6 +555,11 @@ impl ChainOm {
             o.heap.push(info);
             o.heap.len() - 1
         };
+        // Checked at the table cache, which the purge's flush also locks: a point where the
+        // two threads' order is explored (a ghost alone is no scheduling point).
+        if self.purge_flushing.get() {
+            actor.probe(&CREATE_DURING_PURGE_FLUSH);
+        }
         self.cache_put(actor, c.create_request, snapshot, Some(object));
         Effect::Create {
             snapshot: snapshot.to_string(),
@@ -731,12 +733,12 @@ impl ChainOm {
     }
 }
 
-/// A create read the chain's tails while the flush thread was inside a snapshot purge's flush
-/// (from its `addToDBBatch` to its batch's commit): the window in which the purge's chain
-/// update at flush and the create's interleave.
+/// A create linked its snapshot and put it into the table cache while the flush thread was
+/// inside a snapshot purge's flush (from its `addToDBBatch` to its batch's commit): the window
+/// in which the purge's chain update at flush and the create's interleave.
 pub const CREATE_DURING_PURGE_FLUSH: Probe = Probe::new(
     "CreateDuringPurgeFlush",
-    "a snapshot create read the chain's tails while the flush thread was inside a snapshot purge's flush",
+    "a snapshot create put its SnapshotInfo into the table cache while the flush thread was inside a snapshot purge's flush",
 );
 
 /// The probes [`ChainOm`] fires.
