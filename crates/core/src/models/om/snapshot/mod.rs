@@ -21,11 +21,13 @@
 //! snapshot id and table key are one name, and the id map is the set of names it maps.
 //!
 //! Abstracted away (each scenario's Abstractions table says why no verdict depends on it):
-//! the snapshot chain's order and neighbours, the next snapshot's deep-clean flags, exclusive
+//! the snapshot chain's order and neighbours (modelled apart, with the `SnapshotInfo` rows'
+//! previous ids, in [`chain`]), the next snapshot's deep-clean flags, exclusive
 //! sizes, `SnapshotCache` reference counts and its soft size limit, the SST filtering service
 //! and the snapshot lock around the directory deletion, table-cache eviction.
 
 pub mod bootstrap;
+pub mod chain;
 pub mod node;
 pub mod requests;
 

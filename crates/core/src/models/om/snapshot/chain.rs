@@ -1,0 +1,749 @@
+//! The snapshot chain: `SnapshotChainManager`'s global and per-bucket chains of snapshots
+//! (each with its previous and next), the `SnapshotInfo` rows that persist each snapshot's
+//! previous ids, and the two requests that change them, a snapshot create and a snapshot
+//! purge, on one OM with its apply thread and its double buffer's flush thread.
+//!
+//! [`Chain`] is the manager's in-memory state and its methods the Java's, one for one:
+//! [`Chain::add`] (`addSnapshot`: `addSnapshotGlobal` then `addSnapshotPath`), [`Chain::delete`]
+//! (`deleteSnapshot`), [`Chain::load`] (`loadFromSnapshotInfoTable`, what an OM start runs:
+//! the rows in creation-time order, each through `addSnapshot`, which throws when a row's
+//! previous is not in the chain yet). [`ChainOm`] runs the requests: the create's
+//! `validateAndUpdateCache` reads the chain's tails, links the snapshot and puts its
+//! `SnapshotInfo` into the table cache; the purge unlinks the snapshot and rewrites the next
+//! snapshot's previous ids, at flush (`OMSnapshotPurgeResponse.cleanupSnapshotChain`, up to
+//! HDDS-8665) or at apply (`OMSnapshotPurgeRequest.updateSnapshotChainAndCache`, from
+//! HDDS-8665 on). [`ChainJava`] says which.
+//!
+//! `SnapshotInfo` is a mutable Java object: the table cache holds the object the create's
+//! response will write, and up to HDDS-8665 `Table.get` hands out that same object
+//! (`DelegatedCodec.CopyType.SHALLOW`, SnapshotInfo.java:56-63 at 5306f65603f), so a purge
+//! that rewrites the next snapshot's previous id through it also changes what the create's
+//! response writes. HDDS-8665 made `get` return a copy (`SnapshotInfo.copyObject`). The heap of
+//! [`Objects`] keeps that identity: a row is serialized when it is put into a batch.
+//!
+//! Abstracted away: snapshot names stand for both the snapshot id and the table key; the
+//! checkpoint directories, the snapshot cache and everything else a create or purge does
+//! besides the chain and the rows (the other snapshot models hold them); `TransactionInfo`
+//! (the plans restart only after every entry is flushed); each of `addSnapshot`,
+//! `deleteSnapshot` and the two `hasNext…` reads is one atomic step, also where the Java does
+//! not synchronize it (the finer interleavings of the parent are a superset; the race shown
+//! needs none of them).
+
+use super::Stage;
+use crate::citation::Citation;
+use crate::kit::store::{Store, Tables, WriteBatch};
+use crate::models::om::double_buffer::{DoubleBuffer, Indexed};
+use crate::models::om::SNAPSHOT_INFO_TABLE;
+use crate::properties::Probe;
+use crate::recorder::Actor;
+use crate::sync::ghost::Ghost;
+use crate::sync::Mutex;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// A `SnapshotInfo` as the chain reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// `snapshotPath` (`/volume/bucket`).
+    pub path: String,
+    /// `pathPreviousSnapshotId`.
+    pub path_prev: Option<String>,
+    /// `globalPreviousSnapshotId`.
+    pub global_prev: Option<String>,
+    /// `creationTime` (the order `loadFromSnapshotInfoTable` adds rows in).
+    pub created: u64,
+}
+
+impl fmt::Display for Info {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "-".into());
+        write!(
+            f,
+            "{{path {}, pathPrev {}, globalPrev {}, created {}}}",
+            self.path,
+            show(&self.path_prev),
+            show(&self.global_prev),
+            self.created
+        )
+    }
+}
+
+/// `SnapshotChainInfo`: a snapshot's neighbours in one chain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Link {
+    prev: Option<String>,
+    next: Option<String>,
+}
+
+/// `SnapshotChainManager`'s state: `globalSnapshotChain`, `snapshotChainByPath`,
+/// `latestGlobalSnapshotId`, `latestSnapshotIdByPath`, `snapshotIdToTableKey`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chain {
+    global: BTreeMap<String, Link>,
+    paths: BTreeMap<String, BTreeMap<String, Link>>,
+    latest_global: Option<String>,
+    latest_path: BTreeMap<String, String>,
+    table_keys: BTreeSet<String>,
+}
+
+/// An `IOException` ("Snapshot chain corruption. …") or a `NoSuchElementException`.
+pub type ChainError = String;
+
+impl Chain {
+    /// [`loadFromSnapshotInfoTable`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::loadFromSnapshotInfoTable):
+    /// every row, by creation time, through `addSnapshot`; the first failure fails the OM's
+    /// start (an `IOException` out of the constructor at 57d8a4144a2^, a `RuntimeException`
+    /// from [57d8a4144a2](crate::citation::java::hdds_8832::SnapshotChainManager::loadFromSnapshotInfoTable) on).
+    pub fn load<'a>(
+        rows: impl IntoIterator<Item = (&'a str, &'a Info)>,
+    ) -> Result<Chain, ChainError> {
+        let mut by_time: Vec<(&str, &Info)> = rows.into_iter().collect();
+        by_time.sort_by_key(|(_, i)| i.created);
+        let mut chain = Chain::default();
+        for (id, info) in by_time {
+            chain.add(id, info)?;
+        }
+        Ok(chain)
+    }
+
+    /// [`addSnapshot`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::addSnapshot):
+    /// `addSnapshotGlobal`, then `addSnapshotPath`, then the table key. A failure of the path
+    /// half leaves the global half in place, as in the Java. Unsynchronized up to
+    /// 57d8a4144a2^, [`synchronized`](crate::citation::java::hdds_8832::SnapshotChainManager::addSnapshot) from
+    /// 57d8a4144a2 on (the callers here decide which).
+    pub fn add(&mut self, id: &str, info: &Info) -> Result<(), ChainError> {
+        let corrupt = |prev: &str| {
+            format!("IOException: Snapshot chain corruption. Previous snapshotId: {prev} is set for snapshotId: {id} but no associated snapshot found in snapshot chain.")
+        };
+        // addSnapshotGlobal
+        if let Some(prev) = &info.global_prev {
+            match self.global.get_mut(prev) {
+                Some(l) => l.next = Some(id.to_string()),
+                None => return Err(corrupt(prev)),
+            }
+        }
+        self.global.insert(
+            id.to_string(),
+            Link {
+                prev: info.global_prev.clone(),
+                next: None,
+            },
+        );
+        self.latest_global = Some(id.to_string());
+        // addSnapshotPath
+        if let Some(prev) = &info.path_prev {
+            match self.paths.get_mut(&info.path).and_then(|p| p.get_mut(prev)) {
+                Some(l) => l.next = Some(id.to_string()),
+                None => return Err(corrupt(prev)),
+            }
+        }
+        self.paths.entry(info.path.clone()).or_default().insert(
+            id.to_string(),
+            Link {
+                prev: info.path_prev.clone(),
+                next: None,
+            },
+        );
+        self.latest_path.insert(info.path.clone(), id.to_string());
+        self.table_keys.insert(id.to_string());
+        Ok(())
+    }
+
+    /// [`deleteSnapshot`](crate::citation::java::hdds_8832_parent::SnapshotChainManager::deleteSnapshot):
+    /// `deleteSnapshotGlobal && deleteSnapshotPath`, each relinking the neighbours and moving
+    /// the tail back; `false` (a warning) when absent.
+    pub fn delete(&mut self, id: &str, path: &str) -> Result<bool, ChainError> {
+        let Some(link) = self.global.get(id).cloned() else {
+            return Ok(false);
+        };
+        for n in [&link.prev, &link.next].into_iter().flatten() {
+            if !self.global.contains_key(n) {
+                return Err(format!(
+                    "IOException: Snapshot chain corruption. SnapshotId: {id} to be deleted has neighbour {n} not found in snapshot chain."
+                ));
+            }
+        }
+        self.global.remove(id);
+        if let Some(n) = &link.next {
+            self.global.get_mut(n).expect("checked").prev = link.prev.clone();
+        }
+        if let Some(p) = &link.prev {
+            self.global.get_mut(p).expect("checked").next = link.next.clone();
+        }
+        if self.latest_global.as_deref() == Some(id) {
+            self.latest_global = link.prev.clone();
+        }
+        // deleteSnapshotPath
+        let Some(link) = self.paths.get(path).and_then(|p| p.get(id)).cloned() else {
+            return Ok(false);
+        };
+        let chain = self.paths.get_mut(path).expect("checked");
+        for n in [&link.prev, &link.next].into_iter().flatten() {
+            if !chain.contains_key(n) {
+                return Err(format!(
+                    "IOException: Snapshot chain corruption. SnapshotId: {id} at {path} to be deleted has neighbour {n} not found in snapshot chain."
+                ));
+            }
+        }
+        chain.remove(id);
+        if let Some(n) = &link.next {
+            chain.get_mut(n).expect("checked").prev = link.prev.clone();
+        }
+        if let Some(p) = &link.prev {
+            chain.get_mut(p).expect("checked").next = link.next.clone();
+        }
+        if chain.is_empty() {
+            self.paths.remove(path);
+        }
+        if self.latest_path.get(path).map(String::as_str) == Some(id) {
+            self.latest_path.remove(path);
+            if let Some(p) = link.prev {
+                self.latest_path.insert(path.to_string(), p);
+            }
+        }
+        self.table_keys.remove(id);
+        Ok(true)
+    }
+
+    /// `getLatestGlobalSnapshotId`.
+    pub fn latest_global(&self) -> Option<String> {
+        self.latest_global.clone()
+    }
+
+    /// `getLatestPathSnapshotId`.
+    pub fn latest_path(&self, path: &str) -> Option<String> {
+        self.latest_path.get(path).cloned()
+    }
+
+    /// `nextPathSnapshot` after `hasNextPathSnapshot`: `Ok(None)` when it has none.
+    pub fn next_path(&self, path: &str, id: &str) -> Result<Option<String>, ChainError> {
+        match self.paths.get(path).and_then(|p| p.get(id)) {
+            Some(l) => Ok(l.next.clone()),
+            None => Err(format!(
+                "NoSuchElementException: SnapshotId: {id} is not found in snapshot chain for snapshotPath: {path}."
+            )),
+        }
+    }
+
+    /// `nextGlobalSnapshot` after `hasNextGlobalSnapshot`: `Ok(None)` when it has none.
+    pub fn next_global(&self, id: &str) -> Result<Option<String>, ChainError> {
+        match self.global.get(id) {
+            Some(l) => Ok(l.next.clone()),
+            None => Err(format!(
+                "NoSuchElementException: SnapshotId: {id} is not found in snapshot chain."
+            )),
+        }
+    }
+
+    /// `getTableKey`: whether the id maps to its table key.
+    pub fn has_table_key(&self, id: &str) -> bool {
+        self.table_keys.contains(id)
+    }
+
+    /// Every snapshot with its (path previous, global previous) as the chain links them.
+    pub fn previous_ids(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
+        let mut out = BTreeMap::new();
+        for chain in self.paths.values() {
+            for (id, l) in chain {
+                let global = self.global.get(id).and_then(|g| g.prev.clone());
+                out.insert(id.clone(), (l.prev.clone(), global));
+            }
+        }
+        for (id, l) in &self.global {
+            out.entry(id.clone()).or_insert((None, l.prev.clone()));
+        }
+        out
+    }
+}
+
+/// How the create's chain section is guarded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateGuard {
+    /// 57d8a4144a2^: the tails' reads, `addSnapshot` and the cache put, each on its own.
+    Unsynchronized,
+    /// 57d8a4144a2 (HDDS-8832): `addSnapshotInfoToSnapshotChainAndCache`, one block
+    /// `synchronized` on the chain manager, which also guards `addSnapshot` and `deleteSnapshot`.
+    ChainMonitor,
+}
+
+/// Which previous id of the purged snapshot becomes the next global snapshot's
+/// `globalPreviousSnapshotId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalPrevOfNext {
+    /// Up to e374aae82db^ (HDDS-9073 fixed it): the purged snapshot's path previous.
+    PathPrevious,
+    /// e374aae82db on: its global previous.
+    GlobalPrevious,
+}
+
+/// The Java the chain model follows.
+#[derive(Clone, Copy, Debug)]
+pub struct ChainJava {
+    /// The create's guard.
+    pub create: CreateGuard,
+    /// Where the purge unlinks the snapshot and rewrites its next's previous ids.
+    pub purge_chain: Stage,
+    /// The next global snapshot's new previous.
+    pub global_prev_of_next: GlobalPrevOfNext,
+    /// Whether `Table.get` hands out a copy of a cached `SnapshotInfo` (HDDS-8665 on).
+    pub get_copies: bool,
+    /// The cited methods.
+    pub cites: &'static ChainCites,
+}
+
+/// The methods the chain model's steps cite.
+#[derive(Clone, Copy, Debug)]
+pub struct ChainCites {
+    /// `OMSnapshotCreateRequest.validateAndUpdateCache` (or the fix's
+    /// `addSnapshotInfoToSnapshotChainAndCache`).
+    pub create_request: &'static Citation,
+    /// `OMSnapshotCreateResponse.addToDBBatch`.
+    pub create_response: &'static Citation,
+    /// `SnapshotChainManager.addSnapshot`.
+    pub add: &'static Citation,
+    /// `SnapshotChainManager.deleteSnapshot`.
+    pub delete: &'static Citation,
+    /// `OMSnapshotPurgeResponse.cleanupSnapshotChain` or
+    /// `OMSnapshotPurgeRequest.updateSnapshotChainAndCache`.
+    pub purge_chain: &'static Citation,
+    /// `OMSnapshotPurgeRequest.validateAndUpdateCache`.
+    pub purge_request: &'static Citation,
+    /// `OMSnapshotPurgeResponse.addToDBBatch`.
+    pub purge_response: &'static Citation,
+    /// `OzoneManagerDoubleBuffer.flushBatch`.
+    pub flush_batch: &'static Citation,
+    /// `OzoneManagerDoubleBuffer.addToBatch` (where an exception terminates the OM).
+    pub add_to_batch: &'static Citation,
+}
+
+/// A request of the chain model's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainRequest {
+    /// `OMSnapshotCreateRequest` of `snapshot` in bucket `path`.
+    Create {
+        /// The snapshot.
+        snapshot: String,
+        /// Its bucket.
+        path: String,
+    },
+    /// `OMSnapshotPurgeRequest` of `snapshot` (sent by the `SnapshotDeletingService`).
+    Purge {
+        /// The snapshot.
+        snapshot: String,
+    },
+}
+
+/// A response waiting in the double buffer.
+#[derive(Clone, Debug)]
+pub struct ChainResponse {
+    /// Log index.
+    pub index: u64,
+    effect: Effect,
+}
+
+impl Indexed for ChainResponse {
+    fn index(&self) -> u64 {
+        self.index
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Effect {
+    /// Write the `SnapshotInfo` object `object` under `snapshot`.
+    Create { snapshot: String, object: usize },
+    /// Rewrite the rows `updated` (objects), then delete `snapshot`'s row (cleaning up the
+    /// chain first when the purge does so at flush).
+    Purge {
+        snapshot: String,
+        updated: Vec<(String, usize)>,
+    },
+    /// An error response.
+    Nothing,
+}
+
+/// The `SnapshotInfo` objects alive in the OM and the `snapshotInfoTable` cache, which maps a
+/// key to one of them (or to a delete).
+#[derive(Default)]
+struct Objects {
+    heap: Vec<Info>,
+    cache: BTreeMap<String, Option<usize>>,
+}
+
+/// A create linked its snapshot after a purge on the flush thread had found that the purged
+/// snapshot has no next, and before that purge's `deleteSnapshot`: the window of HDDS-8832.
+pub const LINKED_AFTER_PURGE_CHECKED: Probe = Probe::new(
+    "LinkedAfterPurgeChecked",
+    "a create linked to a snapshot between its purge's hasNext check and its deleteSnapshot",
+);
+
+/// A create failed because the previous id it read was purged before it linked.
+pub const CREATE_FAILED_ON_PURGED_PREVIOUS: Probe = Probe::new(
+    "CreateFailedOnPurgedPrevious",
+    "a create read a tail that a purge unlinked before addSnapshot: the create failed",
+);
+
+/// One OM: its DB of `SnapshotInfo` rows, its chain, its double buffer.
+pub struct ChainOm {
+    java: ChainJava,
+    store: Store<Info>,
+    objects: Mutex<Objects>,
+    chain: Mutex<Chain>,
+    /// The chain manager's object monitor (`synchronized`), from HDDS-8832 on.
+    monitor: Mutex<()>,
+    buffer: DoubleBuffer<ChainResponse>,
+    /// Ghost: the flush thread is inside a purge's flush.
+    purge_flushing: Ghost<bool>,
+    /// Ghost: purges on the flush thread past their `hasNext` check that found no next.
+    checked_no_next: Ghost<BTreeSet<String>>,
+    exits: Ghost<Vec<String>>,
+}
+
+impl ChainOm {
+    /// An OM whose DB holds `rows` and whose chain was loaded from them.
+    pub fn new(rows: &[(&str, Info)], java: ChainJava) -> Self {
+        let mut t = Tables::default();
+        for (id, info) in rows {
+            t.put(SNAPSHOT_INFO_TABLE, id, info.clone());
+        }
+        let chain =
+            Chain::load(rows.iter().map(|(k, v)| (*k, v))).expect("the initial rows form a chain");
+        Self {
+            java,
+            store: Store::with_state(t, None),
+            objects: Mutex::labelled("snapshotInfoTable cache", Objects::default()),
+            chain: Mutex::labelled("snapshot chain", chain),
+            monitor: Mutex::labelled("SnapshotChainManager monitor", ()),
+            buffer: DoubleBuffer::new(),
+            purge_flushing: Ghost::new(false),
+            checked_no_next: Ghost::new(BTreeSet::new()),
+            exits: Ghost::new(Vec::new()),
+        }
+    }
+
+    /// Every termination (ghost).
+    pub fn exits(&self) -> Vec<String> {
+        self.exits.get()
+    }
+
+    /// The committed rows.
+    pub fn rows(&self) -> BTreeMap<String, Info> {
+        self.store
+            .durable()
+            .iter()
+            .filter(|(t, _, _)| *t == SNAPSHOT_INFO_TABLE)
+            .map(|(_, k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    /// The in-memory chain.
+    pub fn chain(&self) -> Chain {
+        self.chain.lock().clone()
+    }
+
+    /// `Table.get` through the cache: the cached object itself (a copy from HDDS-8665 on), or
+    /// a new object deserialized from the DB.
+    fn get(&self, actor: &Actor, java: &'static Citation, key: &str) -> Option<usize> {
+        let cached = self.objects.lock().cache.get(key).copied();
+        let copy = |o: &mut Objects, h: usize| {
+            let info = o.heap[h].clone();
+            o.heap.push(info);
+            o.heap.len() - 1
+        };
+        match cached {
+            Some(None) => None,
+            Some(Some(h)) => {
+                let mut o = self.objects.lock();
+                let h = if self.java.get_copies {
+                    copy(&mut o, h)
+                } else {
+                    h
+                };
+                actor.step_with(java, || {
+                    format!("get {key} from the table cache: {}", o.heap[h])
+                });
+                Some(h)
+            }
+            None => {
+                let info = self.store.get(actor, java, SNAPSHOT_INFO_TABLE, key)?;
+                let mut o = self.objects.lock();
+                o.heap.push(info);
+                Some(o.heap.len() - 1)
+            }
+        }
+    }
+
+    fn object(&self, h: usize) -> Info {
+        self.objects.lock().heap[h].clone()
+    }
+
+    /// `addCacheEntry`.
+    fn cache_put(&self, actor: &Actor, java: &'static Citation, key: &str, h: Option<usize>) {
+        let mut o = self.objects.lock();
+        o.cache.insert(key.to_string(), h);
+        actor.step_with(java, || match h {
+            Some(h) => format!("table cache: {key} = {}", o.heap[h]),
+            None => format!("table cache: {key} deleted"),
+        });
+    }
+
+    /// `validateAndUpdateCache` of `request` at `index`, then queue the response; `false`
+    /// once the process is gone.
+    pub fn apply(&self, actor: &Actor, index: u64, request: &ChainRequest) -> bool {
+        let effect = match request {
+            ChainRequest::Create { snapshot, path } => {
+                self.apply_create(actor, index, snapshot, path)
+            }
+            ChainRequest::Purge { snapshot } => self.apply_purge(actor, index, snapshot),
+        };
+        self.buffer.add(actor, ChainResponse { index, effect })
+    }
+
+    fn apply_create(&self, actor: &Actor, index: u64, snapshot: &str, path: &str) -> Effect {
+        let c = self.java.cites;
+        // HDDS-8832: the whole section under the chain manager's monitor.
+        let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
+        let (path_prev, global_prev) = {
+            let chain = self.chain.lock();
+            let read = (chain.latest_path(path), chain.latest_global());
+            actor.step_with(c.create_request, || {
+                format!(
+                    "create {snapshot}: latest of {path} = {:?}, latest global = {:?}",
+                    read.0, read.1
+                )
+            });
+            read
+        };
+        let info = Info {
+            path: path.to_string(),
+            path_prev,
+            global_prev,
+            created: index,
+        };
+        let added = {
+            let mut chain = self.chain.lock();
+            let added = chain.add(snapshot, &info);
+            actor.step_with(c.add, || match &added {
+                Ok(()) => format!("addSnapshot {snapshot} {info}"),
+                Err(why) => format!("addSnapshot {snapshot}: {why}"),
+            });
+            if added.is_ok() {
+                if let Some(p) = &info.global_prev {
+                    if self.checked_no_next.with(|s| s.contains(p)) {
+                        actor.probe(&LINKED_AFTER_PURGE_CHECKED);
+                    }
+                }
+            }
+            added
+        };
+        if let Err(why) = added {
+            actor.probe(&CREATE_FAILED_ON_PURGED_PREVIOUS);
+            // The catch: the parent removes the snapshot only when it is the global tail; the
+            // fix removes it always.
+            let mut chain = self.chain.lock();
+            let remove = self.java.create == CreateGuard::ChainMonitor
+                || chain.latest_global().as_deref() == Some(snapshot);
+            if remove {
+                let _ = chain.delete(snapshot, path);
+            }
+            actor.step_with(c.create_request, || {
+                format!("create {snapshot} fails: {why} (removed from the chain: {remove})")
+            });
+            return Effect::Nothing;
+        }
+        let object = {
+            let mut o = self.objects.lock();
+            o.heap.push(info);
+            o.heap.len() - 1
+        };
+        // Checked at the table cache, which the purge's flush also locks: a point where the
+        // two threads' order is explored (a ghost alone is no scheduling point).
+        if self.purge_flushing.get() {
+            actor.probe(&CREATE_DURING_PURGE_FLUSH);
+        }
+        self.cache_put(actor, c.create_request, snapshot, Some(object));
+        Effect::Create {
+            snapshot: snapshot.to_string(),
+            object,
+        }
+    }
+
+    fn apply_purge(&self, actor: &Actor, index: u64, snapshot: &str) -> Effect {
+        let c = self.java.cites;
+        let mut updated = Vec::new();
+        if self.java.purge_chain == Stage::Apply {
+            if let Some(h) = self.get(actor, c.purge_request, snapshot) {
+                let info = self.object(h);
+                let mut write = |key: &str, h: usize| {
+                    self.cache_put(actor, c.purge_chain, key, Some(h));
+                    updated.retain(|(k, _): &(String, usize)| k != key);
+                    updated.push((key.to_string(), h));
+                };
+                if let Err(why) = self.cleanup_chain(actor, snapshot, &info, &mut write) {
+                    actor.step_with(c.purge_request, || {
+                        format!("purge {snapshot}: {why}: error response")
+                    });
+                    return Effect::Nothing;
+                }
+            }
+        } else {
+            actor.step_with(c.purge_request, || {
+                format!("index {index} purge {snapshot}: the response does it all")
+            });
+        }
+        Effect::Purge {
+            snapshot: snapshot.to_string(),
+            updated,
+        }
+    }
+
+    /// `cleanupSnapshotChain` / `updateSnapshotChainAndCache`: find the purged snapshot's
+    /// next (path and global), give each the purged one's previous through `write`, then
+    /// `deleteSnapshot`.
+    fn cleanup_chain(
+        &self,
+        actor: &Actor,
+        snapshot: &str,
+        info: &Info,
+        write: &mut dyn FnMut(&str, usize),
+    ) -> Result<(), ChainError> {
+        let c = self.java.cites;
+        let nexts = {
+            let chain = self.chain.lock();
+            let nexts = chain
+                .next_path(&info.path, snapshot)
+                .and_then(|p| Ok((p, chain.next_global(snapshot)?)));
+            actor.step_with(c.purge_chain, || match &nexts {
+                Ok((p, g)) => format!("{snapshot}: next in its path {p:?}, next global {g:?}"),
+                Err(why) => format!("{snapshot}: {why}: deleted in a previous run, skip"),
+            });
+            nexts
+        };
+        let Ok((next_path, next_global)) = nexts else {
+            return Ok(());
+        };
+        if next_global.is_none() {
+            self.checked_no_next
+                .with(|s| s.insert(snapshot.to_string()));
+        }
+        let mut path_obj = None;
+        if let Some(next) = next_path {
+            if let Some(h) = self.get(actor, c.purge_chain, &next) {
+                self.objects.lock().heap[h].path_prev = info.path_prev.clone();
+                write(&next, h);
+                path_obj = Some((next, h));
+            }
+        }
+        if let Some(next) = next_global {
+            if let Some(h) = self.get(actor, c.purge_chain, &next) {
+                let prev = match self.java.global_prev_of_next {
+                    GlobalPrevOfNext::PathPrevious => info.path_prev.clone(),
+                    GlobalPrevOfNext::GlobalPrevious => info.global_prev.clone(),
+                };
+                // The same snapshot next in both chains: update the path one's object.
+                let h = match &path_obj {
+                    Some((p, ph)) if *p == next => *ph,
+                    _ => h,
+                };
+                self.objects.lock().heap[h].global_prev = prev;
+                write(&next, h);
+            }
+        }
+        let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
+        let mut chain = self.chain.lock();
+        let deleted = chain.delete(snapshot, &info.path);
+        actor.step_with(c.delete, || {
+            format!("deleteSnapshot {snapshot}: {deleted:?}")
+        });
+        self.checked_no_next.with(|s| s.remove(snapshot));
+        deleted.map(|_| ())
+    }
+
+    /// The flush thread: every response's `addToDBBatch` in a batch of its own (a create is
+    /// alone in its batch from 4d09962a659 on; a purge before a create is so too), until
+    /// index `last` is committed or the OM terminated.
+    pub fn flush_thread(&self, actor: &Actor, last: u64) {
+        let c = self.java.cites;
+        let mut flushed = 0;
+        while flushed < last {
+            let Some(ready) = self.buffer.next_batch(actor) else {
+                return;
+            };
+            for response in ready {
+                let mut batch = WriteBatch::new();
+                if let Err(why) = self.add_to_batch(actor, &response, &mut batch) {
+                    actor.step_with(c.add_to_batch, || {
+                        format!("addToDBBatch of index {} threw: terminate", response.index)
+                    });
+                    self.buffer.terminate();
+                    self.exits.with(|e| e.push(why));
+                    return;
+                }
+                self.store.commit(actor, c.flush_batch, batch);
+                self.purge_flushing.set(false);
+                self.buffer.flushed(response.index);
+                flushed = response.index;
+            }
+        }
+    }
+
+    fn add_to_batch(
+        &self,
+        actor: &Actor,
+        response: &ChainResponse,
+        batch: &mut WriteBatch<Info>,
+    ) -> Result<(), ChainError> {
+        let c = self.java.cites;
+        match &response.effect {
+            Effect::Nothing => {}
+            Effect::Create { snapshot, object } => {
+                // `putWithBatch` serializes the object as it is now.
+                let info = self.object(*object);
+                actor.step_with(c.create_response, || {
+                    format!("{snapshot}'s row {info} staged")
+                });
+                batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
+            }
+            Effect::Purge { snapshot, updated } => {
+                self.purge_flushing.set(true);
+                for (key, h) in updated {
+                    batch.put(SNAPSHOT_INFO_TABLE, key, self.object(*h));
+                }
+                let Some(h) = self.get(actor, c.purge_response, snapshot) else {
+                    return Ok(());
+                };
+                if self.java.purge_chain == Stage::Flush {
+                    let info = self.object(h);
+                    let mut staged = Vec::new();
+                    self.cleanup_chain(actor, snapshot, &info, &mut |key, h| {
+                        staged.push((key.to_string(), h));
+                    })?;
+                    for (key, h) in staged {
+                        let row = self.object(h);
+                        actor.step_with(c.purge_chain, || format!("{key}'s row {row} staged"));
+                        batch.put(SNAPSHOT_INFO_TABLE, &key, row);
+                    }
+                }
+                actor.step_with(c.purge_response, || {
+                    format!("{snapshot}'s row deleted in the batch")
+                });
+                batch.delete(SNAPSHOT_INFO_TABLE, snapshot);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A create linked its snapshot and put it into the table cache while the flush thread was
+/// inside a snapshot purge's flush (from its `addToDBBatch` to its batch's commit): the window
+/// in which the purge's chain update at flush and the create's interleave.
+pub const CREATE_DURING_PURGE_FLUSH: Probe = Probe::new(
+    "CreateDuringPurgeFlush",
+    "a snapshot create put its SnapshotInfo into the table cache while the flush thread was inside a snapshot purge's flush",
+);
+
+/// The probes [`ChainOm`] fires.
+pub const PROBES: &[Probe] = &[
+    CREATE_DURING_PURGE_FLUSH,
+    LINKED_AFTER_PURGE_CHECKED,
+    CREATE_FAILED_ON_PURGED_PREVIOUS,
+];
