@@ -58,6 +58,7 @@
 //! lacks them, then `upgradeToCertificateSequenceId(store, true)`; only then does
 //! `scmHAManager.start()` start Ratis, which replays the log after the durable TX.
 
+pub use super::generator::Batch;
 use super::{
     has_tx, largest_serial, last_id, serial_key, Role, ScmRow, ScmTx, CERTIFICATE_ID,
     PRIMARY_SCM_CERT_SERIAL, ROOT_CA_CERT_SERIAL, SEQUENCE_ID_TABLE, VALID_CERTS_TABLE,
@@ -132,14 +133,6 @@ struct Machine {
     last_id: Option<u64>,
     /// Replies of applied entries, by index, until the submitter takes them.
     replies: BTreeMap<u64, Reply>,
-}
-
-/// `SequenceIdGenerator`'s batch for `CertificateId` (batch size 1): the last id it handed
-/// out or reloaded. A new generator (a new JVM) starts at 0; `invalidateBatch` keeps it.
-#[derive(Debug, Default)]
-pub struct Batch {
-    /// The batch's `lastId`.
-    pub last: u64,
 }
 
 /// One SCM.
@@ -472,7 +465,7 @@ impl Scm {
                 last_id(&durable).map_or("absent".into(), |r| r.to_string())
             )
         });
-        self.generator.lock().last = 0;
+        *self.generator.lock() = Batch::default();
     }
 
     /// A clean stop: Ratis's stop snapshot (`takeSnapshot`, whose `flush()` commits the
