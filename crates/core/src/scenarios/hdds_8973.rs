@@ -109,7 +109,7 @@ use crate::models::scm_cert::generator::{
 use crate::models::scm_cert::scm::Upgrade;
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{ByConstruction, Case, Expected, Scenario};
+use crate::scenario::{Budget, ByConstruction, Case, Expected, Scenario};
 use crate::scenarios::hdds_16900::three_scms;
 use crate::sync::{thread, Arc};
 
@@ -213,6 +213,18 @@ impl Scenario for Hdds8973 {
         why:
             "busy: the plan refuses a submission and three more allocations follow on the same SCM",
     }];
+
+    /// A uniformly random walk reaches `transfer`'s duplicate late (worst of 20 seeds: 4,638
+    /// executions), so its random runs get 20,000.
+    fn plan_executions(plan: Plan) -> Budget {
+        match plan {
+            Plan::Transfer => Budget {
+                random: 20_000,
+                ..Self::EXECUTIONS
+            },
+            Plan::Busy => Self::EXECUTIONS,
+        }
+    }
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const DUPLICATE: &[Property] = &[UNIQUE_IDS.property()];
