@@ -27,7 +27,7 @@
 //! 1. `scm1` leads; its batch `[3, 4]` is used up (`nextId` 5, `lastId` 4; every row 4).
 //! 2. Two block allocations (`rpc1`, `rpc2`) pass the leadership check at the RPC's entry on
 //!    `scm1`: [`ScmBlockLocationProtocolServerSideTranslatorPB.send`](crate::citation::java::hdds_8973_parent::ScmBlockLocationProtocolServerSideTranslatorPB::send)
-//!    (ScmBlockLocationProtocolServerSideTranslatorPB.java:105-117) calls
+//!    (ScmBlockLocationProtocolServerSideTranslatorPB.java:105-118, the check at :108) calls
 //!    [`StorageContainerManager.checkLeader`](crate::citation::java::hdds_8973_parent::StorageContainerManager::checkLeader)
 //!    (StorageContainerManager.java:1873-1883) once; nothing on the path below it
 //!    ([`SCMBlockProtocolServer.allocateBlock`](crate::citation::java::hdds_8973_parent::SCMBlockProtocolServer::allocateBlock),
