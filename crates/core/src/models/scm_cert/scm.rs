@@ -436,7 +436,9 @@ impl Scm {
     /// `SCMStateMachine.reinitialize` after `notifyInstallSnapshotFromLeader`: replace the DB
     /// with `checkpoint`, reset the buffer (`init`: the staged batch is dropped,
     /// `latestTrxInfo` = the checkpoint's TX) and drop the in-memory map (`reinitialize` of
-    /// the state manager). The generator's batch is invalidated, which keeps its `lastId`.
+    /// the state manager). The generator's batch is invalidated, which keeps its `lastId`:
+    /// the model leaves it untouched, since only the certificate path (batch size 1, so
+    /// `nextId` is always `lastId + 1` between calls) runs after an install.
     pub fn install(&self, me: &Actor, checkpoint: Tables<ScmRow>) {
         let mut m = self.machine.lock();
         let index = stored_index(&checkpoint);
