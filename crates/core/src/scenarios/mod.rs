@@ -25,6 +25,7 @@ pub mod hdds_8036;
 pub mod hdds_8681;
 pub mod hdds_8685;
 pub mod hdds_8832;
+pub mod hdds_8973;
 /// The skeleton `ozone-ha-check new` copies, with its names replaced, for a new scenario:
 /// compiled and unit-tested here, never registered.
 pub mod hdds_template;
@@ -49,6 +50,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_8681::Hdds8681,
         &hdds_8685::Hdds8685,
         &hdds_8832::Hdds8832,
+        &hdds_8973::Hdds8973,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
     ]

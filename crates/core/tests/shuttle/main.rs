@@ -40,6 +40,8 @@ mod hdds_8685;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_8832;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_8973;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_template;
 #[cfg(not(any(loom, ohc_threads)))]
 mod probes;
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         hdds_8681::trials(),
         hdds_8685::trials(),
         hdds_8832::trials(),
+        hdds_8973::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
         hdds_template::trials(),

@@ -28,9 +28,12 @@
 //! - [`Cluster::join`]: a new SCM's bootstrap (its own certificate issued through the leader)
 //!   and first start.
 //!
-//! Requests and the transfer's leader switch take the leadership lock (read and write), so one
-//! allocation is served by one leader: in Ratis a DIRECT submission to a deposed leader fails
-//! with `NotLeaderException`, which the model leaves out. The new leader's
+//! Certificate requests and the transfer's leader switch take the leadership lock (read and
+//! write), so one certificate allocation is served by one leader: in Ratis a DIRECT
+//! submission to a deposed leader fails with `NotLeaderException`, which the certificate
+//! path leaves out. The block allocations of HDDS-8973 ([`Cluster::admit`],
+//! [`Cluster::allocate_block`]) do not: the leadership is checked once at the RPC's entry, and
+//! an `allocateBatch` submitted after the switch throws. The new leader's
 //! `notifyLeaderChanged` flush runs before the switch and outside that lock, as the Java's
 //! admin transfer orders it with nothing: it can land inside the new leader's apply of the
 //! entry it was waiting for. A follower's log holds an entry (its match index moves) before
@@ -40,7 +43,7 @@
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
 //! each durable index; the scenario's invariants read it through [`Checks`].
 
-use super::generator::get_next_id;
+use super::generator::{get_next_id, get_next_id_at, Revision, SubmitFailed};
 use super::scm::{Reply, Scm, Upgrade};
 use super::{has_tx, last_id, serial_key, Role, ScmRow, ScmTx, VALID_CERTS_TABLE};
 use crate::citation::java;
@@ -208,6 +211,10 @@ pub struct Cluster {
     log: SharedLog<ScmTx>,
     leader: RwLock<Leadership>,
     upgrade: Upgrade,
+    revision: Revision,
+    batch_size: u64,
+    /// The plan's fault: how many more block-allocation submissions a leader refuses.
+    refusals: Ghost<u32>,
     book: Arc<Ghost<Book>>,
     recorder: Arc<Recorder>,
     checks: Checks,
@@ -250,10 +257,29 @@ impl Cluster {
             log: SharedLog::with_log(log),
             leader: RwLock::new(Leadership { leader, term }),
             upgrade,
+            revision: Revision::Pinned,
+            batch_size: 1,
+            refusals: Ghost::new(0),
             book,
             recorder: Arc::clone(recorder),
             checks,
         }
+    }
+
+    /// The same cluster whose block allocations ([`Cluster::allocate_block`]) run
+    /// `getNextId` at `revision` with batch size `batch_size`. The certificate requests
+    /// always run the pinned `getNextId` with batch size 1.
+    pub fn at(mut self, revision: Revision, batch_size: u64) -> Self {
+        self.revision = revision;
+        self.batch_size = batch_size;
+        self
+    }
+
+    /// The plan's fault: the next `n` block-allocation submissions on a leader are refused
+    /// with nothing appended, as Ratis refuses a write when the leader's pending-request
+    /// permits are taken (`ResourceUnavailableException`).
+    pub fn refuse_next_submissions(&self, n: u32) {
+        self.refusals.with(|r| *r = n);
     }
 
     /// SCM `i`.
@@ -396,20 +422,83 @@ impl Cluster {
 
     fn allocate_on(&self, me: &Actor, leader: usize, req: &CertRequest) -> u64 {
         let serial = get_next_id(self.scm(leader), me, |tx| self.submit(me, leader, tx));
+        self.hand_out(serial, &req.subject);
+        serial
+    }
+
+    fn hand_out(&self, serial: u64, to: &str) {
         let before = self.book.with(|b| {
             let before = b.handed_out.get(&serial).cloned();
-            b.handed_out.insert(serial, req.subject.clone());
+            b.handed_out.insert(serial, to.to_string());
             before
         });
         (self.checks.handout)(
             &Handout {
                 serial,
-                to: req.subject.clone(),
+                to: to.to_string(),
                 before,
             },
             &self.recorder,
         );
-        serial
+    }
+
+    /// The leadership check at an RPC's entry
+    /// ([`ScmBlockLocationProtocolServerSideTranslatorPB.send`](java::hdds_8973_parent::ScmBlockLocationProtocolServerSideTranslatorPB::send)
+    /// calls [`StorageContainerManager.checkLeader`](java::hdds_8973_parent::StorageContainerManager::checkLeader)):
+    /// whether SCM `i` leads now. It is the only check on the block allocation's path: what
+    /// follows runs even if the leadership moves meanwhile.
+    pub fn admit(&self, me: &Actor, i: usize, who: &str) -> bool {
+        let leads = self.leader.read().leader == i;
+        me.step(
+            &java::hdds_8973_parent::StorageContainerManager::checkLeader,
+            format!(
+                "{} {} {who}'s request",
+                self.scms[i].name(),
+                if leads {
+                    "leads: admits"
+                } else {
+                    "is not the leader: refuses"
+                }
+            ),
+        );
+        leads
+    }
+
+    /// `getNextId` on SCM `i` for an admitted request of `who`
+    /// ([`BlockManagerImpl.newBlock`](java::hdds_8973_parent::BlockManagerImpl::newBlock)'s
+    /// `getNextId(LOCAL_ID)`), at the cluster's revision and batch size. Its `allocateBatch`
+    /// is committed through SCM `i` if it still leads (the leadership read lock makes the
+    /// check and the commit one step against the switch), and throws [`SubmitFailed`]
+    /// otherwise, with nothing appended; a leader also refuses it while the plan's
+    /// [`Cluster::refuse_next_submissions`] lasts.
+    pub fn allocate_block(&self, me: &Actor, i: usize, who: &str) -> Result<u64, SubmitFailed> {
+        let id = get_next_id_at(self.scm(i), me, self.revision, self.batch_size, |tx| {
+            let guard = self.leader.read();
+            if guard.leader != i {
+                let msg = format!("{} is not the leader", self.scms[i].name());
+                me.step(
+                    &java::hdds_8973_parent::SCMRatisServerImpl::submitRequest,
+                    format!("{tx}: NotLeaderException: {msg}"),
+                );
+                return Err(SubmitFailed(msg));
+            }
+            if self
+                .refusals
+                .with(|r| std::mem::replace(r, r.saturating_sub(1)) > 0)
+            {
+                let msg = format!("{} has no pending-request permit", self.scms[i].name());
+                me.step(
+                    &java::hdds_8973_parent::SCMRatisServerImpl::submitRequest,
+                    format!("{tx}: ResourceUnavailableException: {msg}"),
+                );
+                return Err(SubmitFailed(msg));
+            }
+            let reply = self.submit(me, i, tx);
+            drop(guard);
+            Ok(reply)
+        })?;
+        self.hand_out(id, who);
+        Ok(id)
     }
 
     /// `signAndStoreCertificate` on `signer`, the store submitted through `leader`.
@@ -507,9 +596,13 @@ impl Cluster {
             &java::TransferLeadership::sendStartLeaderElection,
             format!("{} starts its election", self.scms[to].name()),
         );
-        let last = self.scms[to].generator().lock().last;
+        let last = {
+            let mut batch = self.scms[to].generator().lock();
+            batch.invalidate();
+            batch.last
+        };
         me.step(
-            &java::SequenceIdGenerator::invalidateBatch,
+            self.revision.invalidate_batch(),
             format!("{}: the batch keeps lastId {last}", self.scms[to].name()),
         );
         self.scms[to].flush(

@@ -58,6 +58,7 @@
 //! lacks them, then `upgradeToCertificateSequenceId(store, true)`; only then does
 //! `scmHAManager.start()` start Ratis, which replays the log after the durable TX.
 
+pub use super::generator::Batch;
 use super::{
     has_tx, largest_serial, last_id, serial_key, Role, ScmRow, ScmTx, CERTIFICATE_ID,
     PRIMARY_SCM_CERT_SERIAL, ROOT_CA_CERT_SERIAL, SEQUENCE_ID_TABLE, VALID_CERTS_TABLE,
@@ -132,14 +133,6 @@ struct Machine {
     last_id: Option<u64>,
     /// Replies of applied entries, by index, until the submitter takes them.
     replies: BTreeMap<u64, Reply>,
-}
-
-/// `SequenceIdGenerator`'s batch for `CertificateId` (batch size 1): the last id it handed
-/// out or reloaded. A new generator (a new JVM) starts at 0; `invalidateBatch` keeps it.
-#[derive(Debug, Default)]
-pub struct Batch {
-    /// The batch's `lastId`.
-    pub last: u64,
 }
 
 /// One SCM.
@@ -443,7 +436,9 @@ impl Scm {
     /// `SCMStateMachine.reinitialize` after `notifyInstallSnapshotFromLeader`: replace the DB
     /// with `checkpoint`, reset the buffer (`init`: the staged batch is dropped,
     /// `latestTrxInfo` = the checkpoint's TX) and drop the in-memory map (`reinitialize` of
-    /// the state manager). The generator's batch is invalidated, which keeps its `lastId`.
+    /// the state manager). The generator's batch is invalidated, which keeps its `lastId`:
+    /// the model leaves it untouched, since only the certificate path (batch size 1, so
+    /// `nextId` is always `lastId + 1` between calls) runs after an install.
     pub fn install(&self, me: &Actor, checkpoint: Tables<ScmRow>) {
         let mut m = self.machine.lock();
         let index = stored_index(&checkpoint);
@@ -472,7 +467,7 @@ impl Scm {
                 last_id(&durable).map_or("absent".into(), |r| r.to_string())
             )
         });
-        self.generator.lock().last = 0;
+        *self.generator.lock() = Batch::default();
     }
 
     /// A clean stop: Ratis's stop snapshot (`takeSnapshot`, whose `flush()` commits the
