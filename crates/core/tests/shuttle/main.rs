@@ -18,6 +18,7 @@ mod choices;
 #[cfg(not(any(loom, ohc_threads)))]
 mod fixtures;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_10408;
 mod hdds_11152;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11453;
@@ -95,6 +96,7 @@ fn main() -> ExitCode {
         hdds_8036::trials(),
         hdds_8681::trials(),
         hdds_8685::trials(),
+        hdds_10408::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
         hdds_template::trials(),
