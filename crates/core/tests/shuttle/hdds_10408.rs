@@ -155,11 +155,16 @@ fn staged_the_second_purge_after_the_flush_throws_on_every_replay() {
             Variant::PreHdds9636,
             pre_9636::SnapshotUtils::getNextActiveSnapshot.id,
         ),
-        (Variant::Buggy, parent::SnapshotUtils::getNextActiveSnapshot.id),
+        (
+            Variant::Buggy,
+            parent::SnapshotUtils::getNextActiveSnapshot.id,
+        ),
     ] {
         let seen = second_purge(variant, true);
         assert!(
-            seen.exit.as_deref().is_some_and(|e| e.starts_with("NullPointerException")),
+            seen.exit
+                .as_deref()
+                .is_some_and(|e| e.starts_with("NullPointerException")),
             "{variant:?}: {seen:?}"
         );
         assert!(seen.second.iter().any(|c| c == npe), "{variant:?}");
