@@ -95,6 +95,10 @@
 //! purge and submitted a second one), `DuplicateAfterFlush` (required: an OM applied it with
 //! the row gone: the NPE window), `DuplicateBeforeFlush` (required: with the row there and
 //! the chain without s1: HDDS-9636's window), `ReplayTerminated` (counted).
+//! `DuplicatePurgeSubmitted` and `DuplicateAfterFlush` fire on the non-preemptive schedule
+//! (declared by construction: the flush threads wait on the empty buffer while the apply
+//! thread queues the first purge and the service reads RocksDB), which is why loom breaks
+//! `buggy` at preemption bound 0.
 //!
 //! # Abstractions
 //!
@@ -132,7 +136,7 @@ use crate::models::om::startup::data_after;
 use crate::models::om::{OmRow, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
-use crate::scenario::{Case, Expected, Scenario};
+use crate::scenario::{ByConstruction, Case, Expected, Scenario};
 use crate::sync::{channel, thread, Arc};
 
 /// The scenario.
@@ -343,6 +347,16 @@ impl Scenario for Hdds10408 {
         REPLAY_TERMINATED.property(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
+    const BY_CONSTRUCTION: &'static [ByConstruction] = &[
+        ByConstruction {
+            probe: DUPLICATE_PURGE_SUBMITTED,
+            why: "the flush threads block in canFlush on the empty buffer; the apply thread queues the first purge and replies, and the service reads the leader's RocksDB before any flush thread runs, without any preemption: a flush slower than the service's next run is the non-preemptive order; other schedules flush first and the service submits nothing",
+        },
+        ByConstruction {
+            probe: DUPLICATE_AFTER_FLUSH,
+            why: "after the service submits, the apply thread waits for the submission while the leader's flush thread commits the first purge, so the second purge's apply follows that flush without any preemption; other schedules apply it first (DuplicateBeforeFlush)",
+        },
+    ];
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const LOOP: &[Property] = &[NO_OM_TERMINATION.property(), EVERY_OM_CATCHES_UP.property()];
