@@ -56,6 +56,7 @@ fn list_json_names_every_case_with_its_expectation() {
         ("hdds-17215", 50),
         ("hdds-8036", 4),
         ("hdds-8973", 4),
+        ("hdds-10408", 6),
     ] {
         let s = scenarios
             .iter()

@@ -216,6 +216,7 @@ const PARENT: Java = Java {
     split: Split::AtCreate,
     // No creates in this log: never read; the create's flush at both commits is 1996f3aeb4e's.
     create: CreateRevision::HDDS_11183,
+    purge: crate::models::om::snapshot::PurgeRevision::HDDS_10524,
 };
 
 /// 23f3e5b2e11's knobs.

@@ -210,6 +210,7 @@ impl Variant {
             },
             // No creates in this log: never read.
             create: CreateRevision::HDDS_11183,
+            purge: crate::models::om::snapshot::PurgeRevision::HDDS_10524,
         }
     }
 }

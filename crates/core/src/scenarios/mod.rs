@@ -14,6 +14,7 @@
 //! assert!(s.expected("fixd", "steady").is_err());
 //! ```
 
+pub mod hdds_10408;
 pub mod hdds_11152;
 pub mod hdds_11453;
 pub mod hdds_16092;
@@ -51,6 +52,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_8685::Hdds8685,
         &hdds_8832::Hdds8832,
         &hdds_8973::Hdds8973,
+        &hdds_10408::Hdds10408,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
     ]

@@ -18,6 +18,8 @@ mod choices;
 #[cfg(not(any(loom, ohc_threads)))]
 mod fixtures;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_10408;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11152;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11453;
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         hdds_8685::trials(),
         hdds_8832::trials(),
         hdds_8973::trials(),
+        hdds_10408::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
         hdds_template::trials(),

@@ -28,8 +28,11 @@
 
 pub mod bootstrap;
 pub mod chain;
+pub mod deleting_service;
 pub mod node;
 pub mod requests;
+
+pub use deleting_service::PurgeRevision;
 
 use super::{OmRow, OmTables};
 use crate::citation::{java, Citation};
@@ -54,6 +57,9 @@ pub struct Java {
     pub split: Split,
     /// A snapshot create's flush, as at one Java commit.
     pub create: CreateRevision,
+    /// What a snapshot purge's apply does with a snapshot an earlier purge took (a second
+    /// purge of it), as at one Java commit.
+    pub purge: PurgeRevision,
 }
 
 /// What `createOmSnapshotCheckpoint` does to the active DB's `deletedTable` rows of the
@@ -207,6 +213,7 @@ impl Java {
             bookkeeping: Bookkeeping::AT_APPLY,
             split,
             create,
+            purge: PurgeRevision::HDDS_10524,
         }
     }
 }
@@ -587,6 +594,21 @@ impl Snapshots {
             Some(_) => format!("close {name}'s DB and drop it from the snapshot cache"),
             None => format!("{name} is not in the snapshot cache"),
         });
+    }
+
+    /// Whether the chain still has the snapshot (`SnapshotChainManager.hasNextPathSnapshot`'s
+    /// membership check: the id map stands for the chain, which the purge's
+    /// `deleteSnapshot` leaves together with the id map at the commits that ask).
+    pub fn in_chain(&self, actor: &Actor, java: &'static Citation, name: &str) -> bool {
+        let known = self.memory.lock().ids.contains(name);
+        actor.step_with(java, || {
+            if known {
+                format!("{name} is in the snapshot chain")
+            } else {
+                format!("{name} is not in the snapshot chain")
+            }
+        });
+        known
     }
 
     /// Drop the snapshot from the id map.

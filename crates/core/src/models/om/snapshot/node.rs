@@ -131,8 +131,19 @@ impl SnapshotOm {
     }
 
     /// Apply `request` at `index` and queue its response; `false` once the process is gone.
+    /// An exception out of `validateAndUpdateCache` terminates the OM (`runCommand`).
     pub fn apply(&self, actor: &Actor, index: u64, term: u64, request: &SnapshotRequest) -> bool {
-        let response = apply(&self.snaps, &self.store, actor, index, term, request);
+        let response = match apply(&self.snaps, &self.store, actor, index, term, request) {
+            Ok(response) => response,
+            Err(why) => {
+                actor.step_with(self.snaps.java().purge.run_command, || {
+                    format!("validateAndUpdateCache of index {index} threw: terminate")
+                });
+                self.terminated_at.set(Some(index));
+                self.exit(actor, why);
+                return false;
+            }
+        };
         // Applied: in flight until its batch commits.
         self.in_flight.with(|n| *n += 1);
         let added = self.buffer.add(actor, response);
@@ -140,6 +151,15 @@ impl SnapshotOm {
             self.in_flight.with(|n| *n -= 1);
         }
         added
+    }
+
+    /// The end of a run whose log grows no more before its last index: wait until what is
+    /// queued is flushed (`awaitFlush`), then stop the flush thread (`stop`), which waits for
+    /// an index that never comes.
+    pub fn settle(&self, actor: &Actor, java: &'static crate::citation::Citation) {
+        if self.buffer.await_flush(actor, java) {
+            self.buffer.stop(actor, "no more entries");
+        }
     }
 
     /// The flush thread, until every index up to `last` is flushed or the process is gone.

@@ -161,7 +161,9 @@ pub enum Crash {
     BeforeCreateCommit,
 }
 
-/// `validateAndUpdateCache` of `request` at `index`, on the apply thread.
+/// `validateAndUpdateCache` of `request` at `index`, on the apply thread. `Err` is a runtime
+/// exception out of it (a snapshot purge's, before HDDS-10408), which `runCommand` turns into
+/// the OM's termination.
 pub fn apply(
     snaps: &Snapshots,
     store: &Store<OmRow>,
@@ -169,7 +171,7 @@ pub fn apply(
     index: u64,
     term: u64,
     request: &SnapshotRequest,
-) -> SnapResponse {
+) -> Result<SnapResponse, Failure> {
     let (java, c) = (snaps.java(), snaps.cites());
     let effect = match request {
         SnapshotRequest::CreateKey { key } => {
@@ -252,6 +254,13 @@ pub fn apply(
                 }
             }
         }
+        // Before HDDS-10524 no tombstone: a second purge can still read the row.
+        SnapshotRequest::SnapshotPurge { snapshot } if !java.purge.tombstone => {
+            super::deleting_service::apply_purge(snaps, store, actor, index, snapshot)?;
+            Effect::PurgeSnapshot {
+                snapshot: snapshot.clone(),
+            }
+        }
         SnapshotRequest::SnapshotPurge { snapshot } => {
             if store
                 .get(
@@ -287,11 +296,11 @@ pub fn apply(
             }
         }
     };
-    SnapResponse {
+    Ok(SnapResponse {
         index,
         term,
         effect,
-    }
+    })
 }
 
 /// The keys of `tables`' `deletedTable` (the snapshot's bucket is the only one modelled).

@@ -1,0 +1,229 @@
+//! HDDS-10408 under shuttle: the deleting service reads a purged snapshot's row from RocksDB
+//! before the purge's flush and submits a second purge; applied after the OM's own flush of
+//! the first, it throws a `NullPointerException` at the parent, on every replay too; the fix
+//! skips it.
+// Reference: HDDS-10408, fix 6dfd7d46d14 (PR #6250), parent f0b75b7e4ee; HDDS-9636,
+// fix ad2414697e5 (PR #5554), parent f4a3b0e64c0.
+
+use crate::support::{pct, run};
+use ozone_ha_check::citation::java::{
+    hdds_10408 as fix, hdds_10408_parent as parent, hdds_9636_parent as pre_9636,
+};
+use ozone_ha_check::engine::run_once;
+use ozone_ha_check::explore::Verdict;
+use ozone_ha_check::kit::tx_info::stored_index;
+use ozone_ha_check::models::om::snapshot::deleting_service::second_run;
+use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
+use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
+use ozone_ha_check::models::om::startup::Replayed;
+use ozone_ha_check::models::om::SNAPSHOT_INFO_TABLE;
+use ozone_ha_check::recorder::{Actor, Recorder};
+use ozone_ha_check::scenarios::hdds_10408::{om, purge_log, Variant, SNAPSHOT};
+use ozone_ha_check::sync::Arc;
+
+const S: &str = "hdds-10408";
+
+fn fixed_holds_over_many_seeds_with_both_windows_reached() {
+    for seed in 0..5 {
+        for plan in ["leader", "leader-and-follower"] {
+            let r = run(S, "fixed", plan, pct(seed, 500), None);
+            assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
+            for probe in [
+                "DuplicatePurgeSubmitted",
+                "DuplicateAfterFlush",
+                "DuplicateBeforeFlush",
+            ] {
+                assert!(r.probes[probe] > 0, "seed {seed} {plan}: {probe}");
+            }
+        }
+    }
+}
+
+/// What a staged run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Seen {
+    /// The service's run after the leader's apply of 2, before its flush: whether it submits.
+    submits_before_flush: bool,
+    /// The citations of the steps that read s1's row at the apply of 2 and the service's run.
+    reads: Vec<String>,
+    /// The second purge's apply: its termination, if any.
+    exit: Option<String>,
+    /// The citations of the steps of the second purge's apply.
+    second: Vec<String>,
+    /// After the run (and, if it terminated, one restart): the stored index, s1's row, s1's
+    /// directory, the restart's termination.
+    end: (u64, bool, bool, Option<String>),
+}
+
+/// Apply 2, run the service (it reads RocksDB), then flush 2 before (`flush_first`) or after
+/// the apply of the second purge 3; if the OM terminated, restart once and replay. Fixed
+/// steps, one OM, no exploration.
+fn second_purge(variant: Variant, flush_first: bool) -> Seen {
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let mut out = seen.lock().unwrap();
+        let rec = Arc::new(Recorder::with_tracing(None, true));
+        let me = Actor::new("om", &rec);
+        let (om, store, dirs) = om(variant);
+        let mut log = purge_log();
+        let purge = SnapshotRequest::SnapshotPurge {
+            snapshot: SNAPSHOT.into(),
+        };
+        assert!(om.apply(&me, 2, 1, &purge));
+        out.submits_before_flush = second_run(&me, &store, SNAPSHOT, true);
+        out.reads = cited(&rec, "snapshotInfoTable/s1");
+        let index = log.append(purge.clone());
+        if flush_first {
+            om.flush_thread(&me, 2);
+        }
+        let applied = om.apply(&me, index, 1, &purge);
+        out.second = cited(&rec, "");
+        out.exit = om.exits().first().cloned();
+        assert_eq!(applied, out.exit.is_none());
+        if applied {
+            om.flush_thread(&me, index);
+        } else if !flush_first {
+            om.flush_thread(&me, 2);
+        }
+        let mut restart_exit = None;
+        if !applied {
+            let (java, cites) = (variant.java(), variant.cites());
+            let (om, stored) =
+                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+            if let Replayed::Terminated { why, .. } = Arc::new(om).replay(&log, stored, &me) {
+                restart_exit = Some(why);
+            }
+        }
+        let durable = store.durable();
+        out.end = (
+            stored_index(&durable),
+            durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some(),
+            dirs.exists(SNAPSHOT),
+            restart_exit,
+        );
+    });
+    let result = out.lock().unwrap().clone();
+    result
+}
+
+/// The citations of the steps taken since the last call whose action mentions `about`.
+fn cited(rec: &Recorder, about: &str) -> Vec<String> {
+    rec.take()
+        .trace
+        .iter()
+        .filter(|e| e.action.contains(about))
+        .map(|e| e.java.to_string())
+        .collect()
+}
+
+/// The story says the first purge's delete is in the table cache while the service reads the
+/// flushed DB. At the parent [`validateAndUpdateCache`] writes no cache entry for the purged
+/// snapshot's row (only the chain and the snapshot cache change) and the row's delete is in
+/// [`addToDBBatch`]'s batch; [`SnapshotDeletingTask.call`]'s iterator reads RocksDB, where the
+/// row still is: the service submits the purge again.
+// Reference: OMSnapshotPurgeRequest.java:82-95, OMSnapshotPurgeResponse.java:86-101,
+// SnapshotDeletingService.java:146-163 and :340 at f0b75b7e4ee; TypedTable.java:417-438.
+fn staged_the_first_purge_leaves_the_row_in_rocksdb_until_its_flush() {
+    let request = parent::OMSnapshotPurgeRequest::validateAndUpdateCache.id;
+    let call = parent::SnapshotDeletingService::SnapshotDeletingTask::call.id;
+    let _ = &parent::OMSnapshotPurgeResponse::addToDBBatch;
+    for variant in [Variant::PreHdds9636, Variant::Buggy, Variant::Fixed] {
+        let seen = second_purge(variant, true);
+        assert!(seen.submits_before_flush, "{variant:?}");
+        let first_request = match variant {
+            Variant::PreHdds9636 => pre_9636::OMSnapshotPurgeRequest::validateAndUpdateCache.id,
+            Variant::Buggy => request,
+            Variant::Fixed => fix::OMSnapshotPurgeRequest::validateAndUpdateCache.id,
+        };
+        // The apply read the row; then the service read it again from RocksDB; no cache
+        // step between.
+        assert_eq!(seen.reads, [first_request, call], "{variant:?}");
+    }
+}
+
+/// After the OM's flush of the first purge the row is gone: the parent's
+/// [`getNextActiveSnapshot`] dereferences null and [`runCommand`] terminates the OM; the
+/// restart replays the same entry onto the same DB and terminates again (stored index 2).
+/// HDDS-9636's parent does the same; the fix's [`validateAndUpdateCache`] skips the
+/// snapshot and the purge completes.
+// Reference: SnapshotUtils.java:152 and OzoneManagerStateMachine.java:539-542 at f0b75b7e4ee;
+// OMSnapshotPurgeRequest.java:90-95 at 6dfd7d46d14.
+fn staged_the_second_purge_after_the_flush_throws_on_every_replay() {
+    for (variant, npe) in [
+        (
+            Variant::PreHdds9636,
+            pre_9636::SnapshotUtils::getNextActiveSnapshot.id,
+        ),
+        (
+            Variant::Buggy,
+            parent::SnapshotUtils::getNextActiveSnapshot.id,
+        ),
+    ] {
+        let seen = second_purge(variant, true);
+        assert!(
+            seen.exit
+                .as_deref()
+                .is_some_and(|e| e.starts_with("NullPointerException")),
+            "{variant:?}: {seen:?}"
+        );
+        assert!(seen.second.iter().any(|c| c == npe), "{variant:?}");
+        let (stored, row, dir, again) = seen.end;
+        assert_eq!((stored, row, dir), (2, false, false), "{variant:?}");
+        assert!(
+            again.is_some_and(|e| e.starts_with("NullPointerException")),
+            "{variant:?}"
+        );
+    }
+    let seen = second_purge(Variant::Fixed, true);
+    assert_eq!(seen.exit, None);
+    assert!(seen
+        .second
+        .iter()
+        .any(|c| c == fix::OMSnapshotPurgeRequest::validateAndUpdateCache.id));
+    assert_eq!(seen.end, (3, false, false, None));
+}
+
+/// Before the OM's flush of the first purge the row is there and the chain has no s1: the
+/// chain's `NoSuchElementException` terminates the OM at HDDS-9636's parent
+/// ([`getNextActiveSnapshot`] there has no catch); from HDDS-9636 on it is caught, and the
+/// second purge's response deletes the (gone) directory and the row again.
+// Reference: SnapshotChainManager.java:454-460, SnapshotUtils.java:151-174 at f0b75b7e4ee;
+// SnapshotUtils.java:143-165 and OzoneManagerStateMachine.java:583-586 at f4a3b0e64c0.
+fn staged_the_second_purge_before_the_flush_is_caught_since_hdds_9636() {
+    let seen = second_purge(Variant::PreHdds9636, false);
+    assert!(
+        seen.exit
+            .as_deref()
+            .is_some_and(|e| e.starts_with("NoSuchElementException")),
+        "{seen:?}"
+    );
+    assert!(seen
+        .second
+        .iter()
+        .any(|c| c == pre_9636::SnapshotUtils::getNextActiveSnapshot.id));
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        let seen = second_purge(variant, false);
+        assert_eq!(seen.exit, None, "{variant:?}");
+        let caught = match variant {
+            Variant::Buggy => parent::SnapshotUtils::getNextActiveSnapshot.id,
+            _ => fix::SnapshotUtils::getNextActiveSnapshot.id,
+        };
+        assert!(
+            seen.second.iter().any(|c| c == caught),
+            "{variant:?}: {:?}",
+            seen.second
+        );
+        assert_eq!(seen.end, (3, false, false, None), "{variant:?}");
+    }
+}
+
+/// This module's tests.
+pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::trials![
+        fixed_holds_over_many_seeds_with_both_windows_reached,
+        staged_the_first_purge_leaves_the_row_in_rocksdb_until_its_flush,
+        staged_the_second_purge_after_the_flush_throws_on_every_replay,
+        staged_the_second_purge_before_the_flush_is_caught_since_hdds_9636
+    ]
+}
