@@ -137,7 +137,7 @@ pub struct Report {
     /// parts of how many the report covers ([`crate::shards`] joins the parts' reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Parts>,
-    /// The states the stateful engine visited (its last pass).
+    /// The states the stateful engine visited (its unbounded search, or the pass that exhausted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<usize>,
     /// Whether `--time-budget` ended the exploration before the engine did.

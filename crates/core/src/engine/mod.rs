@@ -270,7 +270,8 @@ pub struct Driven {
     /// Whether an exhaustive engine ran out of schedules (never for random, PCT, replay or
     /// real threads).
     pub exhausted: bool,
-    /// The states the stateful engine's last pass visited (`None` for the other engines).
+    /// The states the stateful engine's unbounded search, or the pass that exhausted, visited
+    /// (`None` for the other engines).
     pub states: Option<usize>,
     /// For a replayed or guided execution: the decisions at which it left the
     /// non-preemptive default, as `(decision, task)`.

@@ -230,8 +230,8 @@ fn notify_one_wakes_either_waiter_under_both_engines() {
     );
 }
 
-/// The stateful search's executions and the states its last pass visited on `model`, which
-/// it exhausts.
+/// The stateful search's executions and the states its unbounded search visited on `model`,
+/// which it exhausts.
 fn effort<F: Fn() -> String + Send + Sync + 'static>(model: F) -> (usize, usize) {
     let c = collect(
         &Strategy::Stateful {
@@ -273,8 +273,8 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     assert_eq!(seen, BTreeSet::from(["3 3".to_string()]));
     let seen = same_outcomes(|| lock_sections(true));
     assert_eq!(seen, BTreeSet::from(["6 0".to_string()]));
-    // Sections on their own mutexes commute, and the last pass skips reorderings of them,
-    // but it must still visit every state: as many as the search without sleep sets visited
+    // Sections on their own mutexes commute, and the unbounded search skips reorderings of
+    // them, but it must still visit every state: as many as the search without sleep sets visited
     // (39 and 280, at 324 and 691 executions; with them 315 and 650).
     let (_, disjoint) = effort(|| lock_sections(false));
     let (_, shared) = effort(|| lock_sections(true));

@@ -58,7 +58,7 @@
 //!
 //! # Sleep sets
 //!
-//! The search's last pass, the one without a preemption bound that proves a case, also skips
+//! The unbounded search, the one without a preemption bound that proves a case, also skips
 //! transitions that only reorder commuting ones (Godefroid's sleep sets with state caching).
 //! A *transition* is a task's run from one decision to the next; the registry observes what
 //! it touched ([`registry::Footprint`]): every object whose facade state it read or changed
@@ -92,7 +92,7 @@
 //! the intersection. With this rule, sleep sets with state caching reach every state the
 //! search without them reaches (Godefroid, *Partial-Order Methods for the Verification of
 //! Concurrent Systems*, LNCS 1032, ch. 5 and 6); they take fewer paths to them. On the
-//! benchmark cases measured, the last pass visits the same number of states with and without
+//! benchmark cases measured, the unbounded search visits the same number of states with and without
 //! them. A violation found inside a transition is found in every execution that runs that
 //! transition from an equivalent state, as what it reads is in its footprint. The recorder's
 //! cell is in no footprint: by rule 3 it feeds no decision until an invariant breaks, and by
@@ -100,6 +100,43 @@
 //!
 //! The bounded passes do not use sleep sets: with a bound, the execution that covers a
 //! sleeping one may need more preemptions than the bound allows.
+//!
+//! # Deepening
+//!
+//! Beside the unbounded search runs a *deepening*: depth-first passes bounded by 0, 1, 2,
+//! 3, ... preemptions (a decision that switches away from a task that could go on), each from
+//! the root with visited states of its own. A violation that needs k early preemptions is
+//! found by pass k after that pass's executions, however deep the unbounded search's
+//! depth-first order would have buried it (hdds-16900's transient `SequenceRowsAgree` needs
+//! 3: the unbounded search alone found none in a million executions, pass 3 finds it in
+//! about 65,000). Passes 0, 1 and 2 run alone, as they cost little; from pass 3 on, the two
+//! searches take executions in turn, one each, each keeping its own stack and visited
+//! states between its turns, so whatever stops the engine (its execution limit, the time
+//! budget) the unbounded search has had half of what followed pass 2.
+//!
+//! *Caching within a pass.* A bounded pass keys a state by its signature and by the task
+//! that may go on without a preemption (the one that ran last, if it still can), as the
+//! preemptions an option costs depend on both; it stores the fewest preemptions the state
+//! was reached with. A state reached with p preemptions under bound k may take k - p more;
+//! reached again with p' >= p, every path the second visit may take was open to the first,
+//! which explored it or cut it at a state that, by the same rule, was explored with at
+//! least as many preemptions left (states are never met again on one path: each chain only
+//! grows). So a visit with as many preemptions used or more is cut, and one with fewer is
+//! explored again and lowers the stored count. Visited states are not carried from pass k
+//! to pass k + 1: a state explored with k - p preemptions left is needed there with
+//! k + 1 - p.
+//!
+//! *What each can claim.* A bounded pass's paths are a subset of the unbounded search's;
+//! a violation it finds is a real execution. If a pass ended without its bound refusing
+//! any option (no path was cut for the bound; cuts by the visited states lead to states
+//! explored with no bound refused either), it explored every path the unbounded search
+//! would, and it exhausts the case: both searches stop. Otherwise the case is exhausted
+//! only when the unbounded search ends; interleaving changes nothing of it, as each of its
+//! executions replays its own stack from the root and its visited states are its own. An
+//! execution limit or a time budget that stops both is a stop, never a proof. A violation
+//! within bound k is found within about twice the executions pass k needs to reach it (and
+//! passes 0 to k - 1); a case the unbounded search exhausts costs it at most twice the
+//! executions it took alone past pass 2, less when a bounded pass exhausts first.
 //!
 //! # Names and signatures
 //!

@@ -21,7 +21,7 @@ struct Frame {
     /// Preemptions on the path before this decision.
     preemptions: usize,
     signature: u128,
-    /// The unbounded pass's sleep set here: tasks whose transitions from this state are not
+    /// The unbounded search's sleep set here: tasks whose transitions from this state are not
     /// taken, as every execution that starts with one of them is covered by an execution
     /// explored elsewhere (see [`Stateful`]).
     sleep: Vec<Sleeper>,
@@ -54,10 +54,10 @@ impl Frame {
     }
 }
 
-/// The passes of the stateful search: preemption bounds tried in turn before the search
-/// without a bound, so that a violation that needs one early preemption is found before the
-/// depth-first order reaches the far corners of the unbounded space.
-const DEEPENING: &[usize] = &[0, 1, 2];
+/// The last preemption bound whose pass runs alone: the passes bounded by 0, 1 and 2
+/// preemptions take every execution; from bound 3 on, the deepening and the unbounded search
+/// take executions in turn.
+const ALONE: usize = 2;
 
 /// Depth-first search over schedules that explores each state once.
 ///
@@ -73,16 +73,25 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// the execution finishes; a pass is over when every option of every decision on the stack
 /// has been taken.
 ///
-/// The search runs in passes ([`DEEPENING`]): first with at most 0, 1, 2 preemptions (a
-/// switch away from a task that could go on), then without a bound. A bounded pass keys its
-/// visited states by the task that runs next and keeps the fewest preemptions each was
-/// reached with: a state reached again with fewer has more of its future left to explore.
-/// The bounded passes find violations sooner. A pass whose bound never refused an option
-/// explored every path the unbounded one would (it only revisited more states): it
-/// exhausts the search, and the passes after it are not run.
-/// Otherwise only the unbounded pass can exhaust it.
+/// Two searches share the executions. The *deepening* runs passes bounded by 0, 1, 2, 3, ...
+/// preemptions (a switch away from a task that could go on), each from the root with its own
+/// visited states, so that a violation that needs a few early preemptions is found before
+/// the depth-first order of the unbounded search reaches the far corners of its space. The
+/// *unbounded search* is the one whose end proves a case. The passes bounded by 0, 1 and 2
+/// ([`ALONE`]) run alone, as they are cheap; then the unbounded search starts, and the two
+/// take executions in turn, one each, until either exhausts: the unbounded search's proof
+/// costs at most twice its own executions past those three passes, and a violation within
+/// bound k is found within twice the executions the deepening needs to reach it.
 ///
-/// The unbounded pass adds sleep sets (Godefroid's state-space caching with sleep sets; the
+/// A bounded pass keys its visited states by the task that runs next and keeps the fewest
+/// preemptions each was reached with: a state reached again with fewer has more of its
+/// future left to explore (the [module documentation](super) has the argument). A pass
+/// whose bound never refused an option explored every path the unbounded one would (it only
+/// revisited more states): it exhausts the search, and both searches stop. Otherwise only
+/// the unbounded search can exhaust it. The deepening's passes never end otherwise: bound
+/// k + 1 follows bound k as long as the unbounded search runs.
+///
+/// The unbounded search adds sleep sets (Godefroid's state-space caching with sleep sets; the
 /// [module documentation](super) has the argument). Each transition (a task's run from one
 /// decision to the next) is observed to touch a set of objects ([`Footprint`]), or to be
 /// global. Once an option of a decision is explored, it sleeps in the states reached by its
@@ -98,14 +107,13 @@ const DEEPENING: &[usize] = &[0, 1, 2];
 /// chooser's operation), so the parts of a space share no state past their prefixes and each
 /// part's search keeps its own visited set.
 pub(crate) struct Stateful {
-    stack: Vec<Frame>,
+    /// The search the current execution belongs to: a bounded pass of the deepening, or the
+    /// unbounded search.
+    search: Search,
+    /// The other search, once both run (from the first bound past [`ALONE`]): the two
+    /// take executions in turn.
+    other: Option<Search>,
     depth: usize,
-    /// The preemption bound of this pass; `None` for the last pass.
-    bound: Option<usize>,
-    passes: std::vec::IntoIter<Option<usize>>,
-    /// Whether this pass's bound has refused an option, so that its paths are not all.
-    refused: bool,
-    visited: std::collections::HashMap<(u128, u32), Seen>,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
     /// Set once this execution met a state already explored: it is then run to its end
@@ -127,9 +135,31 @@ pub(crate) struct Stateful {
     choices: Vec<u64>,
 }
 
+/// One depth-first search: a pass of the deepening (with a preemption bound) or the
+/// unbounded search, with its own stack and visited states.
+struct Search {
+    stack: Vec<Frame>,
+    /// The preemption bound of this pass; `None` for the unbounded search.
+    bound: Option<usize>,
+    /// Whether this pass's bound has refused an option, so that its paths are not all.
+    refused: bool,
+    visited: std::collections::HashMap<(u128, u32), Seen>,
+}
+
+impl Search {
+    fn new(bound: Option<usize>) -> Self {
+        Self {
+            stack: Vec::new(),
+            bound,
+            refused: false,
+            visited: std::collections::HashMap::new(),
+        }
+    }
+}
+
 /// What the search keeps of a visited state: the fewest preemptions it was reached with (a
 /// bounded pass), and the sleep set it was explored with, sorted stable task names (the
-/// unbounded pass).
+/// unbounded search).
 struct Seen {
     cost: usize,
     sleep: Box<[(u32, u32)]>,
@@ -140,23 +170,18 @@ struct Seen {
 pub(crate) struct SearchEnd {
     pub(crate) exhausted: bool,
     pub(crate) failure: Option<String>,
-    /// States the last pass visited (a bounded pass counts a state once per task that runs
-    /// next from it).
+    /// States visited by the search that exhausted, or while none has, by the unbounded
+    /// search (by the current bounded pass before it starts). A bounded pass counts a state
+    /// once per task that runs next from it.
     pub(crate) states: usize,
 }
 
 impl Stateful {
     pub(crate) fn new(executions: usize, part: Option<Part>, end: Rc<RefCell<SearchEnd>>) -> Self {
-        let mut passes: Vec<Option<usize>> = DEEPENING.iter().copied().map(Some).collect();
-        passes.push(None);
-        let mut passes = passes.into_iter();
         Self {
-            stack: Vec::new(),
+            search: Search::new(Some(0)),
+            other: None,
             depth: 0,
-            bound: passes.next().flatten(),
-            passes,
-            refused: false,
-            visited: std::collections::HashMap::new(),
             looked_up_at: None,
             finishing: false,
             started: false,
@@ -191,21 +216,23 @@ impl Stateful {
 
     /// Whether option `i` of `frame` keeps the path within this pass's bound.
     fn allowed(&self, frame: &Frame, i: usize) -> bool {
-        self.bound.is_none_or(|b| frame.preemptions_after(i) <= b)
+        self.search
+            .bound
+            .is_none_or(|b| frame.preemptions_after(i) <= b)
     }
 
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
-        while let Some(frame) = self.stack.last() {
+        while let Some(frame) = self.search.stack.last() {
             if let Some(next) = frame.awake_after(frame.chosen) {
                 if self.allowed(frame, next) {
-                    self.stack.last_mut().expect("a frame").chosen = next;
+                    self.search.stack.last_mut().expect("a frame").chosen = next;
                     return true;
                 }
                 // Every later option costs the same preemption: all are refused.
-                self.refused = true;
+                self.search.refused = true;
             }
-            self.stack.pop();
+            self.search.stack.pop();
         }
         false
     }
@@ -230,17 +257,33 @@ impl Stateful {
         )
     }
 
-    /// Start the next pass; false when the search is exhausted: the unbounded pass is over,
-    /// or a bounded one ended without its bound refusing anything.
+    /// The search just run has no path left: start the deepening's next pass (and the
+    /// unbounded search with it, after [`ALONE`]); false when the search is exhausted: the
+    /// unbounded search is over, or a bounded pass ended without its bound refusing anything.
     fn next_pass(&mut self) -> bool {
-        if self.bound.is_none() || !self.refused {
-            self.end.borrow_mut().exhausted = true;
-            return false;
+        let bound = match self.search.bound {
+            Some(b) if self.search.refused => b,
+            _ => {
+                let mut end = self.end.borrow_mut();
+                end.exhausted = true;
+                end.states = self.search.visited.len();
+                return false;
+            }
+        };
+        self.search = Search::new(Some(bound + 1));
+        if bound + 1 > ALONE && self.other.is_none() {
+            self.other = Some(Search::new(None));
         }
-        self.bound = self.passes.next().flatten();
-        self.refused = false;
-        self.visited.clear();
         true
+    }
+
+    /// The states to report while the search runs: the unbounded search's once it has
+    /// started, the current bounded pass's before.
+    fn states(&self) -> usize {
+        match (&self.search.bound, &self.other) {
+            (Some(_), Some(unbounded)) => unbounded.visited.len(),
+            _ => self.search.visited.len(),
+        }
     }
 
     /// The sleep set of the state the transition `done` (just observed) led to from the
@@ -250,8 +293,8 @@ impl Stateful {
     fn sleep_after(&self, done: Option<&Footprint>, options: &[usize]) -> Vec<Sleeper> {
         let (Some(done), None, Some(parent)) = (
             done,
-            self.bound,
-            self.depth.checked_sub(1).map(|d| &self.stack[d]),
+            self.search.bound,
+            self.depth.checked_sub(1).map(|d| &self.search.stack[d]),
         ) else {
             return Vec::new();
         };
@@ -285,7 +328,7 @@ impl Stateful {
 impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
         // Kept up to date, as the exploration may be stopped after any execution.
-        self.end.borrow_mut().states = self.visited.len();
+        self.end.borrow_mut().states = self.states();
         if self.end.borrow().failure.is_some() {
             return None;
         }
@@ -294,8 +337,14 @@ impl Scheduler for Stateful {
             self.end.borrow_mut().exhausted = true;
             return None;
         }
-        if self.started && !self.backtrack() && !self.next_pass() {
-            return None;
+        if self.started {
+            if !self.backtrack() && !self.next_pass() {
+                return None;
+            }
+            // Once both searches run, they take executions in turn.
+            if let Some(other) = &mut self.other {
+                std::mem::swap(&mut self.search, other);
+            }
         }
         if self.left == 0 {
             return None;
@@ -307,7 +356,7 @@ impl Scheduler for Stateful {
         self.looked_up_at = None;
         self.finishing = false;
         registry::reset();
-        registry::track(self.bound.is_none());
+        registry::track(self.search.bound.is_none());
         Some(ShuttleSchedule::new(0))
     }
 
@@ -345,20 +394,20 @@ impl Scheduler for Stateful {
         }
         // What the transition that led here touched belongs to the decision it was taken at.
         if let (Some(parent), Some(done)) = (
-            self.depth.checked_sub(1).map(|d| &mut self.stack[d]),
+            self.depth.checked_sub(1).map(|d| &mut self.search.stack[d]),
             done.as_ref(),
         ) {
             if !parent.choice
                 && !done.global()
-                && self.bound.is_none()
+                && self.search.bound.is_none()
                 && parent.footprints[parent.chosen].is_none()
             {
                 parent.footprints[parent.chosen] = Some(done.clone());
             }
         }
         let (signature, operations) = registry::signature();
-        if self.depth < self.stack.len() {
-            let frame = &self.stack[self.depth];
+        if self.depth < self.search.stack.len() {
+            let frame = &self.search.stack[self.depth];
             if frame.choice || frame.options != options || frame.signature != signature {
                 let message = self.nondeterministic(frame, &format!("tasks {options:?}"));
                 return self.fail(message);
@@ -368,19 +417,24 @@ impl Scheduler for Stateful {
             return Self::run(frame.options[frame.chosen]);
         }
         let preemptions = self
+            .search
             .stack
             .last()
             .map_or(0, |f| f.preemptions_after(f.chosen));
         // Without a bound, how a state was reached does not matter.
-        let cost = if self.bound.is_some() { preemptions } else { 0 };
+        let cost = if self.search.bound.is_some() {
+            preemptions
+        } else {
+            0
+        };
         let sleep = self.sleep_after(done.as_ref(), &options);
         if self.looked_up_at != Some(operations) {
             self.looked_up_at = Some(operations);
             // A bounded pass tells states apart by who runs next too: the same state costs a
             // preemption more or less depending on the task that ran before. The unbounded
-            // pass tells them apart by where each task stands, so that a task asleep in two
+            // search tells them apart by where each task stands, so that a task asleep in two
             // visits of a state is asleep before the same transition.
-            let next = if self.bound.is_some() && continues {
+            let next = if self.search.bound.is_some() && continues {
                 registry::task_name(options[0])
             } else {
                 0
@@ -389,7 +443,7 @@ impl Scheduler for Stateful {
             let mut names: Vec<(u32, u32)> =
                 sleep.iter().map(|s| registry::standing(s.task)).collect();
             names.sort_unstable();
-            match self.visited.entry(key) {
+            match self.search.visited.entry(key) {
                 std::collections::hash_map::Entry::Occupied(mut seen) => {
                     let seen = seen.get_mut();
                     // Explored before from as few preemptions, with no task awake then that
@@ -423,7 +477,7 @@ impl Scheduler for Stateful {
             preemptions,
             signature,
             sleep,
-            footprints: if self.bound.is_none() {
+            footprints: if self.search.bound.is_none() {
                 vec![None; n]
             } else {
                 Vec::new()
@@ -436,7 +490,7 @@ impl Scheduler for Stateful {
         };
         frame.chosen = first;
         let task = frame.options[first];
-        self.stack.push(frame);
+        self.search.stack.push(frame);
         self.depth += 1;
         Self::run(task)
     }
@@ -470,8 +524,8 @@ impl Scheduler for Stateful {
             return options[0] as u64;
         }
         let (signature, _) = registry::signature();
-        if self.depth < self.stack.len() {
-            let frame = &self.stack[self.depth];
+        if self.depth < self.search.stack.len() {
+            let frame = &self.search.stack[self.depth];
             if !frame.choice || frame.options != options || frame.signature != signature {
                 let message = self.nondeterministic(frame, &format!("a choice among {n} values"));
                 self.fail(message);
@@ -483,11 +537,12 @@ impl Scheduler for Stateful {
             return value;
         }
         let preemptions = self
+            .search
             .stack
             .last()
             .map_or(0, |f| f.preemptions_after(f.chosen));
         let first = options[0];
-        self.stack.push(Frame {
+        self.search.stack.push(Frame {
             choice: true,
             options,
             chosen: 0,
