@@ -281,6 +281,35 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     assert_eq!((disjoint, shared), (39, 280));
 }
 
+/// The main task alone, three lock sections on one mutex: no decision has a second option.
+fn sections_alone() -> String {
+    let n = Mutex::new(0u8);
+    for _ in 0..3 {
+        *n.lock() += 1;
+    }
+    let v = *n.lock();
+    v.to_string()
+}
+
+fn a_bounded_pass_that_exhausts_reports_its_states() {
+    let seen = same_outcomes(sections_alone);
+    assert_eq!(seen, BTreeSet::from(["3".to_string()]));
+    // Pass 0 refuses nothing, so it ends the search after its one execution, and the report
+    // counts the distinct states it visited (its keys name the task that goes on as well).
+    let c = collect(
+        &Strategy::Stateful {
+            executions: 1_000,
+            part: None,
+        },
+        sections_alone,
+    );
+    let driven = c.driven.expect("the stateful search runs");
+    assert!(driven.exhausted);
+    assert_eq!(driven.executions, 1);
+    // The root and the state after each of the four lock sections.
+    assert_eq!(driven.states, Some(5));
+}
+
 /// Two monitors, each with its own waiter, and the main task notifying one then the other:
 /// the two waiters' steps commute, and each tells whether it had to wait.
 fn two_handoffs() -> String {
@@ -728,6 +757,7 @@ fn models_share_state_only_through_the_facade() {
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         a_lost_update_is_reached_and_the_search_ends,
+        a_bounded_pass_that_exhausts_reports_its_states,
         every_final_state_is_reached_with_each_kind_of_object,
         a_deadlock_is_a_model_failure,
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,

@@ -155,6 +155,19 @@ impl Search {
             visited: std::collections::HashMap::new(),
         }
     }
+
+    /// The distinct states this search visited. A bounded pass keys a state once per task
+    /// that may go on from it, so its keys are counted by signature (linear: called when a
+    /// pass exhausts the search, not per execution).
+    fn distinct_states(&self) -> usize {
+        if self.bound.is_none() {
+            return self.visited.len();
+        }
+        let mut signatures: Vec<u128> = self.visited.keys().map(|k| k.0).collect();
+        signatures.sort_unstable();
+        signatures.dedup();
+        signatures.len()
+    }
 }
 
 /// What the search keeps of a visited state: the fewest preemptions it was reached with (a
@@ -170,9 +183,9 @@ struct Seen {
 pub(crate) struct SearchEnd {
     pub(crate) exhausted: bool,
     pub(crate) failure: Option<String>,
-    /// States visited by the search that exhausted, or while none has, by the unbounded
-    /// search (by the current bounded pass before it starts). A bounded pass counts a state
-    /// once per task that runs next from it.
+    /// Distinct states visited by the search that exhausted, or while none has, by the
+    /// unbounded search (by the current bounded pass before it starts; there a state counts
+    /// once per task that may go on from it, an upper bound).
     pub(crate) states: usize,
 }
 
@@ -266,7 +279,7 @@ impl Stateful {
             _ => {
                 let mut end = self.end.borrow_mut();
                 end.exhausted = true;
-                end.states = self.search.visited.len();
+                end.states = self.search.distinct_states();
                 return false;
             }
         };
