@@ -116,8 +116,8 @@
 //!
 //! | variant | breaks | random | PCT (depth 3) | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | nothing | held in 2,000 (window `CheckpointLeftUncommitted` in 669) | held in 2,000 (720) | held, not exhausted in 240 s (1,397,650 executions) |
-//! | `fixed` | nothing | held in 2,000 (669) | held in 2,000 (720) | held, not exhausted in 240 s (1,433,132 executions) |
+//! | `buggy` | nothing | held in 2,000 (window `CheckpointLeftUncommitted` in 669) | held in 2,000 (720) | held, not exhausted in 240 s (1,397,650 executions); exhausted at two requests and two faults (42 workloads, 343,053 executions) |
+//! | `fixed` | nothing | held in 2,000 (669) | held in 2,000 (720) | held, not exhausted in 240 s (1,433,132 executions); exhausted at two requests and two faults (343,053) |
 //! | `as-reported` | `NoOmTermination`, `SnapshotCreated` | 7 (3) each | 6 (2.5) each | at 25 each |
 //!
 //! `as-reported`'s minimized workload is `snapshot kill-before-commit`: the create alone in
