@@ -15,7 +15,9 @@ use ozone_ha_check::models::om::snapshot::requests::Crash;
 use ozone_ha_check::models::om::snapshot::{Dirs, Snapshots};
 use ozone_ha_check::models::om::{DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_8685::{create_log, initial, prefix, Variant, SNAPSHOT};
+use ozone_ha_check::scenarios::hdds_8685::{
+    create_log, initial, prefix, Reference, Shape, Variant, SNAPSHOT, VOCABULARY,
+};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-8685";
@@ -147,11 +149,70 @@ fn staged_the_story_terminates_every_restart() {
     }
 }
 
+/// A generated workload's kill names its create: in `snapshot key snapshot
+/// kill-before-commit` the process dies in s2's flush (index 4), after s1 (index 2) and k1
+/// (index 3) committed, although s1's flush, a create's too, came first. s1's directory holds
+/// what [`Reference`] says (d1 and `TransactionInfo` 0: no data entry before it), s2's the
+/// state after k1 without d1, which s1's unbatched cleanup in
+/// [`createOmSnapshotCheckpoint`] removed from the active DB.
+fn staged_a_generated_kill_fires_in_the_create_before_it() {
+    let _ = &parent::OmSnapshotManager::createOmSnapshotCheckpoint;
+    let workload = VOCABULARY
+        .parse("snapshot key snapshot kill-before-commit")
+        .unwrap();
+    let shape = Shape::of(&workload);
+    assert_eq!(shape.kills, [(4, Crash::BeforeCreateCommit)]);
+    let reference = Reference::of(&shape.log);
+    let names: Vec<(&str, u64)> = reference
+        .snapshots
+        .iter()
+        .map(|(n, i, _)| (n.as_str(), *i))
+        .collect();
+    assert_eq!(names, [("s1", 2), ("s2", 4)]);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let out = std::sync::Arc::clone(&seen);
+    run_once(move || {
+        let rec = Arc::new(Recorder::with_tracing(None, true));
+        let me = Actor::new("om", &rec);
+        let variant = Variant::Fixed;
+        let (java, cites) = (variant.java(), variant.cites());
+        let dirs = Arc::new(Dirs::new([]));
+        let store = Arc::new(Store::with_state(initial(), None));
+        let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
+        let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
+        let (index, crash) = shape.kills[0];
+        om.arm(crash, index);
+        for entry in shape.log.after(0) {
+            if let Payload::Data(request) = &entry.payload {
+                assert!(om.apply(&me, entry.index, entry.term, request));
+            }
+        }
+        om.flush_thread(&me, shape.log.last_index());
+        let durable = store.durable();
+        *out.lock().unwrap() = Some((
+            om.crashed(),
+            stored_index(&durable),
+            durable.get(SNAPSHOT_INFO_TABLE, "s1").is_some(),
+            durable.get(SNAPSHOT_INFO_TABLE, "s2").is_some(),
+            durable.get(DELETED_TABLE, "d1").is_some(),
+            dirs.content("s1"),
+            dirs.content("s2"),
+        ));
+    });
+    let (crashed, stored, s1_row, s2_row, d1, s1, s2) = seen.lock().unwrap().take().unwrap();
+    assert!(crashed);
+    assert_eq!((stored, s1_row, s2_row, d1), (3, true, false, false));
+    assert_eq!(s1.map(|t| t.diff(&reference.snapshots[0].2)), Some(vec![]));
+    assert_eq!(s2.map(|t| t.diff(&reference.snapshots[1].2)), Some(vec![]));
+    assert!(reference.snapshots[1].2.get(DELETED_TABLE, "d1").is_none());
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         buggy_and_fixed_hold_over_many_seeds_with_the_checkpoint_left_uncommitted,
         staged_the_parent_swallows_the_existing_directory_and_commits,
-        staged_the_story_terminates_every_restart
+        staged_the_story_terminates_every_restart,
+        staged_a_generated_kill_fires_in_the_create_before_it
     ]
 }

@@ -43,6 +43,8 @@ pub struct SnapshotOm {
     buffer: DoubleBuffer<SnapResponse>,
     /// The plan's fault, armed until it fires.
     crash: Ghost<Crash>,
+    /// The index of the snapshot create the fault fires in; `None`: the first create flushed.
+    crash_at: Ghost<Option<u64>>,
     /// Ghost: responses queued and not yet committed.
     in_flight: Ghost<usize>,
     exits: Ghost<Vec<String>>,
@@ -74,10 +76,18 @@ impl SnapshotOm {
             snaps,
             buffer: DoubleBuffer::new(),
             crash: Ghost::new(crash),
+            crash_at: Ghost::new(None),
             in_flight: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
             terminated_at: Ghost::new(None),
         }
+    }
+
+    /// Arm the process's death, where `crash` says, in the flush of the snapshot create at
+    /// log index `index` only (a generated workload's kill names its create).
+    pub fn arm(&self, crash: Crash, index: u64) {
+        self.crash.set(crash);
+        self.crash_at.set(Some(index));
     }
 
     /// Restart: reopen the DB, read the stored index (`loadSnapshotInfoFromDB`) and rebuild
@@ -203,7 +213,8 @@ impl SnapshotOm {
             let crash = match self.crash.get() {
                 Crash::AfterDirDelete if response.is_snapshot_purge() => Crash::AfterDirDelete,
                 c @ (Crash::AfterCheckpoint | Crash::BeforeCreateCommit)
-                    if response.is_snapshot_create() =>
+                    if response.is_snapshot_create()
+                        && self.crash_at.get().is_none_or(|i| i == response.index) =>
                 {
                     c
                 }
