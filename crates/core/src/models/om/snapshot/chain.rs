@@ -314,6 +314,8 @@ pub struct ChainCites {
     pub flush_batch: &'static Citation,
     /// `OzoneManagerDoubleBuffer.addToBatch` (where an exception terminates the OM).
     pub add_to_batch: &'static Citation,
+    /// `SnapshotChainManager.loadFromSnapshotInfoTable` (an OM start).
+    pub load: &'static Citation,
 }
 
 /// A request of the chain model's log.
@@ -407,6 +409,32 @@ impl ChainOm {
         }
         let chain =
             Chain::load(rows.iter().map(|(k, v)| (*k, v))).expect("the initial rows form a chain");
+        Self::started(t, chain, java)
+    }
+
+    /// The OM stops once every entry it applied is flushed, and starts again on its committed
+    /// rows: `OmMetadataManagerImpl.start` builds a `SnapshotChainManager`, whose constructor
+    /// runs [`Chain::load`] (`loadFromSnapshotInfoTable`). `Err` when the load throws: the OM
+    /// does not start. The started OM's table cache is empty and its double buffer new.
+    ///
+    /// Call it only at rest (every entry flushed, the threads joined): a kill, which would
+    /// need the `TransactionInfo` and the replay, is not modelled.
+    pub fn restart(&self, actor: &Actor) -> Result<ChainOm, ChainError> {
+        let rows = self.rows();
+        let loaded = Chain::load(rows.iter().map(|(k, v)| (k.as_str(), v)));
+        actor.step_with(self.java.cites.load, || match &loaded {
+            Ok(_) => format!("restart: the chain loads from {} rows", rows.len()),
+            Err(why) => format!("restart: {why}: the OM does not start"),
+        });
+        let chain = loaded?;
+        let mut t = Tables::default();
+        for (id, info) in &rows {
+            t.put(SNAPSHOT_INFO_TABLE, id, info.clone());
+        }
+        Ok(Self::started(t, chain, self.java))
+    }
+
+    fn started(t: Tables<Info>, chain: Chain, java: ChainJava) -> Self {
         Self {
             java,
             store: Store::with_state(t, None),
@@ -627,14 +655,22 @@ impl ChainOm {
         }
         let mut path_obj = None;
         if let Some(next) = next_path {
-            if let Some(h) = self.get(actor, c.purge_chain, &next) {
+            let got = self.get(actor, c.purge_chain, &next);
+            if got.is_none() {
+                actor.probe(&NEXT_ROW_UNSEEN_BY_PURGE);
+            }
+            if let Some(h) = got {
                 self.objects.lock().heap[h].path_prev = info.path_prev.clone();
                 write(&next, h);
                 path_obj = Some((next, h));
             }
         }
         if let Some(next) = next_global {
-            if let Some(h) = self.get(actor, c.purge_chain, &next) {
+            let got = self.get(actor, c.purge_chain, &next);
+            if got.is_none() {
+                actor.probe(&NEXT_ROW_UNSEEN_BY_PURGE);
+            }
+            if let Some(h) = got {
                 let prev = match self.java.global_prev_of_next {
                     GlobalPrevOfNext::PathPrevious => info.path_prev.clone(),
                     GlobalPrevOfNext::GlobalPrevious => info.global_prev.clone(),
@@ -741,9 +777,20 @@ pub const CREATE_DURING_PURGE_FLUSH: Probe = Probe::new(
     "a snapshot create put its SnapshotInfo into the table cache while the flush thread was inside a snapshot purge's flush",
 );
 
+/// A purge found a next snapshot in the chain whose row it could not read: the create had
+/// linked it (`addSnapshot`) and not yet put its `SnapshotInfo` into the table cache, so the
+/// purge skips the next's rewrite (`nextPathSnapInfo != null`, `nextGlobalSnapInfo != null`,
+/// OMSnapshotPurgeResponse.java:121, 141-148 at 57d8a4144a2) and the next keeps the purged
+/// snapshot as its previous. The fix's monitor does not cover the purge's reads.
+pub const NEXT_ROW_UNSEEN_BY_PURGE: Probe = Probe::new(
+    "NextRowUnseenByPurge",
+    "a purge found a next snapshot linked in the chain but not yet in the table, and skipped its rewrite",
+);
+
 /// The probes [`ChainOm`] fires.
 pub const PROBES: &[Probe] = &[
     CREATE_DURING_PURGE_FLUSH,
     LINKED_AFTER_PURGE_CHECKED,
     CREATE_FAILED_ON_PURGED_PREVIOUS,
+    NEXT_ROW_UNSEEN_BY_PURGE,
 ];
