@@ -126,8 +126,8 @@
 //!
 //! | variant | breaks | random | PCT | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | `RowsAgreeWithChain`, `ChainLoadsAtRestart` | 75 (23); 607 (148) | 79 (31); 393 (70) | at 811; at 20,578 |
-//! | `fixed` | the same | 82 (17); 321 (86) | 77 (23); 263 (56) | at 811; at 21,654 |
+//! | `buggy` | `RowsAgreeWithChain`, `ChainLoadsAtRestart` | 75 (8); 106 (11) | 43 (10); 86 (25) | at 257; at 257 |
+//! | `fixed` | the same | 51 (10); 85 (18) | 71 (10); 103 (15) | at 257; at 257 |
 //! | `hdds-8665` | nothing | held | held | held (1,835,936 executions in 300 s, not exhausted) |
 //!
 //! What the space adds to the written plan:
@@ -137,10 +137,20 @@
 //!   none, as its global previous. The load does not throw (a global previous of none is
 //!   not checked, SnapshotChainManager.java:72-91 at 57d8a4144a2^): the OM starts with two
 //!   global heads.
-//! - `ChainLoadsAtRestart` breaks through the second window of "The race" (the create's link
-//!   before the purge's check, its table-cache put after the purge's read): minimized,
-//!   `purge(s1) create(/v/b)` for `buggy`, `purge(s1) purge(s0) create(/v/b)` for `fixed`,
-//!   whose monitor leaves the purge's reads outside it.
+//! - `ChainLoadsAtRestart` breaks without a race too, on two purges in one flush batch:
+//!   `purge(s0) purge(s1) create(/v/b)` (minimized, PCT, both variants), every entry applied
+//!   before the flush thread takes the ready buffer, which `splitReadyBufferAtCreateSnapshot`
+//!   cuts into [purge s0, purge s1] and [create s2]. Purge s0 stages s1's row without a
+//!   previous; purge s1's `Table.get` reads s1's committed row, whose previous is still s0
+//!   (the staged rewrite is only in the batch, OMSnapshotPurgeResponse.java:66-75, 121-126 at
+//!   57d8a4144a2^), and gives s2, through the object the create's response writes, the
+//!   purged s0 as its previous; the OM does not start. One request naming both does the same:
+//!   the `SnapshotDeletingService` puts every snapshot it finds reclaimable in a run into one
+//!   `SnapshotPurgeRequest` (SnapshotDeletingService.java:134, 186, 301, 395-399 at
+//!   57d8a4144a2^). `hdds-8665`'s purge at apply reads the first purge's cached copy.
+//! - The second window of "The race" (the create's link before the purge's check, its
+//!   table-cache put after the purge's read): random's minimized workload on `fixed` is the
+//!   written plan's, `purge(s1) create(/v/b)`, through it.
 //! - `hdds-8665` holds over the space (also at four requests and one fault, 1,868 workloads:
 //!   random and PCT, 20,000 executions for each of seeds 0..2), with the create inside a
 //!   purge's flush reached. The stateful engine does not exhaust the default space in 300 s;
@@ -150,9 +160,8 @@
 //! hdds-10408's scenario), a kill (the restart here is clean: a kill needs the
 //! `TransactionInfo` and the replay, which the model leaves out), a snapshot delete (it only
 //! marks the snapshot for the deleting service; the chain changes at the purge), and a
-//! purge of several snapshots in one request (the service's batches: with one request per
-//! snapshot the chain updates run in the same order on the same thread; only the batching of
-//! their rows differs).
+//! purge of several snapshots in one request (two purges in one flush batch run the same
+//! `addToDBBatch` steps in the same order on the flush thread).
 //!
 //! # Abstractions
 //!
@@ -160,7 +169,7 @@
 //! |---|---|
 //! | snapshot ids and table keys are one name | the Java maps each id to its key one to one (`snapshotIdToTableKey`) |
 //! | `addSnapshot`, `deleteSnapshot` and the two `hasNext…` reads are one step each, also unsynchronized at the parent | finer interleavings only add executions to the parent; its violation needs none |
-//! | each response commits in a batch of its own | a create is alone in its batch at these commits (`splitReadyBufferAtCreateSnapshot`), and the purge precedes it |
+//! | the ready buffer's responses are cut into batches as `splitReadyBufferAtCreateSnapshot` cuts them, each committed before the next | as the Java (OzoneManagerDoubleBuffer.java:300-313, 446-473 at 57d8a4144a2^) |
 //! | the table cache keeps its entries after the flush | a flushed entry's object and the committed row are equal unless something writes the row again through the object, which only the purge does, and it writes the row too |
 //! | checkpoint directories, the snapshot cache, deep-clean flags, the SST filtering service | the chain and the rows are what the restart loads |
 //! | the bucket and snapshot locks of the create | the purge takes neither, so they order nothing here |

@@ -694,9 +694,13 @@ impl ChainOm {
         deleted.map(|_| ())
     }
 
-    /// The flush thread: every response's `addToDBBatch` in a batch of its own (a create is
-    /// alone in its batch from 4d09962a659 on; a purge before a create is so too), until
-    /// index `last` is committed or the OM terminated.
+    /// The flush thread, until index `last` is committed or the OM terminated: the ready
+    /// responses cut as `splitReadyBufferAtCreateSnapshot` cuts them
+    /// (OzoneManagerDoubleBuffer.java:446-473 at 5306f65603f), each cut committed by
+    /// [`flushBatch`](crate::citation::java::hdds_8832_parent::OzoneManagerDoubleBuffer::flushBatch): a successful create
+    /// alone in its batch, the responses between creates together in one, each batch's
+    /// `addToDBBatch`s in log order, then its commit. A `Table.get` in a later response of
+    /// the same batch reads the committed rows, not what an earlier one staged.
     pub fn flush_thread(&self, actor: &Actor, last: u64) {
         let c = self.java.cites;
         let mut flushed = 0;
@@ -704,20 +708,34 @@ impl ChainOm {
             let Some(ready) = self.buffer.next_batch(actor) else {
                 return;
             };
+            let mut batches: Vec<Vec<ChainResponse>> = Vec::new();
+            let mut after_create = false;
             for response in ready {
+                let create = matches!(response.effect, Effect::Create { .. });
+                match batches.last_mut() {
+                    Some(open) if !create && !after_create => open.push(response),
+                    _ => batches.push(vec![response]),
+                }
+                after_create = create;
+            }
+            for responses in batches {
                 let mut batch = WriteBatch::new();
-                if let Err(why) = self.add_to_batch(actor, &response, &mut batch) {
-                    actor.step_with(c.add_to_batch, || {
-                        format!("addToDBBatch of index {} threw: terminate", response.index)
-                    });
-                    self.buffer.terminate();
-                    self.exits.with(|e| e.push(why));
-                    return;
+                for response in &responses {
+                    if let Err(why) = self.add_to_batch(actor, response, &mut batch) {
+                        actor.step_with(c.add_to_batch, || {
+                            format!("addToDBBatch of index {} threw: terminate", response.index)
+                        });
+                        self.buffer.terminate();
+                        self.exits.with(|e| e.push(why));
+                        return;
+                    }
                 }
                 self.store.commit(actor, c.flush_batch, batch);
                 self.purge_flushing.set(false);
-                self.buffer.flushed(response.index);
-                flushed = response.index;
+                for response in &responses {
+                    self.buffer.flushed(response.index);
+                    flushed = response.index;
+                }
             }
         }
     }
