@@ -433,20 +433,8 @@ pub fn run_service_and_oms(
 ) -> RaftLog<SnapshotRequest> {
     let (reply, replied) = channel::unbounded::<()>();
     let (submit, submitted) = channel::unbounded::<bool>();
-    let flushes: Vec<_> = oms
-        .iter()
-        .enumerate()
-        .map(|(i, om)| {
-            let name = if oms.len() == 1 {
-                "flush".to_string()
-            } else {
-                format!("om{}-flush", i + 1)
-            };
-            let (om, me) = (Arc::clone(om), Actor::new(&name, recorder));
-            // 3 at most; a run that submits nothing settles the flush threads.
-            thread::spawn(&name, move || om.flush_thread(&me, 3))
-        })
-        .collect();
+    // 3 at most; a run that submits nothing settles the flush threads.
+    let flushes = SnapshotOm::spawn_flush_threads(oms, recorder, 3);
     let apply = {
         let (oms, me) = (oms.to_vec(), Actor::new("apply", recorder));
         thread::spawn("apply", move || {

@@ -12,7 +12,7 @@ use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::models::om::snapshot::chain::{Chain, ChainOm, Info};
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_8832::{initial, log, Variant, PATH};
+use ozone_ha_check::scenarios::hdds_8832::{initial, log, logs, Variant, PATH, VOCABULARY};
 use ozone_ha_check::sync::Arc;
 use std::collections::BTreeMap;
 
@@ -159,6 +159,122 @@ fn staged_the_purge_rewrites_the_next_row_when_it_sees_it() {
     }
 }
 
+/// A generated workload applied and flushed one entry at a time, then the OM restarted
+/// ([`ChainOm::restart`]): the rows and the chain before the restart, and the restarted
+/// OM's chain (`None` when it does not start).
+fn sequential_workload(
+    variant: Variant,
+    workload: &str,
+) -> (BTreeMap<String, Info>, Chain, Option<Chain>) {
+    let workload = VOCABULARY.parse(workload).unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let rec = Arc::new(Recorder::with_tracing(None, true));
+        let me = Actor::new("om", &rec);
+        let om = ChainOm::new(&initial(), variant.java());
+        let logs = logs(&workload);
+        assert_eq!(logs.len(), 1);
+        for (index, request) in &logs[0] {
+            assert!(om.apply(&me, *index, request));
+            om.flush_thread(&me, *index);
+        }
+        assert!(om.exits().is_empty());
+        let restarted = om.restart(&me).ok().map(|o| o.chain());
+        *seen.lock().unwrap() = Some((om.rows(), om.chain(), restarted));
+    });
+    let result = out.lock().unwrap().take().unwrap();
+    result
+}
+
+/// HDDS-9073, with no race: purging s2, first in `/v/c` (no path previous, global previous
+/// s1), gives its global next s3 the *path* previous, none, as its global previous at the
+/// parent and at the fix; the running chain relinks s1 <- s3. fcf5b17a4ed (with e374aae82db)
+/// gives s3 the global previous s1. The restart loads the rows without a throw (a global
+/// previous of none is not checked), into a chain with two global heads.
+// Reference: OMSnapshotPurgeResponse.java:129-154 at 5306f65603f and 57d8a4144a2;
+// OMSnapshotPurgeRequest.java:190-224 at fcf5b17a4ed; SnapshotChainManager.java:72-91 and
+// 233-254 at 5306f65603f.
+fn staged_hdds_9073_the_next_global_gets_the_path_previous() {
+    let _ = (
+        &parent::OMSnapshotPurgeResponse::cleanupSnapshotChain,
+        &h8665::OMSnapshotPurgeRequest::updateSnapshotChainAndCache,
+        &parent::SnapshotChainManager::loadFromSnapshotInfoTable,
+        &fix::SnapshotChainManager::loadFromSnapshotInfoTable,
+    );
+    let workload = "create(/v/c) create(/v/b) purge(s2)";
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        let (rows, chain, restarted) = sequential_workload(variant, workload);
+        let s3 = &rows["s3"];
+        assert_eq!(
+            (s3.path_prev.as_deref(), s3.global_prev.as_deref()),
+            (Some("s1"), None),
+            "{variant:?}"
+        );
+        assert_eq!(
+            chain.previous_ids()["s3"],
+            (Some("s1".into()), Some("s1".into()))
+        );
+        let restarted = restarted.expect("the load does not check a missing global previous");
+        assert_eq!(restarted.previous_ids()["s3"], (Some("s1".into()), None));
+    }
+    let (rows, chain, restarted) = sequential_workload(Variant::Hdds8665, workload);
+    assert_eq!(rows["s3"].global_prev.as_deref(), Some("s1"));
+    assert_eq!(restarted, Some(chain));
+}
+
+/// Two purges in one flush batch at the parent: `create(/v/b) purge(s0) purge(s1)`, every
+/// entry applied before the flush thread takes the ready buffer, which
+/// `splitReadyBufferAtCreateSnapshot` cuts into [create s2], [purge s0, purge s1]. Purge s0
+/// stages s1's row with no previous; purge s1's `Table.get` reads s1's committed row, whose
+/// previous is still s0, and gives s2 that stale s0 as its previous. The running chain
+/// relinks s2 to nothing; the rows name the purged s0, and the OM does not start. At
+/// fcf5b17a4ed the purges update the chain and the cache at apply, and the second reads the
+/// first's cached copy.
+// Reference: OzoneManagerDoubleBuffer.java:300-313, 446-473 and OMSnapshotPurgeResponse.java:
+// 77-158 at 5306f65603f; OMSnapshotPurgeRequest.java:90-103, 142-225 at fcf5b17a4ed.
+fn staged_two_purges_in_one_batch_read_a_stale_row() {
+    let _ = (
+        &parent::OzoneManagerDoubleBuffer::flushBatch,
+        &parent::OMSnapshotPurgeResponse::addToDBBatch,
+        &parent::OMSnapshotPurgeResponse::cleanupSnapshotChain,
+        &h8665::OMSnapshotPurgeRequest::validateAndUpdateCache,
+    );
+    let ends = |variant: Variant| {
+        let workload = VOCABULARY
+            .parse("create(/v/b) purge(s0) purge(s1)")
+            .unwrap();
+        let out = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = std::sync::Arc::clone(&out);
+        run_once(move || {
+            let rec = Arc::new(Recorder::with_tracing(None, true));
+            let me = Actor::new("om", &rec);
+            let om = ChainOm::new(&initial(), variant.java());
+            let log = &logs(&workload)[0];
+            for (index, request) in log {
+                assert!(om.apply(&me, *index, request));
+            }
+            om.flush_thread(&me, log.last().unwrap().0);
+            assert!(om.exits().is_empty());
+            let started = om.restart(&me).map(|o| o.chain());
+            *seen.lock().unwrap() = Some((om.rows(), om.chain(), started));
+        });
+        let result = out.lock().unwrap().take().unwrap();
+        result
+    };
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        let (rows, chain, started) = ends(variant);
+        assert_eq!(rows.keys().collect::<Vec<_>>(), ["s2"], "{variant:?}");
+        assert_eq!(rows["s2"].path_prev.as_deref(), Some("s0"), "{variant:?}");
+        assert_eq!(chain.previous_ids()["s2"], (None, None));
+        let err = started.unwrap_err();
+        assert!(err.contains("Previous snapshotId: s0"), "{err}");
+    }
+    let (rows, chain, started) = ends(Variant::Hdds8665);
+    assert_eq!(rows["s2"].path_prev, None);
+    assert_eq!(started, Ok(chain));
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -166,6 +282,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_the_load_fails_on_a_purged_previous,
         staged_delete_relinks_memory_not_the_row,
         staged_the_story_order_fails_the_create,
-        staged_the_purge_rewrites_the_next_row_when_it_sees_it
+        staged_the_purge_rewrites_the_next_row_when_it_sees_it,
+        staged_hdds_9073_the_next_global_gets_the_path_previous,
+        staged_two_purges_in_one_batch_read_a_stale_row
     ]
 }

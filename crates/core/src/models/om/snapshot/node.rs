@@ -258,17 +258,14 @@ impl SnapshotOm {
         self.exits.with(|e| e.push(why));
     }
 
-    /// Spawn the `apply` thread (every data entry of `log`, in order, applied to each OM in
-    /// turn) and one flush thread per OM (`flush`, or `omN-flush` for several), each until
-    /// the log's last index is flushed; join them all.
-    pub fn run_threads(
+    /// Spawn one flush thread per OM ([`SnapshotOm::flush_thread`], until index `last` is
+    /// flushed), named `flush`, or `omN-flush` for several.
+    pub fn spawn_flush_threads(
         oms: &[Arc<Self>],
-        log: &Arc<RaftLog<SnapshotRequest>>,
         recorder: &Arc<Recorder>,
-    ) {
-        let last = log.last_index();
-        let flushes: Vec<_> = oms
-            .iter()
+        last: u64,
+    ) -> Vec<thread::JoinHandle<()>> {
+        oms.iter()
             .enumerate()
             .map(|(i, om)| {
                 let name = if oms.len() == 1 {
@@ -279,7 +276,18 @@ impl SnapshotOm {
                 let (om, me) = (Arc::clone(om), Actor::new(&name, recorder));
                 thread::spawn(&name, move || om.flush_thread(&me, last))
             })
-            .collect();
+            .collect()
+    }
+
+    /// Spawn the `apply` thread (every data entry of `log`, in order, applied to each OM in
+    /// turn) and one flush thread per OM (`flush`, or `omN-flush` for several), each until
+    /// the log's last index is flushed; join them all.
+    pub fn run_threads(
+        oms: &[Arc<Self>],
+        log: &Arc<RaftLog<SnapshotRequest>>,
+        recorder: &Arc<Recorder>,
+    ) {
+        let flushes = Self::spawn_flush_threads(oms, recorder, log.last_index());
         let apply = {
             let (oms, log, me) = (oms.to_vec(), Arc::clone(log), Actor::new("apply", recorder));
             thread::spawn("apply", move || {
