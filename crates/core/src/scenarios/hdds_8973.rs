@@ -101,6 +101,7 @@
 //! | a timeout of `submitRequest` (`requestTimeout`) is not a plan | the entry is appended and may commit later: if it commits, its range is allocated; if it does not, the leader changed, which `transfer` covers |
 
 use crate::choices;
+use crate::citation::Label;
 use crate::models::scm::tx_buffer;
 use crate::models::scm_cert::cluster::{Checks, Cluster, Handout};
 use crate::models::scm_cert::generator::{
@@ -112,6 +113,7 @@ use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, ByConstruction, Case, Expected, Scenario};
 use crate::scenarios::hdds_16900::three_scms;
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -137,6 +139,8 @@ choices! {
         Transfer = "transfer",
         /// scm1 stays leader and refuses one submission (no pending-request permit); two actors allocate two blocks each
         Busy = "busy",
+        /// every workload of the vocabulary within the bounds: block allocations sent to the leader, leadership transfers between scm1 and scm2, a refused submission; one more allocation by a client, racing
+        Generated = "generated",
     }
 }
 
@@ -208,6 +212,7 @@ impl Scenario for Hdds8973 {
         FAILED_ALLOCATION_RAISED_LAST_ID.property(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[tx_buffer::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: NEXT_ID_AFTER_FAILED_ALLOCATION,
         why:
@@ -223,6 +228,7 @@ impl Scenario for Hdds8973 {
                 ..Self::EXECUTIONS
             },
             Plan::Busy => Self::EXECUTIONS,
+            Plan::Generated => Self::EXECUTIONS,
         }
     }
 
@@ -231,14 +237,35 @@ impl Scenario for Hdds8973 {
         match (variant, plan) {
             (Variant::Buggy, Plan::Transfer | Plan::Busy) => Expected::Violates(DUPLICATE),
             (Variant::Fixed, Plan::Transfer | Plan::Busy) => Expected::Holds,
+            // Every workload of the vocabulary (module docs, "Generated workloads").
+            (Variant::Buggy, Plan::Generated) => Expected::Violates(DUPLICATE),
+            (Variant::Fixed, Plan::Generated) => Expected::Holds,
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                revision: variant.revision(),
+                bounds: VOCABULARY.bounds,
+            });
+        }
         Box::new(Prepared {
             revision: variant.revision(),
             plan,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase {
+            revision: variant.revision(),
+            bounds,
+        }))
     }
 }
 
@@ -279,6 +306,189 @@ impl Case for Prepared {
         if let Some(admin) = admin {
             admin.join();
         }
+        recorder.quiesce();
+    }
+}
+
+/// The words of a generated workload (`generated`): the block allocations the modelled
+/// `getNextId` path serves and what makes their `allocateBatch` throw. No universes: a
+/// request goes to the SCM its client believes leads, a transfer to the other of `scm1` and
+/// `scm2`.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[
+        Word {
+            name: "allocate",
+            kind: Kind::Request,
+            args: &[],
+            doc: "a block allocation RPC to the SCM the client believes leads: ScmBlockLocationProtocolServerSideTranslatorPB.send checks StorageContainerManager.checkLeader once at the entry (refused there if the leadership moved), then BlockManagerImpl.newBlock's SequenceIdGenerator.getNextId(LOCAL_ID), an allocateBatch through Ratis when the batch is used up",
+        },
+        Word {
+            name: "transfer",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the admin's leadership transfer (SCMClientProtocolServer.transferLeadership) from the leader to the other of scm1 and scm2: the transferee's SCMStateMachine.notifyLeaderChanged invalidates its batch, the old leader's allocateBatch throws NotLeaderException from then on",
+        },
+        Word {
+            name: "refuse",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the leader's Ratis refuses its next write with nothing appended (RaftServerImpl.appendTransaction's ResourceUnavailableException when the pending-request permits are taken): that allocateBatch throws",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 2,
+    },
+    allowed: faults_in_one_block,
+};
+
+/// One item of a generated workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// `allocate`.
+    Allocate,
+    /// `transfer`.
+    Transfer,
+    /// `refuse`.
+    Refuse,
+}
+
+impl Drawn {
+    fn of(item: &Item) -> Drawn {
+        match VOCABULARY.words[item.word].name {
+            "allocate" => Drawn::Allocate,
+            "transfer" => Drawn::Transfer,
+            _ => Drawn::Refuse,
+        }
+    }
+}
+
+/// The faults run in order on one actor, racing the requests after them: they come in one
+/// block (a request between two faults would be one more racing request, which the block's
+/// position already draws).
+fn faults_in_one_block(prefix: &[Item], item: &Item) -> bool {
+    if Drawn::of(item) == Drawn::Allocate {
+        return true;
+    }
+    let faulted = prefix.iter().any(|i| Drawn::of(i) != Drawn::Allocate);
+    !faulted
+        || prefix
+            .last()
+            .is_some_and(|i| Drawn::of(i) != Drawn::Allocate)
+}
+
+/// A workload as the run meets it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Allocations before the first fault, served by `scm1` in the sequential setup.
+    pub setup: usize,
+    /// The faults, in order, run by the `admin` actor.
+    pub faults: Vec<Drawn>,
+    /// The allocations after the faults (all of them without a fault), dealt in turn to
+    /// the handlers `rpc1` and `rpc2`, racing the faults.
+    pub racing: usize,
+}
+
+impl Shape {
+    /// The shape of `workload`.
+    pub fn of(workload: &Workload) -> Shape {
+        let mut shape = Shape::default();
+        let faulted = workload
+            .items
+            .iter()
+            .any(|i| Drawn::of(i) != Drawn::Allocate);
+        for item in &workload.items {
+            match Drawn::of(item) {
+                Drawn::Allocate if faulted && shape.faults.is_empty() => shape.setup += 1,
+                Drawn::Allocate => shape.racing += 1,
+                fault => shape.faults.push(fault),
+            }
+        }
+        shape
+    }
+}
+
+/// A block allocation of `who` sent to the SCM it reads as the leader (the client's
+/// failover proxy), then [`block_rpc`] there.
+fn to_leader(cluster: &Cluster, me: &Actor, who: &str) -> Option<u64> {
+    let leader = cluster.leader();
+    block_rpc(cluster, me, leader, who)
+}
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    revision: Revision,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        let setup_actor = Actor::new("setup", recorder);
+        setup_actor.step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let shape = Shape::of(&workload);
+        // As in the written plans: scm1 leads and has handed out 3 and 4.
+        let cluster = Arc::new(cluster(recorder, self.revision, CHECKS));
+        for _ in 0..shape.setup {
+            to_leader(&cluster, &setup_actor, "setup");
+        }
+        let admin = (!shape.faults.is_empty()).then(|| {
+            let cluster = Arc::clone(&cluster);
+            let me = Actor::new("admin", recorder);
+            let faults = shape.faults.clone();
+            thread::spawn("admin", move || {
+                for fault in faults {
+                    if fault == Drawn::Transfer {
+                        // Between scm1 and scm2; only this actor moves the leadership.
+                        let to = 1 - cluster.leader().min(1);
+                        cluster.transfer_leadership(&me, to);
+                    } else {
+                        cluster.refuse_next_submissions(1);
+                        me.step(
+                            Label::model("the leader's Ratis is out of pending-request permits"),
+                            "its next submission is refused",
+                        );
+                    }
+                }
+            })
+        });
+        let handlers: Vec<_> = ["rpc1", "rpc2"]
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| *k < shape.racing)
+            .map(|(k, name)| {
+                let cluster = Arc::clone(&cluster);
+                let me = Actor::new(name, recorder);
+                // Requests dealt in turn: rpc1 the first, third, ...
+                let n = (shape.racing + 1 - k) / 2;
+                thread::spawn(name, move || {
+                    for _ in 0..n {
+                        to_leader(&cluster, &me, name);
+                    }
+                })
+            })
+            .collect();
+        // One more allocation, always, racing the rest: every workload then races two
+        // actors at least (PCT needs a scheduling choice in its first execution).
+        let client = {
+            let cluster = Arc::clone(&cluster);
+            let me = Actor::new("client", recorder);
+            thread::spawn("client", move || {
+                to_leader(&cluster, &me, "client");
+            })
+        };
+        for h in handlers {
+            h.join();
+        }
+        if let Some(a) = admin {
+            a.join();
+        }
+        client.join();
         recorder.quiesce();
     }
 }

@@ -275,11 +275,11 @@ impl Cluster {
         self
     }
 
-    /// The plan's fault: the next `n` block-allocation submissions on a leader are refused
-    /// with nothing appended, as Ratis refuses a write when the leader's pending-request
-    /// permits are taken (`ResourceUnavailableException`).
+    /// The plan's fault: `n` more of the next block-allocation submissions on a leader are
+    /// refused with nothing appended, as Ratis refuses a write when the leader's
+    /// pending-request permits are taken (`ResourceUnavailableException`).
     pub fn refuse_next_submissions(&self, n: u32) {
-        self.refusals.with(|r| *r = n);
+        self.refusals.with(|r| *r += n);
     }
 
     /// SCM `i`.
