@@ -125,6 +125,32 @@ fn staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice() {
     });
 }
 
+/// A new leader whose generator never allocated (a fresh `Batch`: `lastId` 0,
+/// SequenceIdGenerator.java:76-80 at the parent) submits `allocateBatch(0, 2)` first; at the
+/// parent a refusal of it leaves `[1, 2]`, and the next call hands out 1, far below the
+/// replicated row (the generated plan's stateful counterexample). At the fix it leaves
+/// `[1, 0]` and the next call submits again.
+fn staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row() {
+    let _ = (
+        &ozone_ha_check::citation::java::hdds_8973_parent::SequenceIdGenerator::getNextId,
+        &ozone_ha_check::citation::java::hdds_8973::SequenceIdGenerator::getNextId,
+    );
+    // The parent hands out 1 from the raised batch; the fix submits again, its
+    // compare-and-set fails (the map holds 4), it reloads 4 and hands out 5.
+    for (revision, second) in [(Revision::Hdds8973Parent, 1), (Revision::Hdds8973, 5)] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let me = Actor::new("test", &rec);
+            let c = cluster(&rec, revision, Checks::NONE);
+            c.transfer_leadership(&me, 1);
+            assert_eq!(batch(&c, 1), (1, 0), "a fresh batch, invalidated");
+            c.refuse_next_submissions(1);
+            assert!(c.allocate_block(&me, 1, "a").is_err());
+            assert_eq!(c.allocate_block(&me, 1, "b"), Ok(second));
+        });
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -132,6 +158,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_the_parents_failed_allocation_leaves_a_range_the_new_leader_hands_out_again,
         staged_the_fixs_failed_allocation_leaves_the_batch_used_up,
         staged_only_the_new_leader_invalidates_its_batch_and_the_entry_check_refuses_on_the_old,
-        staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice
+        staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice,
+        staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row
     ]
 }
