@@ -213,7 +213,10 @@ pub struct Cluster {
     upgrade: Upgrade,
     revision: Revision,
     batch_size: u64,
-    /// The plan's fault: how many more block-allocation submissions a leader refuses.
+    /// The plan's fault: how many more block-allocation submissions a leader refuses. Model
+    /// state, not bookkeeping, held in a [`Ghost`] cell because Ratis decides the refusal
+    /// inside the submission's step: a lock of its own would add a scheduling point there
+    /// (the stateful engine still records each access).
     refusals: Ghost<u32>,
     book: Arc<Ghost<Book>>,
     recorder: Arc<Recorder>,
