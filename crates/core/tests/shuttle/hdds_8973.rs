@@ -17,7 +17,7 @@ const S: &str = "hdds-8973";
 
 fn fixed_holds_over_many_seeds_with_a_call_after_a_failed_allocation() {
     for seed in 0..5 {
-        for plan in ["transfer", "busy"] {
+        for plan in ["transfer", "busy", "generated"] {
             let r = run(S, "fixed", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(
@@ -151,6 +151,34 @@ fn staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row() {
     }
 }
 
+/// The generated plan's space and how a workload meets the run: allocations before the
+/// first fault in the setup, the faults in one block on `admin`, the rest shared by the two
+/// handlers.
+fn the_generated_workloads_take_the_written_plans_shape() {
+    use ozone_ha_check::scenarios::hdds_8973::{Drawn, Shape, VOCABULARY};
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 63);
+    let shape = |text: &str| Shape::of(&VOCABULARY.parse(text).unwrap());
+    assert_eq!(
+        shape("allocate transfer refuse allocate allocate"),
+        Shape {
+            setup: 1,
+            faults: vec![Drawn::Transfer, Drawn::Refuse],
+            racing: 2
+        }
+    );
+    assert_eq!(
+        shape("allocate allocate"),
+        Shape {
+            setup: 0,
+            faults: vec![],
+            racing: 2
+        }
+    );
+    // A request between two faults is not drawn.
+    let split = VOCABULARY.parse("transfer allocate refuse").unwrap();
+    assert_eq!(VOCABULARY.encode(&split, VOCABULARY.bounds), None);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -159,6 +187,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_the_fixs_failed_allocation_leaves_the_batch_used_up,
         staged_only_the_new_leader_invalidates_its_batch_and_the_entry_check_refuses_on_the_old,
         staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice,
-        staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row
+        staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row,
+        the_generated_workloads_take_the_written_plans_shape
     ]
 }
