@@ -89,6 +89,7 @@
 //! | the configuration entry 1 is taken as applied (`latestTrxInfo` 1) before the threads start | it writes nothing to the DB |
 
 use crate::choices;
+use crate::citation::Label;
 use crate::citation::java::hdds_8036_parent as parent;
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
 use crate::kit::store::{Store, Tables};
@@ -104,6 +105,7 @@ use crate::properties::{Invariant, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario};
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -126,6 +128,8 @@ choices! {
         Download = "download",
         /// `saveConfiguration` (its own flush), then an `addTransactionsToDB`
         SaveConfiguration = "save-configuration",
+        /// every workload of the vocabulary within the bounds: deleted-block adds and saveConfiguration applied in order, racing one checkpoint download, or two
+        Generated = "generated",
     }
 }
 
@@ -188,16 +192,26 @@ impl Scenario for Hdds8036 {
         CLOSED_BATCH_USED.property(),
         FLUSH_DURING_FLUSH.property(),
     ];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const LOST: &[Property] = &[NO_LOST_WRITE.property()];
         match (variant, plan) {
             (Variant::Buggy, Plan::Download | Plan::SaveConfiguration) => Expected::Violates(LOST),
             (Variant::Fixed, Plan::Download | Plan::SaveConfiguration) => Expected::Holds,
+            // Every workload of the vocabulary (module docs, "Generated workloads").
+            (Variant::Buggy, Plan::Generated) => Expected::Violates(LOST),
+            (Variant::Fixed, Plan::Generated) => Expected::Holds,
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                variant,
+                bounds: VOCABULARY.bounds,
+            });
+        }
         let log = plan_log(plan);
         let reference = reference_states(&log, initial_tables(0));
         Box::new(Prepared {
@@ -205,6 +219,15 @@ impl Scenario for Hdds8036 {
             log: Arc::new(log),
             reference,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase { variant, bounds }))
     }
 }
 
@@ -298,30 +321,135 @@ struct Prepared {
 
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
-        let buffer = leader(self.variant.revision());
-        let apply = {
-            let (buffer, log) = (Arc::clone(&buffer), Arc::clone(&self.log));
-            let me = Actor::new("apply", recorder);
-            thread::spawn("apply", move || {
-                let mut view = initial_tables(0);
-                for entry in log.after(1) {
-                    apply(&buffer, &me, &mut view, entry);
-                }
-                take_snapshot(&buffer, &me);
-            })
-        };
-        let grpc = {
+        run_log(
+            recorder,
+            self.variant,
+            &self.log,
+            self.reference.clone(),
+            &["grpc"],
+        );
+    }
+}
+
+/// The apply thread applies `log` after its configuration entry and takes a snapshot, while
+/// each of `downloads` (a gRPC thread) flushes once for a follower's checkpoint; then
+/// `NoLostWrite`.
+fn run_log(
+    recorder: &Arc<Recorder>,
+    variant: Variant,
+    log: &Arc<RaftLog<ScmRequest>>,
+    reference: Vec<Tables<ScmRow>>,
+    downloads: &[&'static str],
+) {
+    let buffer = leader(variant.revision());
+    let apply = {
+        let (buffer, log) = (Arc::clone(&buffer), Arc::clone(log));
+        let me = Actor::new("apply", recorder);
+        thread::spawn("apply", move || {
+            let mut view = initial_tables(0);
+            for entry in log.after(1) {
+                apply(&buffer, &me, &mut view, entry);
+            }
+            take_snapshot(&buffer, &me);
+        })
+    };
+    let grpc: Vec<_> = downloads
+        .iter()
+        .map(|&name| {
             let buffer = Arc::clone(&buffer);
-            let me = Actor::new("grpc", recorder);
-            thread::spawn("grpc", move || download(&buffer, &me))
-        };
-        apply.join();
-        grpc.join();
-        recorder.quiesce();
-        let end = End {
-            durable: buffer.store().durable(),
-            reference: self.reference.clone(),
-        };
-        NO_LOST_WRITE.check_into(&end, recorder);
+            let me = Actor::new(name, recorder);
+            thread::spawn(name, move || download(&buffer, &me))
+        })
+        .collect();
+    apply.join();
+    for g in grpc {
+        g.join();
+    }
+    recorder.quiesce();
+    let end = End {
+        durable: buffer.store().durable(),
+        reference,
+    };
+    NO_LOST_WRITE.check_into(&end, recorder);
+}
+
+/// The words of a generated workload (`generated`): the entries the apply thread applies
+/// (each an `addToBuffer` caller reached from an apply) and the one flush off the apply
+/// thread, a follower's checkpoint download. No universes: each add carries the next
+/// deleted-block transaction id, each `saveConfiguration` the next value.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[
+        Word {
+            name: "add",
+            kind: Kind::Request,
+            args: &[],
+            doc: "DeletedBlockLogStateManagerImpl.addTransactionsToDB through Ratis: applied on the apply thread, one addToBuffer per row",
+        },
+        Word {
+            name: "save-config",
+            kind: Kind::Request,
+            args: &[],
+            doc: "StatefulServiceStateManagerImpl.saveConfiguration through Ratis: on the apply thread, an addToBuffer and then a flush of the buffer",
+        },
+        Word {
+            name: "download",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "a second follower's checkpoint download (one always races): InterSCMGrpcService.download flushes the buffer on a gRPC thread of its own, racing the apply thread and the other download",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: requests_first,
+};
+
+/// The entries are the log, applied in order; the downloads race the whole of it, so their
+/// place in a workload is no choice: they come last.
+fn requests_first(prefix: &[Item], item: &Item) -> bool {
+    let is_fault = |i: &Item| VOCABULARY.words[i.word].kind == Kind::Fault;
+    is_fault(item) || !prefix.iter().any(is_fault)
+}
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    variant: Variant,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("setup", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        // One download always races the apply thread, as in the written plans (and PCT
+        // needs two actors); each drawn `download` is one more follower's.
+        let mut downloads = vec!["grpc"];
+        for (n, item) in (1u64..).zip(&workload.items) {
+            match VOCABULARY.words[item.word].name {
+                "add" => {
+                    log.append(ScmRequest::AddTransactionsToDb {
+                        txns: vec![(n, n)],
+                        summary: None,
+                    });
+                }
+                "save-config" => {
+                    log.append(ScmRequest::SaveConfiguration {
+                        service: "ContainerBalancer",
+                        value: n,
+                    });
+                }
+                _ => downloads.push("grpc2"),
+            }
+        }
+        let reference = reference_states(&log, initial_tables(0));
+        run_log(recorder, self.variant, &Arc::new(log), reference, &downloads);
     }
 }
