@@ -59,18 +59,17 @@
 //! - `download`: 2 and 3 are `addTransactionsToDB` of one deleted-block transaction each.
 //! - `save-configuration`: 2 is `saveConfiguration` (a put and a flush, on the apply thread),
 //!   3 an `addTransactionsToDB`.
+//! - `generated`: every workload of [`VOCABULARY`] within its bounds (at most three
+//!   requests and one fault by default, 29 workloads): the drawn entries are the log after
+//!   the configuration entry, in order; one download always races the apply thread, and a
+//!   drawn `download` adds a second follower's (see "Generated workloads").
 //!
-//! Both break the same way (one preemption: the apply thread between its read of the field
+//! The two written plans break the same way (one preemption: the apply thread between its read of the field
 //! and its put, the download's whole flush in between). In `save-configuration` the lost put
 //! is `saveConfiguration`'s own: its flush, right after, commits the new, empty batch. Flush
 //! against flush alone loses nothing: a write is lost only when a put lands in a batch that a
 //! flush has committed, closed or replaced, so every lost write involves a put overlapping a
 //! flush of the other thread.
-//!
-//! - `generated`: every workload of [`VOCABULARY`] within its bounds (at most three
-//!   requests and one fault by default, 29 workloads): the drawn entries are the log after
-//!   the configuration entry, in order; one download always races the apply thread, and a
-//!   drawn `download` adds a second follower's (see "Generated workloads").
 //!
 //! # Generated workloads (`generated`)
 //!
