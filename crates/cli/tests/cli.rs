@@ -54,8 +54,8 @@ fn list_json_names_every_case_with_its_expectation() {
         ("hdds-16092", 25),
         ("hdds-16452", 36),
         ("hdds-17215", 50),
-        ("hdds-8036", 4),
-        ("hdds-8973", 4),
+        ("hdds-8036", 6),
+        ("hdds-8973", 6),
         ("hdds-10408", 6),
     ] {
         let s = scenarios

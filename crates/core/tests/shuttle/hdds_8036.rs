@@ -17,7 +17,7 @@ const S: &str = "hdds-8036";
 
 fn fixed_holds_over_many_seeds_with_a_put_and_a_flush_during_the_download_flush() {
     for seed in 0..5 {
-        for plan in ["download", "save-configuration"] {
+        for plan in ["download", "save-configuration", "generated"] {
             let r = run(S, "fixed", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(r.probes["AddDuringFlush"] > 0, "seed {seed} {plan}");

@@ -17,7 +17,7 @@ const S: &str = "hdds-8973";
 
 fn fixed_holds_over_many_seeds_with_a_call_after_a_failed_allocation() {
     for seed in 0..5 {
-        for plan in ["transfer", "busy"] {
+        for plan in ["transfer", "busy", "generated"] {
             let r = run(S, "fixed", plan, pct(seed, 2_000), None);
             assert_eq!(r.verdict, Verdict::Held, "seed {seed} {plan}");
             assert!(
@@ -125,6 +125,60 @@ fn staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice() {
     });
 }
 
+/// A new leader whose generator never allocated (a fresh `Batch`: `lastId` 0,
+/// SequenceIdGenerator.java:76-80 at the parent) submits `allocateBatch(0, 2)` first; at the
+/// parent a refusal of it leaves `[1, 2]`, and the next call hands out 1, far below the
+/// replicated row (the generated plan's stateful counterexample). At the fix it leaves
+/// `[1, 0]` and the next call submits again.
+fn staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row() {
+    let _ = (
+        &ozone_ha_check::citation::java::hdds_8973_parent::SequenceIdGenerator::getNextId,
+        &ozone_ha_check::citation::java::hdds_8973::SequenceIdGenerator::getNextId,
+    );
+    // The parent hands out 1 from the raised batch; the fix submits again, its
+    // compare-and-set fails (the map holds 4), it reloads 4 and hands out 5.
+    for (revision, second) in [(Revision::Hdds8973Parent, 1), (Revision::Hdds8973, 5)] {
+        run_once(move || {
+            let rec = Arc::new(Recorder::new(None));
+            let me = Actor::new("test", &rec);
+            let c = cluster(&rec, revision, Checks::NONE);
+            c.transfer_leadership(&me, 1);
+            assert_eq!(batch(&c, 1), (1, 0), "a fresh batch, invalidated");
+            c.refuse_next_submissions(1);
+            assert!(c.allocate_block(&me, 1, "a").is_err());
+            assert_eq!(c.allocate_block(&me, 1, "b"), Ok(second));
+        });
+    }
+}
+
+/// The generated plan's space and how a workload meets the run: allocations before the
+/// first fault in the setup, the faults in one block on `admin`, the rest shared by the two
+/// handlers.
+fn the_generated_workloads_take_the_written_plans_shape() {
+    use ozone_ha_check::scenarios::hdds_8973::{Drawn, Shape, VOCABULARY};
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 63);
+    let shape = |text: &str| Shape::of(&VOCABULARY.parse(text).unwrap());
+    assert_eq!(
+        shape("allocate transfer refuse allocate allocate"),
+        Shape {
+            setup: 1,
+            faults: vec![Drawn::Transfer, Drawn::Refuse],
+            racing: 2
+        }
+    );
+    assert_eq!(
+        shape("allocate allocate"),
+        Shape {
+            setup: 0,
+            faults: vec![],
+            racing: 2
+        }
+    );
+    // A request between two faults is not drawn.
+    let split = VOCABULARY.parse("transfer allocate refuse").unwrap();
+    assert_eq!(VOCABULARY.encode(&split, VOCABULARY.bounds), None);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -132,6 +186,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_the_parents_failed_allocation_leaves_a_range_the_new_leader_hands_out_again,
         staged_the_fixs_failed_allocation_leaves_the_batch_used_up,
         staged_only_the_new_leader_invalidates_its_batch_and_the_entry_check_refuses_on_the_old,
-        staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice
+        staged_the_parents_refused_submission_on_a_leader_hands_out_an_id_twice,
+        staged_a_new_leaders_refused_first_submission_hands_out_ids_below_the_row,
+        the_generated_workloads_take_the_written_plans_shape
     ]
 }

@@ -213,7 +213,10 @@ pub struct Cluster {
     upgrade: Upgrade,
     revision: Revision,
     batch_size: u64,
-    /// The plan's fault: how many more block-allocation submissions a leader refuses.
+    /// The plan's fault: how many more block-allocation submissions a leader refuses. Model
+    /// state, not bookkeeping, held in a [`Ghost`] cell because Ratis decides the refusal
+    /// inside the submission's step: a lock of its own would add a scheduling point there
+    /// (the stateful engine still records each access).
     refusals: Ghost<u32>,
     book: Arc<Ghost<Book>>,
     recorder: Arc<Recorder>,
@@ -275,11 +278,11 @@ impl Cluster {
         self
     }
 
-    /// The plan's fault: the next `n` block-allocation submissions on a leader are refused
-    /// with nothing appended, as Ratis refuses a write when the leader's pending-request
-    /// permits are taken (`ResourceUnavailableException`).
+    /// The plan's fault: `n` more of the next block-allocation submissions on a leader are
+    /// refused with nothing appended, as Ratis refuses a write when the leader's
+    /// pending-request permits are taken (`ResourceUnavailableException`).
     pub fn refuse_next_submissions(&self, n: u32) {
-        self.refusals.with(|r| *r = n);
+        self.refusals.with(|r| *r += n);
     }
 
     /// SCM `i`.
