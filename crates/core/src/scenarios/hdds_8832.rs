@@ -236,6 +236,8 @@ impl Variant {
                 purge_chain: Stage::Flush,
                 global_prev_of_next: GlobalPrevOfNext::PathPrevious,
                 get_copies: false,
+                purge_locks: false,
+                purge_tombstone: false,
                 cites: &PARENT_CITES,
             },
             Variant::Fixed => ChainJava {
@@ -249,6 +251,8 @@ impl Variant {
                 purge_chain: Stage::Apply,
                 global_prev_of_next: GlobalPrevOfNext::GlobalPrevious,
                 get_copies: true,
+                purge_locks: false,
+                purge_tombstone: false,
                 cites: &H8665_CITES,
             },
         }
@@ -294,6 +298,8 @@ pub fn initial() -> Vec<(&'static str, Info)> {
         path_prev: prev.map(Into::into),
         global_prev: prev.map(Into::into),
         created,
+        deep_clean: false,
+        sst_filtered: false,
     };
     vec![("s0", info(None, 0)), ("s1", info(Some("s0"), 1))]
 }
