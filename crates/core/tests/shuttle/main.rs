@@ -19,6 +19,7 @@ mod choices;
 mod fixtures;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_10408;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_10590;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11152;
