@@ -137,17 +137,24 @@ choices! {
         PurgeNext = "purge-next",
         /// s1 <- s2; purge s1 while the filter marks s1
         PurgeUnfiltered = "purge-unfiltered",
+        /// s1 <- s2; add to s2's exclusive size while the filter marks s2
+        SetProperty = "set-property",
     }
 }
 
 /// The bucket.
 pub const PATH: &str = "/v/b";
 
-/// The purge's log index.
+/// The purge's (or set-property request's) log index.
 pub const PURGE_INDEX: u64 = 2;
+
+/// The exclusive size the `set-property` plan's request adds to s2's.
+pub const EXCLUSIVE_SIZE: u64 = 10;
 
 /// What the OM ended with.
 pub struct End {
+    /// The plan.
+    pub plan: Plan,
     /// The committed rows.
     pub rows: BTreeMap<String, Info>,
     /// The snapshots the filter marked.
@@ -159,7 +166,7 @@ pub const PURGE_UPDATE_KEPT: Invariant<End> = Invariant::eventually(
     "PurgeUpdateKept",
     "s2's committed row has the purged s1's previous ids and no deepClean",
     "The SST filter's put of a row it read before the purge wrote back s2's old previous ids (the purged snapshot) and deepClean over the purge's flush.",
-    |e| match e.rows.get("s2") {
+    |e| match e.rows.get("s2").filter(|_| e.plan != Plan::SetProperty) {
         Some(s2) if s2.path_prev.is_some() || s2.global_prev.is_some() || s2.deep_clean => {
             Err(format!("s2's row {s2}"))
         }
@@ -196,12 +203,25 @@ pub const SST_FILTERED_KEPT: Invariant<End> = Invariant::eventually(
     },
 );
 
+/// The set-property request's size survives.
+pub const PROPERTY_KEPT: Invariant<End> = Invariant::eventually(
+    "PropertyKept",
+    "after the set-property request, s2's committed exclusive size is the one it added",
+    "The SST filter's put of a row it read before the set-property request wrote back s2's old exclusive size over the request's flush.",
+    |e| match (e.plan, e.rows.get("s2")) {
+        (Plan::SetProperty, Some(s2)) if s2.exclusive_size != EXCLUSIVE_SIZE => {
+            Err(format!("s2's row {s2}"))
+        }
+        _ => Ok(()),
+    },
+);
+
 /// The purged snapshot's row stays gone.
 pub const PURGED_STAYS_PURGED: Invariant<End> = Invariant::eventually(
     "PurgedStaysPurged",
     "s1's row is gone after its purge",
     "The SST filter's put of a row it read before the purge brought the purged snapshot's row back.",
-    |e| match e.rows.get("s1") {
+    |e| match e.rows.get("s1").filter(|_| e.plan != Plan::SetProperty) {
         Some(row) => Err(format!("s1's row {row} after its purge")),
         None => Ok(()),
     },
@@ -218,12 +238,21 @@ const PARENT_CITES: ChainCites = ChainCites {
     purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
     flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
     add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+    set_property: Some((
+        &parent::OMSnapshotSetPropertyRequest::validateAndUpdateCache,
+        &parent::OMSnapshotSetPropertyResponse::addToDBBatch,
+    )),
 };
 
 const FIX_CITES: ChainCites = ChainCites {
     purge_chain: &fix::OMSnapshotPurgeRequest::updateSnapshotChainAndCache,
     purge_request: &fix::OMSnapshotPurgeRequest::validateAndUpdateCache,
     purge_response: &fix::OMSnapshotPurgeResponse::addToDBBatch,
+    // The response is unchanged by the fix.
+    set_property: Some((
+        &fix::OMSnapshotSetPropertyRequest::validateAndUpdateCache,
+        &parent::OMSnapshotSetPropertyResponse::addToDBBatch,
+    )),
     ..PARENT_CITES
 };
 
@@ -243,12 +272,12 @@ impl Variant {
                 purge_chain: Stage::Apply,
                 global_prev_of_next: GlobalPrevOfNext::GlobalPrevious,
                 get_copies: true,
-                purge_locks: false,
+                snapshot_locks_taken: false,
                 purge_tombstone: true,
                 cites: &PARENT_CITES,
             },
             Variant::Fixed => ChainJava {
-                purge_locks: true,
+                snapshot_locks_taken: true,
                 cites: &FIX_CITES,
                 ..Variant::Buggy.java()
             },
@@ -268,6 +297,7 @@ impl Scenario for Hdds10590 {
         CHAIN_LOADS_AT_RESTART.property(),
         SST_FILTERED_KEPT.property(),
         PURGED_STAYS_PURGED.property(),
+        PROPERTY_KEPT.property(),
         FILTER_DURING_PURGE.required(),
     ];
     const MODEL_PROBES: &'static [&'static [crate::properties::Probe]] = &[chain::PROBES];
@@ -306,12 +336,16 @@ impl Scenario for Hdds10590 {
         ];
         const LOST_FLAG: &[Property] = &[SST_FILTERED_KEPT.property()];
         const RESURRECTED: &[Property] = &[PURGED_STAYS_PURGED.property()];
+        const LOST_SIZE: &[Property] = &[PROPERTY_KEPT.property(), SST_FILTERED_KEPT.property()];
         match (variant, plan) {
             (Variant::Buggy, Plan::PurgeNext) => Expected::Violates(LOST_PURGE),
             // The purge's locks end with its apply; its flush writes the row unflagged.
             (Variant::Fixed, Plan::PurgeNext) => Expected::Violates(LOST_FLAG),
             (Variant::Buggy, Plan::PurgeUnfiltered) => Expected::Violates(RESURRECTED),
             (Variant::Fixed, Plan::PurgeUnfiltered) => Expected::Holds,
+            (Variant::Buggy, Plan::SetProperty) => Expected::Violates(LOST_SIZE),
+            // The request's lock ends with its apply too.
+            (Variant::Fixed, Plan::SetProperty) => Expected::Violates(LOST_FLAG),
         }
     }
 
@@ -331,6 +365,7 @@ pub fn initial(plan: Plan) -> Vec<(&'static str, Info)> {
         created: 0,
         deep_clean: true,
         sst_filtered: !unfiltered,
+        exclusive_size: 0,
     };
     let s2 = Info {
         path_prev: Some("s1".into()),
@@ -349,6 +384,18 @@ pub fn purge() -> ChainRequest {
     }
 }
 
+/// The plan's request at [`PURGE_INDEX`]: the purge of s1, or adding [`EXCLUSIVE_SIZE`] to
+/// s2's exclusive size.
+pub fn request(plan: Plan) -> ChainRequest {
+    match plan {
+        Plan::PurgeNext | Plan::PurgeUnfiltered => purge(),
+        Plan::SetProperty => ChainRequest::SetProperty {
+            snapshot: "s2".into(),
+            exclusive_size: EXCLUSIVE_SIZE,
+        },
+    }
+}
+
 struct Prepared {
     variant: Variant,
     plan: Plan,
@@ -363,8 +410,9 @@ impl Case for Prepared {
         };
         let apply = {
             let (om, me) = (Arc::clone(&om), Actor::new("apply", recorder));
+            let request = request(self.plan);
             thread::spawn("apply", move || {
-                om.apply(&me, PURGE_INDEX, &purge());
+                om.apply(&me, PURGE_INDEX, &request);
             })
         };
         // The filter on the case's own thread (loom counts every thread an execution spawns).
@@ -373,6 +421,7 @@ impl Case for Prepared {
         flush.join();
         recorder.quiesce();
         let end = End {
+            plan: self.plan,
             rows: om.rows(),
             marked,
         };
@@ -380,5 +429,6 @@ impl Case for Prepared {
         CHAIN_LOADS_AT_RESTART.check_into(&end, recorder);
         SST_FILTERED_KEPT.check_into(&end, recorder);
         PURGED_STAYS_PURGED.check_into(&end, recorder);
+        PROPERTY_KEPT.check_into(&end, recorder);
     }
 }

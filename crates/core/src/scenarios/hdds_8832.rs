@@ -211,6 +211,7 @@ const PARENT_CITES: ChainCites = ChainCites {
     purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
     flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
     add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+    set_property: None,
 };
 
 const FIX_CITES: ChainCites = ChainCites {
@@ -236,7 +237,7 @@ impl Variant {
                 purge_chain: Stage::Flush,
                 global_prev_of_next: GlobalPrevOfNext::PathPrevious,
                 get_copies: false,
-                purge_locks: false,
+                snapshot_locks_taken: false,
                 purge_tombstone: false,
                 cites: &PARENT_CITES,
             },
@@ -251,7 +252,7 @@ impl Variant {
                 purge_chain: Stage::Apply,
                 global_prev_of_next: GlobalPrevOfNext::GlobalPrevious,
                 get_copies: true,
-                purge_locks: false,
+                snapshot_locks_taken: false,
                 purge_tombstone: false,
                 cites: &H8665_CITES,
             },
@@ -300,6 +301,7 @@ pub fn initial() -> Vec<(&'static str, Info)> {
         created,
         deep_clean: false,
         sst_filtered: false,
+        exclusive_size: 0,
     };
     vec![("s0", info(None, 0)), ("s1", info(Some("s0"), 1))]
 }

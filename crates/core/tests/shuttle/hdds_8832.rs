@@ -26,6 +26,7 @@ fn info(prev: Option<&str>, created: u64) -> Info {
         created,
         deep_clean: false,
         sst_filtered: false,
+        exclusive_size: 0,
     }
 }
 

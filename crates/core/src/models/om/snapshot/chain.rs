@@ -57,6 +57,8 @@ pub struct Info {
     pub deep_clean: bool,
     /// `sstFiltered`: the `SstFilteringService` dropped its SST files of other buckets.
     pub sst_filtered: bool,
+    /// `exclusiveSize`, which `OMSnapshotSetPropertyRequest` adds to.
+    pub exclusive_size: u64,
 }
 
 impl fmt::Display for Info {
@@ -76,6 +78,9 @@ impl fmt::Display for Info {
         }
         if self.sst_filtered {
             write!(f, ", sstFiltered")?;
+        }
+        if self.exclusive_size != 0 {
+            write!(f, ", exclusiveSize {}", self.exclusive_size)?;
         }
         write!(f, "}}")
     }
@@ -301,8 +306,9 @@ pub struct ChainJava {
     /// Whether `Table.get` hands out a copy of a cached `SnapshotInfo` (HDDS-8665 on).
     pub get_copies: bool,
     /// Whether the purge takes the write `SNAPSHOT_LOCK` of the purged snapshot and of its
-    /// next ones before it reads and rewrites their rows (7da5ecb5855, HDDS-10590 on).
-    pub purge_locks: bool,
+    /// next ones before it reads and rewrites their rows, and the set-property request that of
+    /// its snapshot (7da5ecb5855, HDDS-10590 on), each until its apply returns.
+    pub snapshot_locks_taken: bool,
     /// Whether the purge puts a delete of the purged snapshot's row into the table cache and
     /// its response reads that row skipping the cache (7559e1f6b90, HDDS-10524 on).
     pub purge_tombstone: bool,
@@ -333,6 +339,9 @@ pub struct ChainCites {
     pub flush_batch: &'static Citation,
     /// `OzoneManagerDoubleBuffer.addToBatch` (where an exception terminates the OM).
     pub add_to_batch: &'static Citation,
+    /// `OMSnapshotSetPropertyRequest.validateAndUpdateCache` and
+    /// `OMSnapshotSetPropertyResponse.addToDBBatch`, for a log that has one.
+    pub set_property: Option<(&'static Citation, &'static Citation)>,
 }
 
 /// A request of the chain model's log.
@@ -349,6 +358,14 @@ pub enum ChainRequest {
     Purge {
         /// The snapshot.
         snapshot: String,
+    },
+    /// `OMSnapshotSetPropertyRequest` adding `exclusive_size` to `snapshot`'s (sent by the
+    /// `SnapshotDeletingService` or the `KeyDeletingService`).
+    SetProperty {
+        /// The snapshot.
+        snapshot: String,
+        /// The exclusive size to add.
+        exclusive_size: u64,
     },
 }
 
@@ -376,6 +393,8 @@ enum Effect {
         snapshot: String,
         updated: Vec<(String, usize)>,
     },
+    /// Write the object `object` under `snapshot` (`OMSnapshotSetPropertyResponse`).
+    Put { snapshot: String, object: usize },
     /// An error response.
     Nothing,
 }
@@ -416,9 +435,10 @@ pub struct ChainOm {
     checked_no_next: Ghost<BTreeSet<String>>,
     /// `OzoneManagerLock`'s write `SNAPSHOT_LOCK`, one per snapshot of the initial rows.
     snapshot_locks: BTreeMap<String, Mutex<()>>,
-    /// Ghost: a purge began its apply and its flush has not committed.
+    /// Ghost: a purge (or a set-property request) began its apply and its flush has not
+    /// committed.
     purge_pending: Ghost<bool>,
-    /// Ghost: purges applied so far.
+    /// Ghost: purges and set-property requests applied so far.
     purges_applied: Ghost<u32>,
     exits: Ghost<Vec<String>>,
 }
@@ -538,6 +558,10 @@ impl ChainOm {
                 self.apply_create(actor, index, snapshot, path)
             }
             ChainRequest::Purge { snapshot } => self.apply_purge(actor, index, snapshot),
+            ChainRequest::SetProperty {
+                snapshot,
+                exclusive_size,
+            } => self.apply_set_property(actor, snapshot, *exclusive_size),
         };
         self.buffer.add(actor, ChainResponse { index, effect })
     }
@@ -564,6 +588,7 @@ impl ChainOm {
             created: index,
             deep_clean: false,
             sst_filtered: false,
+            exclusive_size: 0,
         };
         let added = {
             let mut chain = self.chain.lock();
@@ -613,6 +638,33 @@ impl ChainOm {
         }
     }
 
+    /// `OMSnapshotSetPropertyRequest.validateAndUpdateCache`: (the fix's lock,) `get`, add the
+    /// size, put the object into the table cache; the response writes that object.
+    fn apply_set_property(&self, actor: &Actor, snapshot: &str, exclusive_size: u64) -> Effect {
+        let (request, _) = self
+            .java
+            .cites
+            .set_property
+            .expect("a log with a set-property request cites it");
+        self.purge_pending.set(true);
+        let _lock = if self.java.snapshot_locks_taken {
+            self.lock_snapshot(actor, request, snapshot)
+        } else {
+            None
+        };
+        let Some(h) = self.get(actor, request, snapshot) else {
+            actor.step_with(request, || format!("{snapshot}: not found: error response"));
+            return Effect::Nothing;
+        };
+        self.objects.lock().heap[h].exclusive_size += exclusive_size;
+        self.cache_put(actor, request, snapshot, Some(h));
+        self.purges_applied.with(|n| *n += 1);
+        Effect::Put {
+            snapshot: snapshot.to_string(),
+            object: h,
+        }
+    }
+
     fn apply_purge(&self, actor: &Actor, index: u64, snapshot: &str) -> Effect {
         let c = self.java.cites;
         let mut updated = Vec::new();
@@ -622,7 +674,7 @@ impl ChainOm {
         let mut locks = Vec::new();
         if self.java.purge_chain == Stage::Apply {
             let mut found = self.get(actor, c.purge_request, snapshot);
-            if found.is_some() && self.java.purge_locks {
+            if found.is_some() && self.java.snapshot_locks_taken {
                 locks.extend(self.lock_snapshot(actor, c.purge_request, snapshot));
                 let nexts = {
                     let chain = self.chain.lock();
@@ -778,6 +830,12 @@ impl ChainOm {
         let c = self.java.cites;
         match &response.effect {
             Effect::Nothing => {}
+            Effect::Put { snapshot, object } => {
+                let info = self.object(*object);
+                let (_, response) = c.set_property.expect("cited with its request");
+                actor.step_with(response, || format!("{snapshot}'s row {info} staged"));
+                batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
+            }
             Effect::Create { snapshot, object } => {
                 // `putWithBatch` serializes the object as it is now.
                 let info = self.object(*object);
@@ -844,14 +902,14 @@ pub struct FilterCites {
 /// purge's rewrite of that row and the filter's meet.
 pub const FILTER_DURING_PURGE: Probe = Probe::new(
     "FilterDuringPurge",
-    "the SST filter read a SnapshotInfo under its SNAPSHOT_LOCK between a purge's apply and that purge's flush",
+    "the SST filter read a SnapshotInfo under its SNAPSHOT_LOCK between a purge's (or set-property's) apply and its flush",
 );
 
 /// The filter's read preceded a purge's apply and its put followed it: a read-modify-write
 /// that straddles the purge's.
 pub const FILTER_STRADDLED_PURGE: Probe = Probe::new(
     "FilterStraddledPurge",
-    "the SST filter read a SnapshotInfo before a purge's apply and wrote it back after",
+    "the SST filter read a SnapshotInfo before a purge's (or set-property's) apply and wrote it back after",
 );
 
 /// `markSSTFilteredFlagForSnapshot` found no row and dereferenced null.
