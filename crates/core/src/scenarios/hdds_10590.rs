@@ -80,12 +80,22 @@
 //! (:217), at the parent and at the fix (probe `FilterNpe`): the run ends; the next one starts
 //! over.
 //!
+//! `set-property` (s1 <- s2, s2 not filtered; the log's entry adds 10 to s2's exclusive size,
+//! [`OMSnapshotSetPropertyRequest.validateAndUpdateCache`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyRequest::validateAndUpdateCache),
+//! OMSnapshotSetPropertyRequest.java:65-103 at a38570a7993, written at flush by
+//! [`OMSnapshotSetPropertyResponse.addToDBBatch`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyResponse::addToDBBatch)):
+//! the same two lost updates. At the parent a filter put straddling the request's apply and
+//! flush writes s2's old exclusive size back (`PropertyKept`: the snapshot's exclusive size
+//! is under-reported on that OM); a put between apply and flush loses the flag, at the fix too.
+//!
 //! # Properties
 //!
 //! At quiescence, over this OM's RocksDB: `PurgeUpdateKept` (s2's row has the purge's previous
 //! ids and no deepClean), `ChainLoadsAtRestart` (`loadFromSnapshotInfoTable` over the rows
 //! succeeds), `SstFilteredKept` (every row the filter marked that still exists is
-//! sstFiltered), `PurgedStaysPurged` (s1's row is gone). Probes: `FilterDuringPurge`
+//! sstFiltered), `PurgedStaysPurged` (s1's row is gone), `PropertyKept` (`set-property`: s2's
+//! exclusive size is the one added; the first two and `PurgedStaysPurged` are the purge
+//! plans'). Probes: `FilterDuringPurge`
 //! (required: the filter read a row under its lock between a purge's apply and its flush),
 //! `FilterStraddledPurge` (counted: its read preceded a purge's apply, its put followed),
 //! `FilterNpe` (counted).
@@ -99,7 +109,8 @@
 //! | the filtering itself (`getActiveSnapshot`, `deleteFilesNotMatchingPrefix`) | it touches the snapshot's own DB, not its row; a deleted snapshot is marked either way |
 //! | the iterator reads each row when the loop reaches it | RocksDB's iterator sees the rows as of its creation; a row deleted meanwhile is still visited there, which adds NPE executions only |
 //! | the table cache keeps its entries after the flush | a flushed entry's object and its committed row are equal; the filter's put leaves the cache alone in both |
-//! | `OMSnapshotSetPropertyRequest` is not in the log | it writes a row of one snapshot from the apply thread as the purge does, with the same lock and the same window left at the fix |
+//! | `set-property` sets the exclusive size only (not the replicated size, `deepCleanedDeletedDir`, `deepClean`) | each is a field of the same object read, set and written the same way |
+//! | one request per log | purge and set-property run on the one apply thread and never race each other; each races the filter alone |
 //! | snapshot ids and table keys are one name; `SNAPSHOT_LOCK` is one mutex per snapshot | the lock is keyed by volume, bucket and name, one per snapshot |
 
 use crate::choices;

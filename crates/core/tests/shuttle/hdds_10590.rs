@@ -11,7 +11,7 @@ use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::models::om::snapshot::chain::{ChainOm, Info};
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_10590::{
-    initial, purge, Plan, Variant, FILTER_CITES, PURGE_INDEX,
+    initial, request, Plan, Variant, EXCLUSIVE_SIZE, FILTER_CITES, PURGE_INDEX,
 };
 use ozone_ha_check::sync::Arc;
 use std::collections::BTreeMap;
@@ -46,7 +46,7 @@ fn staged(variant: Variant, plan: Plan, filter_at: u8) -> (BTreeMap<String, Info
             }
         };
         filter(0);
-        assert!(om.apply(&me, PURGE_INDEX, &purge()));
+        assert!(om.apply(&me, PURGE_INDEX, &request(plan)));
         filter(1);
         om.flush_thread(&me, PURGE_INDEX);
         filter(2);
@@ -123,12 +123,36 @@ fn staged_a_filter_after_the_apply_throws_on_the_purged_row() {
     }
 }
 
+/// [`OMSnapshotSetPropertyRequest.validateAndUpdateCache`] adds to the exclusive size of a
+/// copy it puts into the table cache; a filter between its apply and its flush marks a copy
+/// of that object, and the flush writes the request's own object, unflagged: the fix's lock
+/// ends with the apply. Before the apply or after the flush both updates stay.
+// Reference: OMSnapshotSetPropertyRequest.java:65-103 at a38570a7993, :72-131 at 7da5ecb5855;
+// OMSnapshotSetPropertyResponse.java:57 at a38570a7993.
+fn staged_a_set_property_and_the_filter() {
+    let _ = (
+        &parent::OMSnapshotSetPropertyRequest::validateAndUpdateCache,
+        &parent::OMSnapshotSetPropertyResponse::addToDBBatch,
+        &fix::OMSnapshotSetPropertyRequest::validateAndUpdateCache,
+    );
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        for at in [0, 1, 2] {
+            let (rows, marked) = staged(variant, Plan::SetProperty, at);
+            assert_eq!(marked, ["s2"], "{variant:?} {at}");
+            let s2 = &rows["s2"];
+            assert_eq!(s2.exclusive_size, EXCLUSIVE_SIZE, "{variant:?} {at}");
+            assert_eq!(s2.sst_filtered, at != 1, "{variant:?} {at}");
+        }
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         fixed_holds_on_purge_unfiltered_in_the_window,
         staged_a_filter_between_apply_and_flush_loses_its_flag,
         staged_a_filter_outside_the_purge_keeps_both,
-        staged_a_filter_after_the_apply_throws_on_the_purged_row
+        staged_a_filter_after_the_apply_throws_on_the_purged_row,
+        staged_a_set_property_and_the_filter
     ]
 }
