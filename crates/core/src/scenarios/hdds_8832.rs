@@ -310,6 +310,7 @@ const PARENT_CITES: ChainCites = ChainCites {
     flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
     add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
     load: &parent::SnapshotChainManager::loadFromSnapshotInfoTable,
+    set_property: None,
 };
 
 const FIX_CITES: ChainCites = ChainCites {
@@ -337,6 +338,8 @@ impl Variant {
                 purge_chain: Stage::Flush,
                 global_prev_of_next: GlobalPrevOfNext::PathPrevious,
                 get_copies: false,
+                snapshot_locks_taken: false,
+                purge_tombstone: false,
                 cites: &PARENT_CITES,
             },
             Variant::Fixed => ChainJava {
@@ -350,6 +353,8 @@ impl Variant {
                 purge_chain: Stage::Apply,
                 global_prev_of_next: GlobalPrevOfNext::GlobalPrevious,
                 get_copies: true,
+                snapshot_locks_taken: false,
+                purge_tombstone: false,
                 cites: &H8665_CITES,
             },
         }
@@ -560,6 +565,9 @@ pub fn initial() -> Vec<(&'static str, Info)> {
         path_prev: prev.map(Into::into),
         global_prev: prev.map(Into::into),
         created,
+        deep_clean: false,
+        sst_filtered: false,
+        exclusive_size: 0,
     };
     vec![("s0", info(None, 0)), ("s1", info(Some("s0"), 1))]
 }

@@ -15,6 +15,7 @@
 //! ```
 
 pub mod hdds_10408;
+pub mod hdds_10590;
 pub mod hdds_11152;
 pub mod hdds_11453;
 pub mod hdds_16092;
@@ -53,6 +54,7 @@ pub fn all() -> &'static [&'static dyn AnyScenario] {
         &hdds_8832::Hdds8832,
         &hdds_8973::Hdds8973,
         &hdds_10408::Hdds10408,
+        &hdds_10590::Hdds10590,
         &hdds_11152::Hdds11152,
         &hdds_11453::Hdds11453,
     ]

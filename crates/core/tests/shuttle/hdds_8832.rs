@@ -24,6 +24,9 @@ fn info(prev: Option<&str>, created: u64) -> Info {
         path_prev: prev.map(Into::into),
         global_prev: prev.map(Into::into),
         created,
+        deep_clean: false,
+        sst_filtered: false,
+        exclusive_size: 0,
     }
 }
 

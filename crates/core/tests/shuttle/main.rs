@@ -20,6 +20,8 @@ mod fixtures;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_10408;
 #[cfg(not(any(loom, ohc_threads)))]
+mod hdds_10590;
+#[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11152;
 #[cfg(not(any(loom, ohc_threads)))]
 mod hdds_11453;
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
         hdds_8832::trials(),
         hdds_8973::trials(),
         hdds_10408::trials(),
+        hdds_10590::trials(),
         hdds_11152::trials(),
         hdds_11453::trials(),
         hdds_template::trials(),

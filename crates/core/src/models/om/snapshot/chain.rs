@@ -37,7 +37,7 @@ use crate::models::om::SNAPSHOT_INFO_TABLE;
 use crate::properties::Probe;
 use crate::recorder::Actor;
 use crate::sync::ghost::Ghost;
-use crate::sync::Mutex;
+use crate::sync::{Mutex, MutexGuard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -52,6 +52,13 @@ pub struct Info {
     pub global_prev: Option<String>,
     /// `creationTime` (the order `loadFromSnapshotInfoTable` adds rows in).
     pub created: u64,
+    /// `deepClean`: the `KeyDeletingService` deep cleaned the snapshot; a purge of its previous
+    /// snapshot clears it so that the service cleans it again.
+    pub deep_clean: bool,
+    /// `sstFiltered`: the `SstFilteringService` dropped its SST files of other buckets.
+    pub sst_filtered: bool,
+    /// `exclusiveSize`, which `OMSnapshotSetPropertyRequest` adds to.
+    pub exclusive_size: u64,
 }
 
 impl fmt::Display for Info {
@@ -59,12 +66,23 @@ impl fmt::Display for Info {
         let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "-".into());
         write!(
             f,
-            "{{path {}, pathPrev {}, globalPrev {}, created {}}}",
+            "{{path {}, pathPrev {}, globalPrev {}, created {}",
             self.path,
             show(&self.path_prev),
             show(&self.global_prev),
             self.created
-        )
+        )?;
+        // The flags only when set: the chain's plans never set them.
+        if self.deep_clean {
+            write!(f, ", deepClean")?;
+        }
+        if self.sst_filtered {
+            write!(f, ", sstFiltered")?;
+        }
+        if self.exclusive_size != 0 {
+            write!(f, ", exclusiveSize {}", self.exclusive_size)?;
+        }
+        write!(f, "}}")
     }
 }
 
@@ -287,6 +305,13 @@ pub struct ChainJava {
     pub global_prev_of_next: GlobalPrevOfNext,
     /// Whether `Table.get` hands out a copy of a cached `SnapshotInfo` (HDDS-8665 on).
     pub get_copies: bool,
+    /// Whether the purge takes the write `SNAPSHOT_LOCK` of the purged snapshot and of its
+    /// next ones before it reads and rewrites their rows, and the set-property request that of
+    /// its snapshot (7da5ecb5855, HDDS-10590 on), each until its apply returns.
+    pub snapshot_locks_taken: bool,
+    /// Whether the purge puts a delete of the purged snapshot's row into the table cache and
+    /// its response reads that row skipping the cache (7559e1f6b90, HDDS-10524 on).
+    pub purge_tombstone: bool,
     /// The cited methods.
     pub cites: &'static ChainCites,
 }
@@ -316,6 +341,9 @@ pub struct ChainCites {
     pub add_to_batch: &'static Citation,
     /// `SnapshotChainManager.loadFromSnapshotInfoTable` (an OM start).
     pub load: &'static Citation,
+    /// `OMSnapshotSetPropertyRequest.validateAndUpdateCache` and
+    /// `OMSnapshotSetPropertyResponse.addToDBBatch`, for a log that has one.
+    pub set_property: Option<(&'static Citation, &'static Citation)>,
 }
 
 /// A request of the chain model's log.
@@ -332,6 +360,14 @@ pub enum ChainRequest {
     Purge {
         /// The snapshot.
         snapshot: String,
+    },
+    /// `OMSnapshotSetPropertyRequest` adding `exclusive_size` to `snapshot`'s (sent by the
+    /// `SnapshotDeletingService` or the `KeyDeletingService`).
+    SetProperty {
+        /// The snapshot.
+        snapshot: String,
+        /// The exclusive size to add.
+        exclusive_size: u64,
     },
 }
 
@@ -359,6 +395,8 @@ enum Effect {
         snapshot: String,
         updated: Vec<(String, usize)>,
     },
+    /// Write the object `object` under `snapshot` (`OMSnapshotSetPropertyResponse`).
+    Put { snapshot: String, object: usize },
     /// An error response.
     Nothing,
 }
@@ -397,6 +435,14 @@ pub struct ChainOm {
     purge_flushing: Ghost<bool>,
     /// Ghost: purges on the flush thread past their `hasNext` check that found no next.
     checked_no_next: Ghost<BTreeSet<String>>,
+    /// `OzoneManagerLock`'s write `SNAPSHOT_LOCK`, one per snapshot of the rows the OM
+    /// started on (the revisions that lock snapshots create none).
+    snapshot_locks: BTreeMap<String, Mutex<()>>,
+    /// Ghost: a purge (or a set-property request) began its apply and its flush has not
+    /// committed.
+    purge_pending: Ghost<bool>,
+    /// Ghost: purges and set-property requests applied so far.
+    purges_applied: Ghost<u32>,
     exits: Ghost<Vec<String>>,
 }
 
@@ -409,7 +455,7 @@ impl ChainOm {
         }
         let chain =
             Chain::load(rows.iter().map(|(k, v)| (*k, v))).expect("the initial rows form a chain");
-        Self::started(t, chain, java)
+        Self::started(t, chain, java, rows.iter().map(|(id, _)| *id))
     }
 
     /// The OM stops once every entry it applied is flushed, and starts again on its committed
@@ -431,10 +477,21 @@ impl ChainOm {
         for (id, info) in &rows {
             t.put(SNAPSHOT_INFO_TABLE, id, info.clone());
         }
-        Ok(Self::started(t, chain, self.java))
+        Ok(Self::started(
+            t,
+            chain,
+            self.java,
+            rows.iter().map(|(id, _)| id.as_str()),
+        ))
     }
 
-    fn started(t: Tables<Info>, chain: Chain, java: ChainJava) -> Self {
+    /// An OM on tables `t` and `chain`, with a `SNAPSHOT_LOCK` for each of `snapshots`.
+    fn started<'a>(
+        t: Tables<Info>,
+        chain: Chain,
+        java: ChainJava,
+        snapshots: impl Iterator<Item = &'a str>,
+    ) -> Self {
         Self {
             java,
             store: Store::with_state(t, None),
@@ -444,8 +501,26 @@ impl ChainOm {
             buffer: DoubleBuffer::new(),
             purge_flushing: Ghost::new(false),
             checked_no_next: Ghost::new(BTreeSet::new()),
+            snapshot_locks: snapshots
+                .map(|id| (id.to_string(), Mutex::labelled("SNAPSHOT_LOCK", ())))
+                .collect(),
+            purge_pending: Ghost::new(false),
+            purges_applied: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
         }
+    }
+
+    /// `acquireWriteLock(SNAPSHOT_LOCK, volume, bucket, snapshot)`.
+    fn lock_snapshot(
+        &self,
+        actor: &Actor,
+        java: &'static Citation,
+        id: &str,
+    ) -> Option<MutexGuard<'_, ()>> {
+        let lock = self.snapshot_locks.get(id)?;
+        let guard = lock.lock();
+        actor.step_with(java, || format!("write SNAPSHOT_LOCK of {id} acquired"));
+        Some(guard)
     }
 
     /// Every termination (ghost).
@@ -522,6 +597,10 @@ impl ChainOm {
                 self.apply_create(actor, index, snapshot, path)
             }
             ChainRequest::Purge { snapshot } => self.apply_purge(actor, index, snapshot),
+            ChainRequest::SetProperty {
+                snapshot,
+                exclusive_size,
+            } => self.apply_set_property(actor, snapshot, *exclusive_size),
         };
         self.buffer.add(actor, ChainResponse { index, effect })
     }
@@ -546,6 +625,9 @@ impl ChainOm {
             path_prev,
             global_prev,
             created: index,
+            deep_clean: false,
+            sst_filtered: false,
+            exclusive_size: 0,
         };
         let added = {
             let mut chain = self.chain.lock();
@@ -595,11 +677,63 @@ impl ChainOm {
         }
     }
 
+    /// `OMSnapshotSetPropertyRequest.validateAndUpdateCache`: (the fix's lock,) `get`, add the
+    /// size, put the object into the table cache; the response writes that object.
+    fn apply_set_property(&self, actor: &Actor, snapshot: &str, exclusive_size: u64) -> Effect {
+        let (request, _) = self
+            .java
+            .cites
+            .set_property
+            .expect("a log with a set-property request cites it");
+        self.purge_pending.set(true);
+        let _lock = if self.java.snapshot_locks_taken {
+            self.lock_snapshot(actor, request, snapshot)
+        } else {
+            None
+        };
+        let Some(h) = self.get(actor, request, snapshot) else {
+            actor.step_with(request, || format!("{snapshot}: not found: error response"));
+            return Effect::Nothing;
+        };
+        self.objects.lock().heap[h].exclusive_size += exclusive_size;
+        self.cache_put(actor, request, snapshot, Some(h));
+        self.purges_applied.with(|n| *n += 1);
+        Effect::Put {
+            snapshot: snapshot.to_string(),
+            object: h,
+        }
+    }
+
     fn apply_purge(&self, actor: &Actor, index: u64, snapshot: &str) -> Effect {
         let c = self.java.cites;
         let mut updated = Vec::new();
+        self.purge_pending.set(true);
+        // HDDS-10590: the locks of the purged snapshot and of its next ones, held to the end
+        // of the apply (not to the flush).
+        let mut locks = Vec::new();
         if self.java.purge_chain == Stage::Apply {
-            if let Some(h) = self.get(actor, c.purge_request, snapshot) {
+            let mut found = self.get(actor, c.purge_request, snapshot);
+            if found.is_some() && self.java.snapshot_locks_taken {
+                locks.extend(self.lock_snapshot(actor, c.purge_request, snapshot));
+                let nexts = {
+                    let chain = self.chain.lock();
+                    chain
+                        .paths
+                        .values()
+                        .find_map(|p| p.get(snapshot))
+                        .map(|l| l.next.clone())
+                        .into_iter()
+                        .chain(chain.global.get(snapshot).map(|l| l.next.clone()))
+                        .flatten()
+                        .collect::<BTreeSet<_>>()
+                };
+                for next in nexts {
+                    locks.extend(self.lock_snapshot(actor, c.purge_chain, &next));
+                }
+                // Read again under the lock.
+                found = self.get(actor, c.purge_request, snapshot);
+            }
+            if let Some(h) = found {
                 let info = self.object(h);
                 let mut write = |key: &str, h: usize| {
                     self.cache_put(actor, c.purge_chain, key, Some(h));
@@ -612,7 +746,12 @@ impl ChainOm {
                     });
                     return Effect::Nothing;
                 }
+                if self.java.purge_tombstone {
+                    self.cache_put(actor, c.purge_request, snapshot, None);
+                }
             }
+            self.purges_applied.with(|n| *n += 1);
+            drop(locks);
         } else {
             actor.step_with(c.purge_request, || {
                 format!("index {index} purge {snapshot}: the response does it all")
@@ -660,7 +799,13 @@ impl ChainOm {
                 actor.probe(&NEXT_ROW_UNSEEN_BY_PURGE);
             }
             if let Some(h) = got {
-                self.objects.lock().heap[h].path_prev = info.path_prev.clone();
+                {
+                    let mut o = self.objects.lock();
+                    o.heap[h].path_prev = info.path_prev.clone();
+                    // `updateSnapshotInfoAndCache`: the next (active) snapshot is deep cleaned
+                    // again.
+                    o.heap[h].deep_clean = false;
+                }
                 write(&next, h);
                 path_obj = Some((next, h));
             }
@@ -732,6 +877,7 @@ impl ChainOm {
                 }
                 self.store.commit(actor, c.flush_batch, batch);
                 self.purge_flushing.set(false);
+                self.purge_pending.set(false);
                 for response in &responses {
                     self.buffer.flushed(response.index);
                     flushed = response.index;
@@ -749,6 +895,12 @@ impl ChainOm {
         let c = self.java.cites;
         match &response.effect {
             Effect::Nothing => {}
+            Effect::Put { snapshot, object } => {
+                let info = self.object(*object);
+                let (_, response) = c.set_property.expect("cited with its request");
+                actor.step_with(response, || format!("{snapshot}'s row {info} staged"));
+                batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
+            }
             Effect::Create { snapshot, object } => {
                 // `putWithBatch` serializes the object as it is now.
                 let info = self.object(*object);
@@ -762,7 +914,19 @@ impl ChainOm {
                 for (key, h) in updated {
                     batch.put(SNAPSHOT_INFO_TABLE, key, self.object(*h));
                 }
-                let Some(h) = self.get(actor, c.purge_response, snapshot) else {
+                let found = if self.java.purge_tombstone {
+                    // `getSkipCache`: the request left a delete in the cache.
+                    self.store
+                        .get_skip_cache(actor, c.purge_response, SNAPSHOT_INFO_TABLE, snapshot)
+                        .map(|info| {
+                            let mut o = self.objects.lock();
+                            o.heap.push(info);
+                            o.heap.len() - 1
+                        })
+                } else {
+                    self.get(actor, c.purge_response, snapshot)
+                };
+                let Some(h) = found else {
                     return Ok(());
                 };
                 if self.java.purge_chain == Stage::Flush {
@@ -787,6 +951,94 @@ impl ChainOm {
     }
 }
 
+/// The methods the `SstFilteringService` model cites.
+#[derive(Clone, Copy, Debug)]
+pub struct FilterCites {
+    /// `SstFilteringService.SstFilteringTask.call`: the iteration over `snapshotInfoTable`.
+    pub call: &'static Citation,
+    /// `SstFilteringTask.markSSTFilteredFlagForSnapshot`: lock, `get`, set, `put`.
+    pub mark: &'static Citation,
+    /// `TypedTable.put`: the unbatched write to RocksDB, outside Ratis and the table cache.
+    pub put: &'static Citation,
+}
+
+/// The filter's `markSSTFilteredFlagForSnapshot` read a row under the snapshot's lock while a
+/// snapshot purge had begun its apply and its flush had not committed: the window in which the
+/// purge's rewrite of that row and the filter's meet.
+pub const FILTER_DURING_PURGE: Probe = Probe::new(
+    "FilterDuringPurge",
+    "the SST filter read a SnapshotInfo under its SNAPSHOT_LOCK between a purge's (or set-property's) apply and its flush",
+);
+
+/// The filter's read preceded a purge's apply and its put followed it: a read-modify-write
+/// that straddles the purge's.
+pub const FILTER_STRADDLED_PURGE: Probe = Probe::new(
+    "FilterStraddledPurge",
+    "the SST filter read a SnapshotInfo before a purge's (or set-property's) apply and wrote it back after",
+);
+
+/// `markSSTFilteredFlagForSnapshot` found no row and dereferenced null.
+pub const FILTER_NPE: Probe = Probe::new(
+    "FilterNpe",
+    "markSSTFilteredFlagForSnapshot read null for a purged snapshot: a NullPointerException ends the run",
+);
+
+impl ChainOm {
+    /// One run of [`SstFilteringTask.call`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::call)
+    /// on this OM (each OM runs its own, outside Ratis): every row of RocksDB in key order
+    /// not yet `sstFiltered` (the filtering of its SST files abstracted away) gets
+    /// [`markSSTFilteredFlagForSnapshot`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::markSSTFilteredFlagForSnapshot):
+    /// the snapshot's write `SNAPSHOT_LOCK`, `Table.get` (the table cache first, a copy),
+    /// `setSstFiltered(true)`, `Table.put` straight to RocksDB. The snapshots it marked.
+    ///
+    /// The iterator reads RocksDB; the model reads each row when the loop reaches it (the
+    /// Java's iterator sees the rows as of its creation: a row deleted meanwhile is still
+    /// visited there, which only adds executions to the NPE below). A null `get` throws a
+    /// `NullPointerException`, which the task's `catch (RocksDBException | IOException)` does
+    /// not catch: the run ends.
+    pub fn sst_filter_run(&self, actor: &Actor, cites: &FilterCites) -> Vec<String> {
+        let keys: Vec<String> = self.snapshot_locks.keys().cloned().collect();
+        let mut marked = Vec::new();
+        for key in keys {
+            let Some(row) = self
+                .store
+                .get_skip_cache(actor, cites.call, SNAPSHOT_INFO_TABLE, &key)
+            else {
+                continue;
+            };
+            if row.sst_filtered {
+                continue;
+            }
+            let Some(_lock) = self.lock_snapshot(actor, cites.mark, &key) else {
+                continue;
+            };
+            if self.purge_pending.get() {
+                actor.probe(&FILTER_DURING_PURGE);
+            }
+            let applied = self.purges_applied.get();
+            let Some(h) = self.get(actor, cites.mark, &key) else {
+                actor.probe(&FILTER_NPE);
+                actor.step_with(cites.mark, || {
+                    format!("{key}: get returned null: NullPointerException, the run ends")
+                });
+                return marked;
+            };
+            let info = {
+                let mut o = self.objects.lock();
+                o.heap[h].sst_filtered = true;
+                o.heap[h].clone()
+            };
+            if self.purges_applied.get() != applied {
+                actor.probe(&FILTER_STRADDLED_PURGE);
+            }
+            self.store
+                .put(actor, cites.put, SNAPSHOT_INFO_TABLE, &key, info);
+            marked.push(key);
+        }
+        marked
+    }
+}
+
 /// A create linked its snapshot and put it into the table cache while the flush thread was
 /// inside a snapshot purge's flush (from its `addToDBBatch` to its batch's commit): the window
 /// in which the purge's chain update at flush and the create's interleave.
@@ -808,6 +1060,9 @@ pub const NEXT_ROW_UNSEEN_BY_PURGE: Probe = Probe::new(
 /// The probes [`ChainOm`] fires.
 pub const PROBES: &[Probe] = &[
     CREATE_DURING_PURGE_FLUSH,
+    FILTER_DURING_PURGE,
+    FILTER_STRADDLED_PURGE,
+    FILTER_NPE,
     LINKED_AFTER_PURGE_CHECKED,
     CREATE_FAILED_ON_PURGED_PREVIOUS,
     NEXT_ROW_UNSEEN_BY_PURGE,
