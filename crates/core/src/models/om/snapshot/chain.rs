@@ -481,7 +481,7 @@ impl ChainOm {
             t,
             chain,
             self.java,
-            rows.iter().map(|(id, _)| id.as_str()),
+            rows.keys().map(|id| id.as_str()),
         ))
     }
 
