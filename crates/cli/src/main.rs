@@ -370,10 +370,12 @@ fn main() -> ExitCode {
 }
 
 /// loom's bound: the flag, else `LOOM_MAX_PREEMPTIONS` (read under a loom build only), else 2.
+/// The variable is taken out of the environment either way, as loom would read it again.
 fn preemption_bound(flag: Option<PreemptionBound>) -> Result<PreemptionBound, Failure> {
+    let from_env = PreemptionBound::take_from_env();
     match flag {
         Some(bound) => Ok(bound),
-        None => PreemptionBound::from_env().map_err(Failure::Usage),
+        None => from_env.map_err(Failure::Usage),
     }
 }
 

@@ -289,6 +289,18 @@ impl PreemptionBound {
         }
     }
 
+    /// [`from_env`](Self::from_env), then the variable is removed from the process's
+    /// environment: loom's own `Builder::new` parses it as a number and panics on `none`
+    /// (loom 0.7, `model.rs`), and every run sets the builder's bound itself. Call it at the
+    /// start of `main`, before any thread runs.
+    pub fn take_from_env() -> Result<Self, String> {
+        let bound = Self::from_env();
+        if Build::CURRENT == Build::Loom {
+            std::env::remove_var("LOOM_MAX_PREEMPTIONS");
+        }
+        bound
+    }
+
     /// The bound as loom's `Builder::preemption_bound` takes it.
     pub fn as_option(self) -> Option<usize> {
         match self {

@@ -107,7 +107,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    let bound = match PreemptionBound::from_env() {
+    let bound = match PreemptionBound::take_from_env() {
         Ok(b) => b.as_option(),
         Err(e) => {
             eprintln!("error: {e}");
