@@ -88,6 +88,15 @@
 //! flush writes s2's old exclusive size back (`PropertyKept`: the snapshot's exclusive size
 //! is under-reported on that OM); a put between apply and flush loses the flag, at the fix too.
 //!
+//! # Plans
+//!
+//! | plan | rows | log | filter |
+//! |---|---|---|---|
+//! | `purge-next` | s1 <- s2 in `/v/b`, s1 filtered | 2 `SnapshotPurge s1` | one run from the start, marks s2 |
+//! | `purge-unfiltered` | the same, s2 filtered | 2 `SnapshotPurge s1` | one run from the start, marks s1 |
+//! | `set-property` | as `purge-next` | 2 `SetSnapshotProperty s2` (+10) | one run from the start, marks s2 |
+//! | `generated` | the same, neither filtered | a workload of [`VOCABULARY`] (at most three requests and one filter run by default, 201 workloads), from index 2 in workload order | from the drawn `filter` on, if drawn (see "Generated workloads") |
+//!
 //! # Properties
 //!
 //! At quiescence, over this OM's RocksDB: `PurgeUpdateKept` (s2's row has the purge's previous
@@ -99,6 +108,62 @@
 //! (required: the filter read a row under its lock between a purge's apply and its flush),
 //! `FilterStraddledPurge` (counted: its read preceded a purge's apply, its put followed),
 //! `FilterNpe` (counted).
+//!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s words are what the modelled path meets on one OM: the two requests that
+//! rewrite a `SnapshotInfo` on the apply thread and the filter run that rewrites one beside
+//! them, over the snapshots s1 <- s2, both deep cleaned, neither filtered yet (one run
+//! marks both, s1 first; the filter marks a deleted snapshot as an active one).
+//!
+//! | word | Java | what it does |
+//! |---|---|---|
+//! | `purge(s)` | [`OMSnapshotPurgeRequest.validateAndUpdateCache`](crate::citation::java::hdds_10590_parent::OMSnapshotPurgeRequest::validateAndUpdateCache) (at the fix under [`acquireLock`](crate::citation::java::hdds_10590::OMSnapshotPurgeRequest::acquireLock)), [`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_10590_parent::OMSnapshotPurgeResponse::addToDBBatch) | the purge of a snapshot not purged before, as the `SnapshotDeletingService` sends it: its next gets its previous ids and loses its deepClean through the cache, its own row is deleted |
+//! | `set-property(s)` | [`OMSnapshotSetPropertyRequest.validateAndUpdateCache`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyRequest::validateAndUpdateCache) (at the fix [under the lock](crate::citation::java::hdds_10590::OMSnapshotSetPropertyRequest::validateAndUpdateCache)), [`OMSnapshotSetPropertyResponse.addToDBBatch`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyResponse::addToDBBatch) | adds 10 to the exclusive size of a snapshot not purged before (the `KeyDeletingService` sends it for the active snapshot it deep cleaned) |
+//! | `filter` (fault: an environment event) | [`SstFilteringTask.call`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::call), [`markSSTFilteredFlagForSnapshot`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::markSSTFilteredFlagForSnapshot) | one run of the service on its own thread, outside Ratis, starting once the apply thread has applied the requests drawn before it, racing the rest and every flush |
+//!
+//! The invariants read the workload: `PurgeUpdateKept` when s1 is purged (s2 is its only
+//! next), `PurgedStaysPurged` for every purged snapshot, `PropertyKept` for every snapshot a
+//! set-property request named whose row exists (the sum added).
+//!
+//! Verdicts (random 25,000 and PCT 4,000 executions at depth 3, this plan's budget; each
+//! expected invariant watched alone over seeds 0..20 without minimizing: worst and median
+//! (rounded down) executions to it; the stateful engine's first violation of each watched
+//! alone):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `PurgeUpdateKept`, `ChainLoadsAtRestart` | 11,473 (2,384) | 936 (224) | at 14,840 |
+//! | | `PurgedStaysPurged` | 4,165 (890) | 450 (68) | at 6,300 |
+//! | | `PropertyKept` | 4,430 (981) | 666 (117) | at 6,608 |
+//! | | `SstFilteredKept` | 19 (5) | 36 (7) | at 86 |
+//! | `fixed` | `SstFilteredKept` | 21 (6) | 35 (8) | at 86 |
+//! | | `PurgeUpdateKept`, `ChainLoadsAtRestart`, `PurgedStaysPurged`, `PropertyKept` hold | held, every seed | held, every seed | held, each watched alone for 60 s (about 970,000 executions, not exhausted) |
+//!
+//! In every run that holds, `FilterDuringPurge` fired.
+//!
+//! Minimized workloads (seed 0): `buggy` breaks `PurgeUpdateKept` and `ChainLoadsAtRestart`
+//! on `filter purge(s2) purge(s1)` (random) and `set-property(s1) filter purge(s1)` (PCT),
+//! `PurgedStaysPurged` on `filter purge(s1)` (PCT; the written `purge-unfiltered`),
+//! `PropertyKept` on `filter set-property(s1)` (random) and `filter set-property(s2)` (PCT),
+//! `SstFilteredKept` on `filter purge(s1)` (random); `fixed` breaks `SstFilteredKept` on
+//! `set-property(s1) filter` (both engines): the filter starts after the request's apply
+//! (its lock released), reads the request's cached object, puts it flagged, and the flush
+//! writes the request's object without the flag. What the space adds to the written plans:
+//! the lost flag at the fix with the filter starting after the apply (the written plans start
+//! it first), on s1 as well as s2, and the straddles with two requests in one log (the
+//! purge of s1 after a purge of s2 or a set-property of s1). Nothing breaks at the fix that
+//! holds on every written plan.
+//!
+//! Left out of the vocabulary: a second purge of one snapshot (the deleting service's resend,
+//! hdds-10408's scenario) and a set-property request after its snapshot's purge (an error
+//! response that writes nothing); a second filter run (the service runs on one thread, so
+//! runs are sequential: a second one only meets what the first left, which is visible at
+//! quiescence already); snapshot creates (the create takes no snapshot lock and its row is
+//! new: the filter marks it or not, the purge of its previous is hdds-8832's race); restarts
+//! and kills (the lost updates are in the committed rows `ChainLoadsAtRestart` loads; a kill
+//! needs the replay the model leaves out); a second OM (each OM's filter races its own
+//! apply thread, the replicas only diverge).
 //!
 //! # Abstractions
 //!
