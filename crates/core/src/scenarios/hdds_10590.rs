@@ -88,6 +88,15 @@
 //! flush writes s2's old exclusive size back (`PropertyKept`: the snapshot's exclusive size
 //! is under-reported on that OM); a put between apply and flush loses the flag, at the fix too.
 //!
+//! # Plans
+//!
+//! | plan | rows | log | filter |
+//! |---|---|---|---|
+//! | `purge-next` | s1 <- s2 in `/v/b`, s1 filtered | 2 `SnapshotPurge s1` | one run from the start, marks s2 |
+//! | `purge-unfiltered` | the same, s2 filtered | 2 `SnapshotPurge s1` | one run from the start, marks s1 |
+//! | `set-property` | as `purge-next` | 2 `SetSnapshotProperty s2` (+10) | one run from the start, marks s2 |
+//! | `generated` | the same, neither filtered | a workload of [`VOCABULARY`] (at most three requests and one filter run by default, 201 workloads), from index 2 in workload order | from the drawn `filter` on, if drawn (see "Generated workloads") |
+//!
 //! # Properties
 //!
 //! At quiescence, over this OM's RocksDB: `PurgeUpdateKept` (s2's row has the purge's previous
@@ -99,6 +108,62 @@
 //! (required: the filter read a row under its lock between a purge's apply and its flush),
 //! `FilterStraddledPurge` (counted: its read preceded a purge's apply, its put followed),
 //! `FilterNpe` (counted).
+//!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s words are what the modelled path meets on one OM: the two requests that
+//! rewrite a `SnapshotInfo` on the apply thread and the filter run that rewrites one beside
+//! them, over the snapshots s1 <- s2, both deep cleaned, neither filtered yet (one run
+//! marks both, s1 first; the filter marks a deleted snapshot as an active one).
+//!
+//! | word | Java | what it does |
+//! |---|---|---|
+//! | `purge(s)` | [`OMSnapshotPurgeRequest.validateAndUpdateCache`](crate::citation::java::hdds_10590_parent::OMSnapshotPurgeRequest::validateAndUpdateCache) (at the fix under [`acquireLock`](crate::citation::java::hdds_10590::OMSnapshotPurgeRequest::acquireLock)), [`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_10590_parent::OMSnapshotPurgeResponse::addToDBBatch) | the purge of a snapshot not purged before, as the `SnapshotDeletingService` sends it: its next gets its previous ids and loses its deepClean through the cache, its own row is deleted |
+//! | `set-property(s)` | [`OMSnapshotSetPropertyRequest.validateAndUpdateCache`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyRequest::validateAndUpdateCache) (at the fix [under the lock](crate::citation::java::hdds_10590::OMSnapshotSetPropertyRequest::validateAndUpdateCache)), [`OMSnapshotSetPropertyResponse.addToDBBatch`](crate::citation::java::hdds_10590_parent::OMSnapshotSetPropertyResponse::addToDBBatch) | adds 10 to the exclusive size of a snapshot not purged before (the `KeyDeletingService` sends it for the active snapshot it deep cleaned) |
+//! | `filter` (fault: an environment event) | [`SstFilteringTask.call`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::call), [`markSSTFilteredFlagForSnapshot`](crate::citation::java::hdds_10590_parent::SstFilteringService::SstFilteringTask::markSSTFilteredFlagForSnapshot) | one run of the service on its own thread, outside Ratis, starting once the apply thread has applied the requests drawn before it, racing the rest and every flush |
+//!
+//! The invariants read the workload: `PurgeUpdateKept` when s1 is purged (s2 is its only
+//! next), `PurgedStaysPurged` for every purged snapshot, `PropertyKept` for every snapshot a
+//! set-property request named whose row exists (the sum added).
+//!
+//! Verdicts (random 25,000 and PCT 4,000 executions at depth 3, this plan's budget; each
+//! expected invariant watched alone over seeds 0..20 without minimizing: worst and median
+//! (rounded down) executions to it; the stateful engine's first violation of each watched
+//! alone):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `PurgeUpdateKept`, `ChainLoadsAtRestart` | 11,473 (2,384) | 936 (224) | at 14,840 |
+//! | | `PurgedStaysPurged` | 4,165 (890) | 450 (68) | at 6,300 |
+//! | | `PropertyKept` | 4,430 (981) | 666 (117) | at 6,608 |
+//! | | `SstFilteredKept` | 19 (5) | 36 (7) | at 86 |
+//! | `fixed` | `SstFilteredKept` | 21 (6) | 35 (8) | at 86 |
+//! | | `PurgeUpdateKept`, `ChainLoadsAtRestart`, `PurgedStaysPurged`, `PropertyKept` hold | held, every seed | held, every seed | held, each watched alone for 60 s (about 970,000 executions, not exhausted) |
+//!
+//! In every run that holds, `FilterDuringPurge` fired.
+//!
+//! Minimized workloads (seed 0): `buggy` breaks `PurgeUpdateKept` and `ChainLoadsAtRestart`
+//! on `filter purge(s2) purge(s1)` (random) and `set-property(s1) filter purge(s1)` (PCT),
+//! `PurgedStaysPurged` on `filter purge(s1)` (PCT; the written `purge-unfiltered`),
+//! `PropertyKept` on `filter set-property(s1)` (random) and `filter set-property(s2)` (PCT),
+//! `SstFilteredKept` on `filter purge(s1)` (random); `fixed` breaks `SstFilteredKept` on
+//! `set-property(s1) filter` (both engines): the filter starts after the request's apply
+//! (its lock released), reads the request's cached object, puts it flagged, and the flush
+//! writes the request's object without the flag. What the space adds to the written plans:
+//! the lost flag at the fix with the filter starting after the apply (the written plans start
+//! it first), on s1 as well as s2, and the straddles with two requests in one log (the
+//! purge of s1 after a purge of s2 or a set-property of s1). Nothing breaks at the fix that
+//! holds on every written plan.
+//!
+//! Left out of the vocabulary: a second purge of one snapshot (the deleting service's resend,
+//! hdds-10408's scenario) and a set-property request after its snapshot's purge (an error
+//! response that writes nothing); a second filter run (the service runs on one thread, so
+//! runs are sequential: a second one only meets what the first left, which is visible at
+//! quiescence already); snapshot creates (the create takes no snapshot lock and its row is
+//! new: the filter marks it or not, the purge of its previous is hdds-8832's race); restarts
+//! and kills (the lost updates are in the committed rows `ChainLoadsAtRestart` loads; a kill
+//! needs the replay the model leaves out); a second OM (each OM's filter races its own
+//! apply thread, the replicas only diverge).
 //!
 //! # Abstractions
 //!
@@ -115,7 +180,8 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_10590 as fix, hdds_10590_parent as parent};
-use crate::engine::Engine;
+use crate::citation::Label;
+use crate::engine::{Budget, Engine};
 use crate::models::om::snapshot::chain::{
     self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateGuard, FilterCites,
     GlobalPrevOfNext, Info, FILTER_DURING_PURGE,
@@ -125,6 +191,7 @@ use crate::properties::{Invariant, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{BeyondReach, Case, Expected, Scenario};
 use crate::sync::{thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 use std::collections::BTreeMap;
 
 /// The scenario.
@@ -150,6 +217,8 @@ choices! {
         PurgeUnfiltered = "purge-unfiltered",
         /// s1 <- s2; add to s2's exclusive size while the filter marks s2
         SetProperty = "set-property",
+        /// every workload of the vocabulary within its bounds: purges, set-property requests, a filter run
+        Generated = "generated",
     }
 }
 
@@ -164,12 +233,38 @@ pub const EXCLUSIVE_SIZE: u64 = 10;
 
 /// What the OM ended with.
 pub struct End {
-    /// The plan.
-    pub plan: Plan,
+    /// The snapshots the log purged.
+    pub purged: Vec<String>,
+    /// The exclusive size each snapshot the log's set-property requests named should have.
+    pub sizes: BTreeMap<String, u64>,
     /// The committed rows.
     pub rows: BTreeMap<String, Info>,
     /// The snapshots the filter marked.
     pub marked: Vec<String>,
+}
+
+impl End {
+    /// What the log of `requests` should leave, with the OM's `rows` and the filter's
+    /// `marked`.
+    pub fn of(requests: &[ChainRequest], rows: BTreeMap<String, Info>, marked: Vec<String>) -> End {
+        let mut end = End {
+            purged: Vec::new(),
+            sizes: BTreeMap::new(),
+            rows,
+            marked,
+        };
+        for request in requests {
+            match request {
+                ChainRequest::Purge { snapshot } => end.purged.push(snapshot.clone()),
+                ChainRequest::SetProperty {
+                    snapshot,
+                    exclusive_size,
+                } => *end.sizes.entry(snapshot.clone()).or_default() += exclusive_size,
+                ChainRequest::Create { .. } => {}
+            }
+        }
+        end
+    }
 }
 
 /// The purge's rewrite of the next snapshot survives.
@@ -177,11 +272,15 @@ pub const PURGE_UPDATE_KEPT: Invariant<End> = Invariant::eventually(
     "PurgeUpdateKept",
     "s2's committed row has the purged s1's previous ids and no deepClean",
     "The SST filter's put of a row it read before the purge wrote back s2's old previous ids (the purged snapshot) and deepClean over the purge's flush.",
-    |e| match e.rows.get("s2").filter(|_| e.plan != Plan::SetProperty) {
-        Some(s2) if s2.path_prev.is_some() || s2.global_prev.is_some() || s2.deep_clean => {
-            Err(format!("s2's row {s2}"))
+    |e| {
+        // s1's only next is s2 (the only chain the plans have).
+        let purged_s1 = e.purged.iter().any(|p| p == "s1");
+        match e.rows.get("s2").filter(|_| purged_s1) {
+            Some(s2) if s2.path_prev.is_some() || s2.global_prev.is_some() || s2.deep_clean => {
+                Err(format!("s2's row {s2}"))
+            }
+            _ => Ok(()),
         }
-        _ => Ok(()),
     },
 );
 
@@ -217,24 +316,33 @@ pub const SST_FILTERED_KEPT: Invariant<End> = Invariant::eventually(
 /// The set-property request's size survives.
 pub const PROPERTY_KEPT: Invariant<End> = Invariant::eventually(
     "PropertyKept",
-    "after the set-property request, s2's committed exclusive size is the one it added",
+    "after the set-property requests, each named snapshot's committed exclusive size (if its row exists) is the sum they added",
     "The SST filter's put of a row it read before the set-property request wrote back s2's old exclusive size over the request's flush.",
-    |e| match (e.plan, e.rows.get("s2")) {
-        (Plan::SetProperty, Some(s2)) if s2.exclusive_size != EXCLUSIVE_SIZE => {
-            Err(format!("s2's row {s2}"))
+    |e| {
+        for (key, size) in &e.sizes {
+            match e.rows.get(key) {
+                Some(row) if row.exclusive_size != *size => {
+                    return Err(format!("{key}'s row {row}, {size} added"))
+                }
+                _ => {}
+            }
         }
-        _ => Ok(()),
+        Ok(())
     },
 );
 
 /// The purged snapshot's row stays gone.
 pub const PURGED_STAYS_PURGED: Invariant<End> = Invariant::eventually(
     "PurgedStaysPurged",
-    "s1's row is gone after its purge",
+    "every purged snapshot's row is gone after its purge",
     "The SST filter's put of a row it read before the purge brought the purged snapshot's row back.",
-    |e| match e.rows.get("s1").filter(|_| e.plan != Plan::SetProperty) {
-        Some(row) => Err(format!("s1's row {row} after its purge")),
-        None => Ok(()),
+    |e| {
+        for key in &e.purged {
+            if let Some(row) = e.rows.get(key) {
+                return Err(format!("{key}'s row {row} after its purge"));
+            }
+        }
+        Ok(())
     },
 );
 
@@ -314,6 +422,20 @@ impl Scenario for Hdds10590 {
         FILTER_DURING_PURGE.required(),
     ];
     const MODEL_PROBES: &'static [&'static [crate::properties::Probe]] = &[chain::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
+    fn plan_executions(plan: Plan) -> Budget {
+        match plan {
+            // Each expected invariant watched alone over seeds 0..20 on `generated`: random
+            // needs up to 11,473 executions (buggy's PurgeUpdateKept, median 2,384), PCT up
+            // to 936 (the same, median 224).
+            Plan::Generated => Budget {
+                random: 25_000,
+                pct: 4_000,
+                ..Budget::CHECK
+            },
+            _ => Self::EXECUTIONS,
+        }
+    }
     const BEYOND_REACH: &'static [BeyondReach] = &[
         BeyondReach {
             engine: Engine::Random,
@@ -350,6 +472,13 @@ impl Scenario for Hdds10590 {
         const LOST_FLAG: &[Property] = &[SST_FILTERED_KEPT.property()];
         const RESURRECTED: &[Property] = &[PURGED_STAYS_PURGED.property()];
         const LOST_SIZE: &[Property] = &[PROPERTY_KEPT.property(), SST_FILTERED_KEPT.property()];
+        const GENERATED_BUGGY: &[Property] = &[
+            PURGE_UPDATE_KEPT.property(),
+            CHAIN_LOADS_AT_RESTART.property(),
+            SST_FILTERED_KEPT.property(),
+            PURGED_STAYS_PURGED.property(),
+            PROPERTY_KEPT.property(),
+        ];
         match (variant, plan) {
             (Variant::Buggy, Plan::PurgeNext) => Expected::Violates(LOST_PURGE),
             // The purge's locks end with its apply; its flush writes the row unflagged.
@@ -359,32 +488,53 @@ impl Scenario for Hdds10590 {
             (Variant::Buggy, Plan::SetProperty) => Expected::Violates(LOST_SIZE),
             // The request's lock ends with its apply too.
             (Variant::Fixed, Plan::SetProperty) => Expected::Violates(LOST_FLAG),
+            (Variant::Buggy, Plan::Generated) => Expected::Violates(GENERATED_BUGGY),
+            (Variant::Fixed, Plan::Generated) => Expected::Violates(LOST_FLAG),
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                variant,
+                bounds: VOCABULARY.bounds,
+            });
+        }
         Box::new(Prepared { variant, plan })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase { variant, bounds }))
     }
 }
 
 /// s1 <- s2 in [`PATH`]: s1 deleted, s2 deep cleaned; which one the filter has done decides
-/// what it marks.
+/// what it marks (`generated`: neither).
 pub fn initial(plan: Plan) -> Vec<(&'static str, Info)> {
-    let unfiltered = plan == Plan::PurgeUnfiltered;
+    let (s1_filtered, s2_filtered) = match plan {
+        Plan::PurgeNext | Plan::SetProperty => (true, false),
+        Plan::PurgeUnfiltered => (false, true),
+        Plan::Generated => (false, false),
+    };
     let s1 = Info {
         path: PATH.into(),
         path_prev: None,
         global_prev: None,
         created: 0,
         deep_clean: true,
-        sst_filtered: !unfiltered,
+        sst_filtered: s1_filtered,
         exclusive_size: 0,
     };
     let s2 = Info {
         path_prev: Some("s1".into()),
         global_prev: Some("s1".into()),
         created: 1,
-        sst_filtered: unfiltered,
+        sst_filtered: s2_filtered,
         ..s1.clone()
     };
     vec![("s1", s1), ("s2", s2)]
@@ -398,10 +548,11 @@ pub fn purge() -> ChainRequest {
 }
 
 /// The plan's request at [`PURGE_INDEX`]: the purge of s1, or adding [`EXCLUSIVE_SIZE`] to
-/// s2's exclusive size.
+/// s2's exclusive size (`generated` draws its requests, [`log`]; this gives its first
+/// possible one, the purge of s1).
 pub fn request(plan: Plan) -> ChainRequest {
     match plan {
-        Plan::PurgeNext | Plan::PurgeUnfiltered => purge(),
+        Plan::PurgeNext | Plan::PurgeUnfiltered | Plan::Generated => purge(),
         Plan::SetProperty => ChainRequest::SetProperty {
             snapshot: "s2".into(),
             exclusive_size: EXCLUSIVE_SIZE,
@@ -433,15 +584,149 @@ impl Case for Prepared {
         apply.join();
         flush.join();
         recorder.quiesce();
-        let end = End {
-            plan: self.plan,
-            rows: om.rows(),
-            marked,
+        check(&End::of(&[request(self.plan)], om.rows(), marked), recorder);
+    }
+}
+
+fn check(end: &End, recorder: &Arc<Recorder>) {
+    PURGE_UPDATE_KEPT.check_into(end, recorder);
+    CHAIN_LOADS_AT_RESTART.check_into(end, recorder);
+    SST_FILTERED_KEPT.check_into(end, recorder);
+    PURGED_STAYS_PURGED.check_into(end, recorder);
+    PROPERTY_KEPT.check_into(end, recorder);
+}
+
+const SNAPSHOTS: Universe = Universe {
+    name: "snapshots",
+    values: &["s1", "s2"],
+    // s1 is s2's previous: not interchangeable.
+    symmetric: false,
+};
+
+/// The words of a generated workload (`generated`): the two requests that rewrite a
+/// `SnapshotInfo` on the apply thread and the filter run that rewrites one beside them
+/// (module docs, "Generated workloads").
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[SNAPSHOTS],
+    words: &[
+        Word {
+            name: "purge",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMSnapshotPurgeRequest of one snapshot, as the SnapshotDeletingService sends it: validateAndUpdateCache (from 7da5ecb5855 under the write SNAPSHOT_LOCK of it and its next ones, to the end of the apply) gives its next snapshot its previous ids and clears its deepClean (updateSnapshotChainAndCache, updateSnapshotInfoAndCache), caches that object and its own delete; OMSnapshotPurgeResponse.addToDBBatch writes them",
+        },
+        Word {
+            name: "set-property",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMSnapshotSetPropertyRequest adding 10 to one snapshot's exclusive size, as the KeyDeletingService sends it: validateAndUpdateCache (from 7da5ecb5855 under the snapshot's write SNAPSHOT_LOCK, to the end of the apply) gets the SnapshotInfo, sets the size, caches it; OMSnapshotSetPropertyResponse.addToDBBatch writes it",
+        },
+        Word {
+            name: "filter",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "one SstFilteringService run on its own thread, outside Ratis, from where it stands in the log on: SstFilteringTask.call iterates snapshotInfoTable and markSSTFilteredFlagForSnapshot takes each unfiltered snapshot's write SNAPSHOT_LOCK, Table.get, setSstFiltered(true), Table.put straight to RocksDB",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: snapshot_path,
+};
+
+/// `purge` and `set-property` by index into [`VOCABULARY`]'s words.
+const PURGE: usize = 0;
+const SET_PROPERTY: usize = 1;
+
+/// What the services can send next: a purge only of a snapshot not purged before (a second
+/// purge is hdds-10408's), a set-property request only for a snapshot not purged (the
+/// `KeyDeletingService` sends it for the active snapshot it deep cleaned).
+fn snapshot_path(prefix: &[Item], item: &Item) -> bool {
+    match item.word {
+        PURGE | SET_PROPERTY => !prefix
+            .iter()
+            .any(|i| i.word == PURGE && i.args[0] == item.args[0]),
+        _ => true,
+    }
+}
+
+/// `workload`'s requests as a log from [`PURGE_INDEX`] on, and how many of them the apply
+/// thread applies before the filter starts (`None`: no filter run).
+pub fn log(workload: &Workload) -> (Vec<(u64, ChainRequest)>, Option<usize>) {
+    let mut log = Vec::new();
+    let mut filter_at = None;
+    for item in &workload.items {
+        let snapshot = || SNAPSHOTS.values[item.args[0]].to_string();
+        let request = match item.word {
+            PURGE => ChainRequest::Purge {
+                snapshot: snapshot(),
+            },
+            SET_PROPERTY => ChainRequest::SetProperty {
+                snapshot: snapshot(),
+                exclusive_size: EXCLUSIVE_SIZE,
+            },
+            _ => {
+                filter_at = Some(log.len());
+                continue;
+            }
         };
-        PURGE_UPDATE_KEPT.check_into(&end, recorder);
-        CHAIN_LOADS_AT_RESTART.check_into(&end, recorder);
-        SST_FILTERED_KEPT.check_into(&end, recorder);
-        PURGED_STAYS_PURGED.check_into(&end, recorder);
-        PROPERTY_KEPT.check_into(&end, recorder);
+        log.push((PURGE_INDEX + log.len() as u64, request));
+    }
+    (log, filter_at)
+}
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    variant: Variant,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("om", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let (log, filter_at) = log(&workload);
+        let requests: Vec<ChainRequest> = log.iter().map(|(_, r)| r.clone()).collect();
+        let om = Arc::new(ChainOm::new(&initial(Plan::Generated), self.variant.java()));
+        let last = log.last().map(|(i, _)| *i).unwrap_or_default();
+        let flush = {
+            let (om, me) = (Arc::clone(&om), Actor::new("flush", recorder));
+            thread::spawn("flush", move || om.flush_thread(&me, last))
+        };
+        // The entries before the filter starts are applied first, here: the apply thread is
+        // one thread of the OM whichever runs them (three threads, inside loom's limit).
+        let me = Actor::new("apply", recorder);
+        let mut rest = log;
+        let before: Vec<_> = rest.drain(..filter_at.unwrap_or(0)).collect();
+        let mut alive = true;
+        for (index, request) in &before {
+            if !om.apply(&me, *index, request) {
+                alive = false;
+                break;
+            }
+        }
+        let apply = {
+            let om = Arc::clone(&om);
+            thread::spawn("apply", move || {
+                for (index, request) in &rest {
+                    if !alive || !om.apply(&me, *index, request) {
+                        return;
+                    }
+                }
+            })
+        };
+        let marked = match filter_at {
+            Some(_) => om.sst_filter_run(&Actor::new("sst-filter", recorder), &FILTER_CITES),
+            None => Vec::new(),
+        };
+        apply.join();
+        flush.join();
+        recorder.quiesce();
+        check(&End::of(&requests, om.rows(), marked), recorder);
     }
 }

@@ -146,6 +146,42 @@ fn staged_a_set_property_and_the_filter() {
     }
 }
 
+/// The generated plan's space, and how a workload becomes a log and a filter start.
+fn generated_workloads_map_to_a_log_and_a_filter_start() {
+    use ozone_ha_check::models::om::snapshot::chain::ChainRequest;
+    use ozone_ha_check::scenarios::hdds_10590::{log, VOCABULARY};
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 201);
+    // A set-property request or a second purge of a purged snapshot is not drawn.
+    for refused in ["purge(s1) set-property(s1)", "purge(s1) purge(s1)"] {
+        let w = VOCABULARY.parse(refused).unwrap();
+        assert_eq!(VOCABULARY.encode(&w, VOCABULARY.bounds), None, "{refused}");
+    }
+    let w = VOCABULARY
+        .parse("set-property(s2) filter purge(s1)")
+        .unwrap();
+    let (entries, filter_at) = log(&w);
+    assert_eq!(filter_at, Some(1));
+    assert_eq!(
+        entries,
+        vec![
+            (
+                PURGE_INDEX,
+                ChainRequest::SetProperty {
+                    snapshot: "s2".into(),
+                    exclusive_size: EXCLUSIVE_SIZE
+                }
+            ),
+            (
+                PURGE_INDEX + 1,
+                ChainRequest::Purge {
+                    snapshot: "s1".into()
+                }
+            ),
+        ]
+    );
+    assert_eq!(log(&VOCABULARY.parse("purge(s2)").unwrap()).1, None);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -153,6 +189,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         staged_a_filter_between_apply_and_flush_loses_its_flag,
         staged_a_filter_outside_the_purge_keeps_both,
         staged_a_filter_after_the_apply_throws_on_the_purged_row,
-        staged_a_set_property_and_the_filter
+        staged_a_set_property_and_the_filter,
+        generated_workloads_map_to_a_log_and_a_filter_start
     ]
 }
