@@ -43,6 +43,8 @@
 //! assert_eq!(v.count(v.bounds), 82);
 //! ```
 
+use crate::citation::Label;
+use crate::recorder::Actor;
 use crate::sync::choose;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -151,6 +153,14 @@ impl fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 impl Vocabulary {
+    /// [`Vocabulary::draw`], with the workload recorded as `actor`'s step "the workload
+    /// drawn", so that a counterexample's trace opens with the workload it ran.
+    pub fn draw_shown(&self, bounds: Bounds, actor: &Actor) -> Workload {
+        let workload = self.draw(bounds);
+        actor.step(Label::model("the workload drawn"), self.show(&workload));
+        workload
+    }
+
     /// Draw a workload within `bounds` from the engine's choices: at each position, stop or
     /// take one of the items the bounds and [`Vocabulary::allowed`] leave, arguments in
     /// canonical form. Call it before spawning, so that under loom the choices do not depend

@@ -180,7 +180,6 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_10590 as fix, hdds_10590_parent as parent};
-use crate::citation::Label;
 use crate::engine::{Budget, Engine};
 use crate::models::om::snapshot::chain::{
     self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateGuard, FilterCites,
@@ -347,10 +346,8 @@ pub const PURGED_STAYS_PURGED: Invariant<End> = Invariant::eventually(
 );
 
 const PARENT_CITES: ChainCites = ChainCites {
-    // No create in these logs: never reached.
-    create_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
-    create_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
-    add: &parent::SnapshotChainManager::deleteSnapshot,
+    // No create in these logs.
+    create: None,
     delete: &parent::SnapshotChainManager::deleteSnapshot,
     purge_chain: &parent::OMSnapshotPurgeRequest::updateSnapshotChainAndCache,
     purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
@@ -685,11 +682,7 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
-        Actor::new("om", recorder).step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &Actor::new("om", recorder));
         let (log, filter_at) = log(&workload);
         let requests: Vec<ChainRequest> = log.iter().map(|(_, r)| r.clone()).collect();
         let om = Arc::new(ChainOm::new(&initial(Plan::Generated), self.variant.java()));

@@ -930,11 +930,7 @@ impl Case for Prepared {
             Source::Written(written) => (written.clone(), self.after),
             Source::Drawn(bounds) => {
                 // Drawn before anything is spawned, and shown first in the trace.
-                let workload = VOCABULARY.draw(*bounds);
-                Actor::new("client", recorder).step(
-                    Label::model("the workload drawn"),
-                    VOCABULARY.show(&workload),
-                );
+                let workload = VOCABULARY.draw_shown(*bounds, &Actor::new("client", recorder));
                 let (periodic, end) = workload_faults(&workload);
                 let mut written = Written::of(workload_log(&workload));
                 written.updater.periodic = periodic;

@@ -250,7 +250,6 @@
 
 use crate::choices;
 use crate::citation::java;
-use crate::citation::Label;
 use crate::engine::Budget;
 use crate::kit::raft_log::{LogEntry, RaftLog};
 use crate::kit::store::durable_observer;
@@ -1294,11 +1293,7 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
-        Actor::new("client", recorder).step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &Actor::new("client", recorder));
         let shape = Shape::of(&workload);
         let paths = self.paths;
         let containers = u64::try_from(self.bounds.requests).unwrap_or(u64::MAX);

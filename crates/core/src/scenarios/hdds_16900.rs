@@ -261,7 +261,6 @@
 //! | Kerberos, certificate contents | no effect on the `CertificateId` row |
 
 use crate::choices;
-use crate::citation::Label;
 use crate::engine::Engine;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::Tables;
@@ -950,12 +949,8 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
         let setup_actor = Actor::new("setup", recorder);
-        setup_actor.step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &setup_actor);
         let shape = Shape::of(&workload);
         let down: &[&str] = if shape.rejoin { &["scm3"] } else { &[] };
         let cluster = Arc::new(three_scms(recorder, self.upgrade, CHECKS, down));

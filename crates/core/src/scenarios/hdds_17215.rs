@@ -1354,11 +1354,7 @@ impl Prepared {
     /// after a leader change om3, the third voter, catches up from it too.
     fn generated(&self, recorder: &Arc<Recorder>, shared: &Arc<Shared>) -> Vec<Arc<Om>> {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
-        Actor::new("client", recorder).step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &Actor::new("client", recorder));
         let items = drawn(&workload);
         let design = self.design;
         let log = Arc::new(Ghost::new(self.log.as_ref().clone()));

@@ -122,7 +122,6 @@
 
 use crate::choices;
 use crate::citation::java::hdds_8036_parent as parent;
-use crate::citation::Label;
 use crate::kit::raft_log::{LogEntry, Payload, RaftLog};
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{stored_index, TxRow};
@@ -454,11 +453,7 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
-        Actor::new("setup", recorder).step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &Actor::new("setup", recorder));
         let mut log = RaftLog::new();
         log.start_term(1);
         // One download always races the apply thread, as in the written plans (and PCT

@@ -162,7 +162,6 @@
 
 use crate::choices;
 use crate::citation::java::hdds_8685_parent as parent;
-use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
@@ -662,11 +661,7 @@ impl Case for Prepared {
             Source::Written(shape) => shape.clone(),
             Source::Drawn(bounds) => {
                 // Drawn before anything is spawned, and shown first in the trace.
-                let workload = VOCABULARY.draw(*bounds);
-                Actor::new("client", recorder).step(
-                    Label::model("the workload drawn"),
-                    VOCABULARY.show(&workload),
-                );
+                let workload = VOCABULARY.draw_shown(*bounds, &Actor::new("client", recorder));
                 Shape::of(&workload)
             }
         };

@@ -178,10 +178,9 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_8665 as h8665, hdds_8832 as fix, hdds_8832_parent as parent};
-use crate::citation::Label;
 use crate::models::om::snapshot::chain::{
-    self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateGuard, GlobalPrevOfNext, Info,
-    CREATE_DURING_PURGE_FLUSH,
+    self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateCites, CreateGuard,
+    GlobalPrevOfNext, Info, CREATE_DURING_PURGE_FLUSH,
 };
 use crate::models::om::snapshot::Stage;
 use crate::properties::{Invariant, Property};
@@ -300,9 +299,11 @@ pub const CHAIN_LOADS_AT_RESTART: Invariant<End> = Invariant::eventually(
 );
 
 const PARENT_CITES: ChainCites = ChainCites {
-    create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
-    create_response: &parent::OMSnapshotCreateResponse::addToDBBatch,
-    add: &parent::SnapshotChainManager::addSnapshot,
+    create: Some(CreateCites {
+        request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
+        response: &parent::OMSnapshotCreateResponse::addToDBBatch,
+        add: &parent::SnapshotChainManager::addSnapshot,
+    }),
     delete: &parent::SnapshotChainManager::deleteSnapshot,
     purge_chain: &parent::OMSnapshotPurgeResponse::cleanupSnapshotChain,
     purge_request: &parent::OMSnapshotPurgeRequest::validateAndUpdateCache,
@@ -314,8 +315,12 @@ const PARENT_CITES: ChainCites = ChainCites {
 };
 
 const FIX_CITES: ChainCites = ChainCites {
-    create_request: &fix::OMSnapshotCreateRequest::addSnapshotInfoToSnapshotChainAndCache,
-    add: &fix::SnapshotChainManager::addSnapshot,
+    create: Some(CreateCites {
+        request: &fix::OMSnapshotCreateRequest::addSnapshotInfoToSnapshotChainAndCache,
+        // The response is unchanged by the fix.
+        response: &parent::OMSnapshotCreateResponse::addToDBBatch,
+        add: &fix::SnapshotChainManager::addSnapshot,
+    }),
     delete: &fix::SnapshotChainManager::deleteSnapshot,
     // Unchanged from 57d8a4144a2 to fcf5b17a4ed (that range only adds getters to the class).
     load: &fix::SnapshotChainManager::loadFromSnapshotInfoTable,
@@ -521,12 +526,8 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
         let me = Actor::new("om", recorder);
-        me.step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &me);
         let mut om = Arc::new(ChainOm::new(&initial(), self.variant.java()));
         let mut end = End {
             exits: Vec::new(),

@@ -480,12 +480,8 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
         let setup_actor = Actor::new("setup", recorder);
-        setup_actor.step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &setup_actor);
         let shape = Shape::of(&workload);
         // As in the written plans: scm1 leads and has handed out 3 and 4.
         let cluster = Arc::new(cluster(recorder, self.revision, CHECKS));

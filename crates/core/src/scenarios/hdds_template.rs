@@ -190,7 +190,6 @@ impl Scenario for HddsTemplate {
 // TODO cite the Java each step stands for (`&java::Class::method`, from `citations.toml`);
 // `Label::model` is for steps that stand for no one Java method.
 const READ: Label = Label::model("read the row");
-const WORKLOAD: Label = Label::model("the workload drawn");
 const WRITE: Label = Label::model("write the row");
 
 /// TODO the model of the Java: in `src/models/`, reusing and extending the existing ones.
@@ -277,8 +276,7 @@ impl Case for Prepared {
         let handlers = match self.handlers {
             Handlers::Written(n) => n,
             Handlers::Drawn(bounds) => {
-                let workload = VOCABULARY.draw(bounds);
-                Actor::new("client", recorder).step(WORKLOAD, VOCABULARY.show(&workload));
+                let workload = VOCABULARY.draw_shown(bounds, &Actor::new("client", recorder));
                 workload.items.len() as u64
             }
         };

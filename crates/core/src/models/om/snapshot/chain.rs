@@ -316,16 +316,23 @@ pub struct ChainJava {
     pub cites: &'static ChainCites,
 }
 
+/// The methods a snapshot create's steps cite in the chain model.
+#[derive(Clone, Copy, Debug)]
+pub struct CreateCites {
+    /// `OMSnapshotCreateRequest.validateAndUpdateCache` (or the fix's
+    /// `addSnapshotInfoToSnapshotChainAndCache`).
+    pub request: &'static Citation,
+    /// `OMSnapshotCreateResponse.addToDBBatch`.
+    pub response: &'static Citation,
+    /// `SnapshotChainManager.addSnapshot`.
+    pub add: &'static Citation,
+}
+
 /// The methods the chain model's steps cite.
 #[derive(Clone, Copy, Debug)]
 pub struct ChainCites {
-    /// `OMSnapshotCreateRequest.validateAndUpdateCache` (or the fix's
-    /// `addSnapshotInfoToSnapshotChainAndCache`).
-    pub create_request: &'static Citation,
-    /// `OMSnapshotCreateResponse.addToDBBatch`.
-    pub create_response: &'static Citation,
-    /// `SnapshotChainManager.addSnapshot`.
-    pub add: &'static Citation,
+    /// A snapshot create's methods, for a log that has creates.
+    pub create: Option<CreateCites>,
     /// `SnapshotChainManager.deleteSnapshot`.
     pub delete: &'static Citation,
     /// `OMSnapshotPurgeResponse.cleanupSnapshotChain` or
@@ -606,13 +613,17 @@ impl ChainOm {
     }
 
     fn apply_create(&self, actor: &Actor, index: u64, snapshot: &str, path: &str) -> Effect {
-        let c = self.java.cites;
+        let c = self
+            .java
+            .cites
+            .create
+            .expect("a log with a create cites the create");
         // HDDS-8832: the whole section under the chain manager's monitor.
         let _monitor = (self.java.create == CreateGuard::ChainMonitor).then(|| self.monitor.lock());
         let (path_prev, global_prev) = {
             let chain = self.chain.lock();
             let read = (chain.latest_path(path), chain.latest_global());
-            actor.step_with(c.create_request, || {
+            actor.step_with(c.request, || {
                 format!(
                     "create {snapshot}: latest of {path} = {:?}, latest global = {:?}",
                     read.0, read.1
@@ -655,7 +666,7 @@ impl ChainOm {
             if remove {
                 let _ = chain.delete(snapshot, path);
             }
-            actor.step_with(c.create_request, || {
+            actor.step_with(c.request, || {
                 format!("create {snapshot} fails: {why} (removed from the chain: {remove})")
             });
             return Effect::Nothing;
@@ -670,7 +681,7 @@ impl ChainOm {
         if self.purge_flushing.get() {
             actor.probe(&CREATE_DURING_PURGE_FLUSH);
         }
-        self.cache_put(actor, c.create_request, snapshot, Some(object));
+        self.cache_put(actor, c.request, snapshot, Some(object));
         Effect::Create {
             snapshot: snapshot.to_string(),
             object,
@@ -904,7 +915,8 @@ impl ChainOm {
             Effect::Create { snapshot, object } => {
                 // `putWithBatch` serializes the object as it is now.
                 let info = self.object(*object);
-                actor.step_with(c.create_response, || {
+                let create = c.create.expect("a log with a create cites the create");
+                actor.step_with(create.response, || {
                     format!("{snapshot}'s row {info} staged")
                 });
                 batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
