@@ -333,6 +333,33 @@ pub fn run_once(f: impl Fn() + Send + Sync + 'static) {
     backend::run_once(f);
 }
 
+/// [`run_once`], returning what `f` returned (its last execution's value under loom): for
+/// staged tests that drive a model through fixed steps and then look at its state.
+///
+/// ```
+/// use ozone_ha_check::sync::{thread, Arc, Mutex};
+///
+/// let n = ozone_ha_check::engine::run_once_returning(|| {
+///     let n = Arc::new(Mutex::new(0));
+///     let m = Arc::clone(&n);
+///     thread::spawn("one", move || *m.lock() += 1).join();
+///     let n = *n.lock();
+///     n
+/// });
+/// assert_eq!(n, 1);
+/// ```
+pub fn run_once_returning<T: Send + 'static>(f: impl Fn() -> T + Send + Sync + 'static) -> T {
+    // A plain std slot: it is outside the model, written once per execution.
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let inner = std::sync::Arc::clone(&slot);
+    run_once(move || {
+        let value = f();
+        *inner.lock().unwrap_or_else(|e| e.into_inner()) = Some(value);
+    });
+    let value = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+    value.expect("run_once runs its function")
+}
+
 /// The next value of a SplitMix64 stream (Steele, Lea and Flood), advancing `state`: the
 /// random scheduler's stream and real threads' choices.
 #[cfg(not(loom))]

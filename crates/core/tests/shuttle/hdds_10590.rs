@@ -6,7 +6,7 @@
 
 use crate::support::{pct, run};
 use ozone_ha_check::citation::java::{hdds_10590 as fix, hdds_10590_parent as parent};
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::models::om::snapshot::chain::{ChainOm, Info};
 use ozone_ha_check::recorder::{Actor, Recorder};
@@ -33,9 +33,7 @@ fn fixed_holds_on_purge_unfiltered_in_the_window() {
 /// 1 between the apply and the flush, 2 after the flush. The committed rows and what the
 /// filter marked.
 fn staged(variant: Variant, plan: Plan, filter_at: u8) -> (BTreeMap<String, Info>, Vec<String>) {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let om = ChainOm::new(&initial(plan), variant.java());
@@ -50,10 +48,8 @@ fn staged(variant: Variant, plan: Plan, filter_at: u8) -> (BTreeMap<String, Info
         filter(1);
         om.flush_thread(&me, PURGE_INDEX);
         filter(2);
-        *seen.lock().unwrap() = Some((om.rows(), marked));
-    });
-    let result = out.lock().unwrap().take().unwrap();
-    result
+        (om.rows(), marked)
+    })
 }
 
 /// [`markSSTFilteredFlagForSnapshot`] between the purge's apply and its flush reads the

@@ -8,7 +8,7 @@ use crate::support::{pct, run};
 use ozone_ha_check::citation::java::{
     hdds_8665 as h8665, hdds_8832 as fix, hdds_8832_parent as parent,
 };
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::models::om::snapshot::chain::{Chain, ChainOm, Info};
 use ozone_ha_check::recorder::{Actor, Recorder};
@@ -107,9 +107,7 @@ fn staged_the_story_order_fails_the_create() {
 /// Committed rows and the running chain after the plan's two entries applied and flushed in
 /// a fixed order: `flush_between` flushes the purge before the create is applied.
 fn sequential(variant: Variant, flush_between: bool) -> (BTreeMap<String, Info>, Chain) {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let om = ChainOm::new(&initial(), variant.java());
@@ -121,10 +119,8 @@ fn sequential(variant: Variant, flush_between: bool) -> (BTreeMap<String, Info>,
         assert!(om.apply(&me, log[1].0, &log[1].1));
         om.flush_thread(&me, log[1].0);
         assert!(om.exits().is_empty());
-        *seen.lock().unwrap() = Some((om.rows(), om.chain()));
-    });
-    let result = out.lock().unwrap().take().unwrap();
-    result
+        (om.rows(), om.chain())
+    })
 }
 
 /// Applied and flushed one after the other, every variant ends with s0 <- s2 in the rows and
@@ -170,9 +166,7 @@ fn sequential_workload(
     workload: &str,
 ) -> (BTreeMap<String, Info>, Chain, Option<Chain>) {
     let workload = VOCABULARY.parse(workload).unwrap();
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let om = ChainOm::new(&initial(), variant.java());
@@ -184,10 +178,8 @@ fn sequential_workload(
         }
         assert!(om.exits().is_empty());
         let restarted = om.restart(&me).ok().map(|o| o.chain());
-        *seen.lock().unwrap() = Some((om.rows(), om.chain(), restarted));
-    });
-    let result = out.lock().unwrap().take().unwrap();
-    result
+        (om.rows(), om.chain(), restarted)
+    })
 }
 
 /// HDDS-9073, with no race: purging s2, first in `/v/c` (no path previous, global previous
@@ -247,9 +239,7 @@ fn staged_two_purges_in_one_batch_read_a_stale_row() {
         let workload = VOCABULARY
             .parse("create(/v/b) purge(s0) purge(s1)")
             .unwrap();
-        let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-        let seen = std::sync::Arc::clone(&out);
-        run_once(move || {
+        run_once_returning(move || {
             let rec = Arc::new(Recorder::with_tracing(None, true));
             let me = Actor::new("om", &rec);
             let om = ChainOm::new(&initial(), variant.java());
@@ -260,10 +250,8 @@ fn staged_two_purges_in_one_batch_read_a_stale_row() {
             om.flush_thread(&me, log.last().unwrap().0);
             assert!(om.exits().is_empty());
             let started = om.restart(&me).map(|o| o.chain());
-            *seen.lock().unwrap() = Some((om.rows(), om.chain(), started));
-        });
-        let result = out.lock().unwrap().take().unwrap();
-        result
+            (om.rows(), om.chain(), started)
+        })
     };
     for variant in [Variant::Buggy, Variant::Fixed] {
         let (rows, chain, started) = ends(variant);
