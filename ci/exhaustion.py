@@ -9,7 +9,10 @@ Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
                         [--only SCENARIO ...] [--which all|holding|violating]
 
 LOOM_BINARY is a loom build of ozone-ha-check (`RUSTFLAGS="--cfg loom"`), BINARY a default
-build. Each exploration runs under `check --time-budget`, so a case that does not finish
+build. A holding `generated` plan (a scenario's vocabulary) that the stateful engine does not
+exhaust at its default bounds is tried at smaller bounds too, requests 1, 2, ... and faults 0,
+1, ... (a larger count only after the smaller one was exhausted), so the report states the
+largest spaces proven (`proven`: the bounds exhausted that no other exhausted pair covers). Each exploration runs under `check --time-budget`, so a case that does not finish
 within the box is reported as not exhausted with the executions it reached. Exit 1 when a
 holding case breaks or a violating case is not broken at any bound up to 3. Figures from a
 shared machine are indicative.
@@ -19,8 +22,10 @@ import json
 import subprocess
 import sys
 
-def explore(binary, s, v, p, bound, box):
+def explore(binary, s, v, p, bound, box, space=None):
     engine = ["--engine", "stateful"] if bound == "stateful" else ["--preemption-bound", bound]
+    if space:
+        engine += ["--requests", str(space[0]), "--faults", str(space[1])]
     cmd = [binary, "check", s, "--variant", v, "--plan", p, *engine,
            "--time-budget", str(box), "--json", "--quiet", "--no-minimize"]
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -36,7 +41,34 @@ def explore(binary, s, v, p, bound, box):
         "ms": r["elapsed_ms"],
         "first_violation": r.get("first_violation"),
         "points": round(sum(points.values()), 1),
+        **({"requests": space[0], "faults": space[1]} if space else {}),
     }
+
+
+def smaller_spaces(stateful, s, v, bounds, box, progress):
+    """The stateful engine on the generated plan at bounds below the default: requests grow
+    from 1 while the smallest fault count is exhausted, faults grow while exhausted. Returns
+    the runs and the Pareto frontier of the exhausted bounds."""
+    runs, exhausted = [], []
+    for requests in range(1, bounds["requests"] + 1):
+        grew = False
+        for faults in range(0, bounds["faults"] + 1):
+            if (requests, faults) == (bounds["requests"], bounds["faults"]):
+                break  # the default bounds ran already
+            run = explore(stateful, s, v, "generated", "stateful", box, (requests, faults))
+            runs.append(run)
+            progress(f"{s} {v}/generated stateful at {requests} requests, {faults} faults: "
+                     f"{run['verdict']}, {run['executions']} executions, "
+                     f"{'exhausted' if run['exhausted'] else 'not exhausted'}, {run['ms']} ms")
+            if run["verdict"] == "violated" or not run["exhausted"]:
+                break
+            exhausted.append((requests, faults))
+            grew = True
+        if not grew:
+            break
+    proven = [b for b in exhausted
+              if not any(o != b and o[0] >= b[0] and o[1] >= b[1] for o in exhausted)]
+    return runs, [{"requests": r, "faults": f} for r, f in proven]
 
 
 def measure(binary, stateful, box, only, which, progress):
@@ -59,6 +91,15 @@ def measure(binary, stateful, box, only, which, progress):
                 progress(f"{s} {v}/{p} stateful: {run['verdict']}, {run['executions']} "
                          f"executions, {'exhausted' if run['exhausted'] else 'not exhausted'}, "
                          f"{run['ms']} ms")
+                vocabulary = scenario.get("vocabulary")
+                if p == "generated" and vocabulary:
+                    bounds = vocabulary["bounds"]
+                    if run["exhausted"] and run["verdict"] != "violated":
+                        row["proven"] = [dict(bounds)]
+                    elif run["verdict"] != "violated":
+                        smaller, row["proven"] = smaller_spaces(stateful, s, v, bounds, box,
+                                                                progress)
+                        row["runs"] += smaller
             for bound in bounds:
                 run = explore(binary, s, v, p, bound, box)
                 row["runs"].append(run)
