@@ -102,6 +102,7 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_11152 as fix, hdds_11152_parent as parent};
+use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
@@ -113,11 +114,13 @@ use crate::models::om::snapshot::{
     Bookkeeping, Cites, CreateRevision, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
     SnapshotDb, Snapshots, Split, Stage,
 };
+use crate::models::om::startup::Replayed;
 use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
-use crate::recorder::Recorder;
+use crate::recorder::{Actor, Recorder};
 use crate::scenario::{ByConstruction, Case, Expected, Scenario};
 use crate::sync::Arc;
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -160,6 +163,8 @@ choices! {
         Cold = "cold",
         /// s1's DB is already open in the snapshot cache
         Warm = "warm",
+        /// every workload of the vocabulary within the bounds: purges of keys from s1 and s2, snapshot purges, a clean restart
+        Generated = "generated",
     }
 }
 
@@ -394,6 +399,7 @@ impl Scenario for Hdds11152 {
         PURGE_APPLIED_BEFORE_KEYS_FLUSHED.required(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[requests::PROBES, SnapshotOm::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: PURGE_APPLIED_BEFORE_KEYS_FLUSHED,
         why: "a flush thread blocked in canFlush on the empty buffer lets the apply thread queue the purge of keys and the snapshot's purge before its first swap without any preemption: the follower's lag is the non-preemptive order; other schedules flush the purge of keys first",
@@ -401,7 +407,7 @@ impl Scenario for Hdds11152 {
 
     fn expected(variant: Variant, plan: Plan) -> Expected {
         const BOTH: &[Property] = &[NO_OM_TERMINATION.property(), SNAPSHOT_PURGED.property()];
-        use Plan::{Cold, Warm};
+        use Plan::{Cold, Generated, Warm};
         use Variant::*;
         match (variant, plan) {
             (Fixed, Cold | Warm) | (ByIdMoved | FixIdAtApply, Warm) => Expected::Holds,
@@ -423,10 +429,29 @@ impl Scenario for Hdds11152 {
             // The flush has to load the DB: the loader meets the tombstone (`by-id-moved`) or
             // finds no id (`fix-id-at-apply`).
             (ByIdMoved | FixIdAtApply, Cold) => Expected::Violates(BOTH),
+            // Every workload of `cold` and `warm` is in the space (`warm`: an earlier purge
+            // of keys opened the DB).
+            (Fixed, Generated) => Expected::Holds,
+            (_, Generated) => Expected::Violates(BOTH),
         }
     }
 
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase { variant, bounds }))
+    }
+
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        if plan == Plan::Generated {
+            return Box::new(GeneratedCase {
+                variant,
+                bounds: VOCABULARY.bounds,
+            });
+        }
         Box::new(Prepared {
             variant,
             warm: plan == Plan::Warm,
@@ -504,5 +529,229 @@ impl Case for Prepared {
         };
         NO_OM_TERMINATION.check_into(&end, recorder);
         SNAPSHOT_PURGED.check_into(&end, recorder);
+    }
+}
+
+/// The snapshots of a generated workload: both deleted, each with its row, its directory and
+/// `d1` in its own `deletedTable`; neither open in the snapshot cache.
+const SNAPSHOTS: Universe = Universe {
+    name: "snapshots",
+    values: &["s1", "s2"],
+    // No chain order is modelled (Abstractions): two names, nothing more.
+    symmetric: true,
+};
+
+/// The words of a generated workload (`generated`, module docs "Generated workloads").
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[SNAPSHOTS],
+    words: &[
+        Word {
+            name: "purge-keys",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyPurgeRequest of d1 from one snapshot, as the KeyDeletingService sends it: validateAndUpdateCache reads the snapshot's row (23f3e5b2e11^: getSnapshotInfoTable().get, absent: the response purges the active DB; 23f3e5b2e11: SnapshotUtils.getSnapshotInfo, absent: an error response); OMKeyPurgeResponse.addToDBBatch opens the snapshot (getSnapshot by name through the table cache, or by id) and commits the delete to its DB at once",
+        },
+        Word {
+            name: "snapshot-purge",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMSnapshotPurgeRequest of one snapshot, as the SnapshotDeletingService sends it: validateAndUpdateCache puts a tombstone for its row into the table cache (a second purge finds none and skips it) and, at 23f3e5b2e11^, drops its id and closes its DB; OMSnapshotPurgeResponse.addToDBBatch (getSkipCache) does those two at 23f3e5b2e11, deletes the checkpoint directory at once and stages the row's delete",
+        },
+        Word {
+            name: "restart",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "the follower stops cleanly once every entry before it is flushed, restarts from its stored TransactionInfo (loadSnapshotInfoFromDB; the id map rebuilt from the snapshotInfoTable rows, the snapshot cache empty) and applies the entries after it as a replay (apply and flush concurrently)",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: after_a_request,
+};
+
+/// `restart` by index into [`VOCABULARY`]'s words.
+const RESTART: usize = 2;
+
+/// A restart comes right after a request (one before any request, or right after another
+/// restart, replays what a restart at the same place does).
+fn after_a_request(prefix: &[Item], item: &Item) -> bool {
+    item.word != RESTART || prefix.last().is_some_and(|last| last.word != RESTART)
+}
+
+/// A generated workload as the run meets it.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// 1 the leader's configuration entry, then each request.
+    pub log: Arc<RaftLog<SnapshotRequest>>,
+    /// Each clean restart: the last index flushed before it.
+    pub stops: Vec<u64>,
+    /// The snapshots some `snapshot-purge` names, in workload order, each once.
+    pub purged: Vec<String>,
+}
+
+impl Shape {
+    /// The shape of `workload`.
+    pub fn of(workload: &Workload) -> Shape {
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        let (mut stops, mut purged) = (Vec::new(), Vec::<String>::new());
+        for item in &workload.items {
+            let name = || SNAPSHOTS.values[item.args[0]].to_string();
+            match VOCABULARY.words[item.word].name {
+                "purge-keys" => {
+                    log.append(SnapshotRequest::PurgeKeys {
+                        snapshot: name(),
+                        keys: vec!["d1".into()],
+                    });
+                }
+                "snapshot-purge" => {
+                    if !purged.contains(&name()) {
+                        purged.push(name());
+                    }
+                    log.append(SnapshotRequest::SnapshotPurge { snapshot: name() });
+                }
+                _ => stops.push(log.last_index()),
+            }
+        }
+        Shape {
+            log: Arc::new(log),
+            stops,
+            purged,
+        }
+    }
+
+    /// The log up to `index`.
+    pub fn through(&self, index: u64) -> RaftLog<SnapshotRequest> {
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        for (_, request) in crate::models::om::startup::data_after(&self.log, 0)
+            .take_while(|(e, _)| e.index <= index)
+        {
+            log.append(request.clone());
+        }
+        log
+    }
+}
+
+/// The active DB with the rows of s1 and s2 and `TransactionInfo` 0, and their directories,
+/// each `deletedTable` holding d1 (the generated plan's start).
+pub fn generated_state() -> (Tables<OmRow>, Arc<Dirs>) {
+    let mut active = Tables::default();
+    put_tx_info(&mut active, 0, 0);
+    let mut dirs = Vec::new();
+    for name in SNAPSHOTS.values {
+        active.put(SNAPSHOT_INFO_TABLE, name, OmRow::Snapshot { last_tx: 0 });
+        let mut own = Tables::default();
+        own.put(
+            DELETED_TABLE,
+            "d1",
+            OmRow::Key {
+                size: 10,
+                update_id: 0,
+            },
+        );
+        dirs.push((
+            (*name).to_string(),
+            Arc::new(SnapshotDb::with_state(own, None)),
+        ));
+    }
+    (active, Arc::new(Dirs::new(dirs)))
+}
+
+/// What a generated run left behind.
+pub struct GeneratedEnd {
+    /// Why the OM terminated, each time, over every incarnation.
+    pub exits: Vec<String>,
+    /// The DB.
+    pub durable: Tables<OmRow>,
+    /// Each snapshot the workload purges, and whether its directory exists.
+    pub purged: Vec<(String, bool)>,
+}
+
+/// [`SNAPSHOT_PURGED`] over every snapshot a generated workload purges.
+pub const SNAPSHOTS_PURGED: Invariant<GeneratedEnd> = Invariant::eventually(
+    SNAPSHOT_PURGED.name,
+    SNAPSHOT_PURGED.doc,
+    SNAPSHOT_PURGED.harm,
+    |e| {
+        for (name, dir) in &e.purged {
+            let row = e.durable.get(SNAPSHOT_INFO_TABLE, name).is_some();
+            if row || *dir {
+                return Err(format!(
+                    "{name}: row {}, directory {}",
+                    if row { "still in the DB" } else { "gone" },
+                    if *dir { "still on disk" } else { "gone" }
+                ));
+            }
+        }
+        Ok(())
+    },
+);
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    variant: Variant,
+    bounds: Bounds,
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        Actor::new("leader", recorder).step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let shape = Shape::of(&workload);
+        let (java, cites) = (self.variant.java(), self.variant.cites());
+        let (active, dirs) = generated_state();
+        let store = Arc::new(Store::with_state(active, None));
+        let ids = SNAPSHOTS.values.iter().map(|s| (*s).to_string());
+        let snaps = Snapshots::new(Arc::clone(&dirs), ids, &[], java, cites);
+        let om = Arc::new(SnapshotOm::new(Arc::clone(&store), snaps, false));
+        // Each incarnation runs to its clean stop, the last one to the log's end.
+        let mut targets = shape.stops.iter().copied().chain([shape.log.last_index()]);
+        let first = targets.next().unwrap_or_default();
+        SnapshotOm::run_threads(
+            &[Arc::clone(&om)],
+            &Arc::new(shape.through(first)),
+            recorder,
+        );
+        recorder.quiesce();
+        let mut exits = om.exits();
+        let me = Actor::new("restart", recorder);
+        for target in targets {
+            // The first termination is the loss (Abstractions): no restart after it.
+            if !exits.is_empty() {
+                break;
+            }
+            let (om, stored) =
+                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+            let om = Arc::new(om);
+            if let Replayed::Terminated { index, why } =
+                om.replay(&shape.through(target), stored, &me)
+            {
+                exits.push(format!("after the restart, replay of index {index}: {why}"));
+            }
+        }
+        recorder.quiesce();
+        let end = GeneratedEnd {
+            exits,
+            durable: store.durable(),
+            purged: shape
+                .purged
+                .iter()
+                .map(|name| (name.clone(), dirs.exists(name)))
+                .collect(),
+        };
+        let exits = End {
+            exits: end.exits.clone(),
+            durable: Tables::default(),
+            dir_exists: false,
+        };
+        NO_OM_TERMINATION.check_into(&exits, recorder);
+        SNAPSHOTS_PURGED.check_into(&end, recorder);
     }
 }
