@@ -111,11 +111,159 @@ fn each_apply_time_action_of_the_parent_breaks_the_fix_on_its_own() {
     assert_eq!(lagging_follower(Variant::Fixed, true), None);
 }
 
+/// The generated plan's space, and how a workload becomes a log, its clean stops and the
+/// snapshots it purges.
+fn generated_workloads_map_to_a_log_and_stops() {
+    use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
+    use ozone_ha_check::scenarios::hdds_11152::{Shape, VOCABULARY};
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 156);
+    // A restart first, or s2 before s1 (two names, symmetric), is not drawn.
+    for refused in ["restart purge-keys(s1)", "snapshot-purge(s2)"] {
+        let w = VOCABULARY.parse(refused).unwrap();
+        assert_eq!(VOCABULARY.encode(&w, VOCABULARY.bounds), None, "{refused}");
+    }
+    let w = VOCABULARY
+        .parse("purge-keys(s1) restart snapshot-purge(s2) snapshot-purge(s1)")
+        .unwrap();
+    assert!(VOCABULARY.encode(&w, VOCABULARY.bounds).is_some());
+    let shape = Shape::of(&w);
+    assert_eq!(shape.stops, vec![2]);
+    assert_eq!(shape.purged, vec!["s2".to_string(), "s1".to_string()]);
+    let entries: Vec<(u64, SnapshotRequest)> = shape
+        .log
+        .after(0)
+        .filter_map(|e| match &e.payload {
+            ozone_ha_check::kit::raft_log::Payload::Data(r) => Some((e.index, r.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        vec![
+            (
+                2,
+                SnapshotRequest::PurgeKeys {
+                    snapshot: "s1".into(),
+                    keys: vec!["d1".into()]
+                }
+            ),
+            (
+                3,
+                SnapshotRequest::SnapshotPurge {
+                    snapshot: "s2".into()
+                }
+            ),
+            (
+                4,
+                SnapshotRequest::SnapshotPurge {
+                    snapshot: "s1".into()
+                }
+            ),
+        ]
+    );
+    assert_eq!(shape.through(2).last_index(), 2);
+    // The written plan is a workload of the space.
+    let written = Shape::of(
+        &VOCABULARY
+            .parse("purge-keys(s1) snapshot-purge(s1)")
+            .unwrap(),
+    );
+    assert_eq!(written.log.last_index(), purge_log().last_index());
+}
+
+/// The follower's lag staged over the generated plan's start (s1 and s2, both cold) for the
+/// log `requests`: all applied, then the flush. Why the OM terminated, if it did.
+fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Option<String> {
+    use ozone_ha_check::kit::raft_log::RaftLog;
+    use ozone_ha_check::scenarios::hdds_11152::generated_state;
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om", &rec);
+        let (active, dirs) = generated_state();
+        let store = Arc::new(Store::with_state(active, None));
+        let ids = ["s1".to_string(), "s2".to_string()];
+        let snaps = Snapshots::new(Arc::clone(&dirs), ids, &[], variant.java(), variant.cites());
+        let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        for request in &requests {
+            log.append(request.clone());
+        }
+        for entry in log.after(0) {
+            if let ozone_ha_check::kit::raft_log::Payload::Data(request) = &entry.payload {
+                assert!(om.apply(&me, entry.index, entry.term, request));
+            }
+        }
+        om.flush_thread(&me, log.last_index());
+        *seen.lock().unwrap() = om.exits().first().cloned();
+    });
+    let why = out.lock().unwrap().clone();
+    why
+}
+
+type SnapshotRequestOf = ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
+
+/// A purge of s1 applied ahead of the flush of a purge of keys from s2 leaves s2's lookups
+/// alone at the parent as at the fix: the purge's apply
+/// ([`OMSnapshotPurgeRequest.validateAndUpdateCache`](ozone_ha_check::citation::java::hdds_11152_parent::OMSnapshotPurgeRequest::validateAndUpdateCache))
+/// tombstones, unmaps and closes s1 only, and the response
+/// ([`OMKeyPurgeResponse.addToDBBatch`](ozone_ha_check::citation::java::hdds_11152_parent::OMKeyPurgeResponse::addToDBBatch))
+/// looks up s2. A later purge of keys from a purged snapshot is no flush failure either: the
+/// parent's apply reads no row and purges the active DB, the fix's
+/// ([`OMKeyPurgeRequest.validateAndUpdateCache`](ozone_ha_check::citation::java::hdds_11152::OMKeyPurgeRequest::validateAndUpdateCache))
+/// answers with an error response.
+fn staged_a_lagging_purge_breaks_only_its_own_snapshot() {
+    let keys = |s: &str| SnapshotRequestOf::PurgeKeys {
+        snapshot: s.into(),
+        keys: vec!["d1".into()],
+    };
+    let purge = |s: &str| SnapshotRequestOf::SnapshotPurge { snapshot: s.into() };
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        assert_eq!(
+            lagging_over_two(variant, vec![keys("s2"), purge("s1")]),
+            None,
+            "{variant}"
+        );
+        assert_eq!(
+            lagging_over_two(variant, vec![purge("s1"), keys("s1")]),
+            None,
+            "{variant}"
+        );
+        assert_eq!(
+            lagging_over_two(variant, vec![keys("s1"), purge("s2"), keys("s2")]),
+            None,
+            "{variant}"
+        );
+    }
+    let why = lagging_over_two(Variant::Buggy, vec![keys("s2"), purge("s1"), purge("s2")]).unwrap();
+    assert!(why.contains("KEY_NOT_FOUND: Snapshot 's2'"), "{why}");
+    assert_eq!(
+        lagging_over_two(Variant::Fixed, vec![keys("s2"), purge("s1"), purge("s2")]),
+        None
+    );
+}
+
+/// The fix holds over the generated space with the lag reached.
+fn fixed_holds_on_generated_with_the_lag_reached() {
+    for seed in 0..3 {
+        let r = run(S, "fixed", "generated", pct(seed, 2_000), None);
+        assert_eq!(r.verdict, Verdict::Held, "seed {seed}");
+        assert!(r.probes["PurgeAppliedBeforeKeysFlushed"] > 0, "seed {seed}");
+        let r = run(S, "buggy", "generated", pct(seed, 2_000), None);
+        assert_eq!(r.verdict, Verdict::Violated, "seed {seed}");
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         fixed_holds_over_many_seeds_with_the_lag_reached,
         no_one_change_of_the_fix_is_enough,
-        each_apply_time_action_of_the_parent_breaks_the_fix_on_its_own
+        each_apply_time_action_of_the_parent_breaks_the_fix_on_its_own,
+        generated_workloads_map_to_a_log_and_stops,
+        staged_a_lagging_purge_breaks_only_its_own_snapshot,
+        fixed_holds_on_generated_with_the_lag_reached
     ]
 }
