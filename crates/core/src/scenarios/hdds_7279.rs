@@ -67,6 +67,7 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_7279 as fix, hdds_7279_parent as parent, hdds_7906};
+use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
@@ -75,11 +76,13 @@ use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, Java, Snapshots, Split,
 };
+use crate::models::om::startup::data_after;
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
-use crate::recorder::Recorder;
+use crate::recorder::{Actor, Recorder};
 use crate::scenario::{ByConstruction, Case, Expected, Scenario};
 use crate::sync::Arc;
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +107,8 @@ choices! {
         OneOm = "one-om",
         /// two OMs, the same log, a flush thread each
         TwoOms = "two-oms",
+        /// every workload of the vocabulary within the bounds on two OMs: key and snapshot creates over two keys and two snapshots
+        Generated = "generated",
     }
 }
 
@@ -112,10 +117,12 @@ const SNAPSHOT: &str = "s1";
 
 /// What the OMs left behind.
 pub struct End {
-    /// Per OM: its snapshot's content (`None` without a directory) and its committed DB.
-    pub oms: Vec<(Option<OmTables>, OmTables)>,
-    /// What the snapshot must hold: `apply(log[1..2])` with `TransactionInfo` 2.
-    pub reference: OmTables,
+    /// Per OM: each snapshot's content in [`End::reference`]'s order (`None` without a
+    /// directory), and its committed DB.
+    pub oms: Vec<(Vec<Option<OmTables>>, OmTables)>,
+    /// Each snapshot the log creates, in log order, and what it must hold (the written plans:
+    /// s1, `apply(log[1..2])` with `TransactionInfo` 2).
+    pub reference: Vec<(String, OmTables)>,
 }
 
 /// The snapshot holds exactly the log before the create.
@@ -124,9 +131,11 @@ pub const SNAPSHOT_COVERS_PREFIX: Invariant<End> = Invariant::eventually(
     "each OM's snapshot holds exactly what the log before the create wrote, with that TransactionInfo",
     "An OM snapshot misses writes of entries before its create in the log (they were in the same double-buffer batch): reads and snapshot diffs through it miss those keys, and a snapshot is never rewritten.",
     |e| {
-        for (i, (snapshot, _)) in e.oms.iter().enumerate() {
-            if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(&e.reference).first().cloned()) {
-                return Err(format!("om{}'s {SNAPSHOT} vs the log before it: {first}", i + 1));
+        for (i, (snapshots, _)) in e.oms.iter().enumerate() {
+            for (snapshot, (name, before)) in snapshots.iter().zip(&e.reference) {
+                if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(before).first().cloned()) {
+                    return Err(format!("om{}'s {name} vs the log before it: {first}", i + 1));
+                }
             }
         }
         Ok(())
@@ -139,10 +148,13 @@ pub const REPLICA_SNAPSHOTS_AGREE: Invariant<End> = Invariant::eventually(
     "every OM's snapshot of the same log entry holds the same rows",
     "Two OMs' snapshots of the same create hold different keys (each OM cut its double-buffer batches differently), so what a snapshot read or diff returns depends on which OM serves it.",
     |e| {
-        let snapshots: Vec<&OmTables> = e.oms.iter().filter_map(|(s, _)| s.as_ref()).collect();
-        for (i, other) in snapshots.iter().enumerate().skip(1) {
-            if let Some(first) = snapshots[0].diff(other).first() {
-                return Err(format!("om1's {SNAPSHOT} vs om{}'s: {first}", i + 1));
+        for (j, (name, _)) in e.reference.iter().enumerate() {
+            let snapshots: Vec<&OmTables> =
+                e.oms.iter().filter_map(|(s, _)| s[j].as_ref()).collect();
+            for (i, other) in snapshots.iter().enumerate().skip(1) {
+                if let Some(first) = snapshots[0].diff(other).first() {
+                    return Err(format!("om1's {name} vs om{}'s: {first}", i + 1));
+                }
             }
         }
         Ok(())
@@ -155,9 +167,11 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
     "once the log is flushed, every OM has the snapshot's row committed and its directory",
     "An OM lacks a snapshot whose create it applied (no row or no checkpoint directory). No variant breaks it: it keeps a fix that skips the snapshot from passing.",
     |e| {
-        for (i, (snapshot, durable)) in e.oms.iter().enumerate() {
-            if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_none() {
-                return Err(format!("om{} has no {SNAPSHOT}", i + 1));
+        for (i, (snapshots, durable)) in e.oms.iter().enumerate() {
+            for (snapshot, (name, _)) in snapshots.iter().zip(&e.reference) {
+                if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, name).is_none() {
+                    return Err(format!("om{} has no {name}", i + 1));
+                }
             }
         }
         Ok(())
@@ -223,6 +237,7 @@ impl Scenario for Hdds7279 {
         CREATE_SWAPPED_WITH_EARLIER.required(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: CREATE_SWAPPED_WITH_EARLIER,
         why: "a flush thread blocked in canFlush on the empty buffer lets the apply thread queue the key write and the create before its first swap without any preemption; other schedules swap the key write alone",
@@ -238,18 +253,38 @@ impl Scenario for Hdds7279 {
             (Variant::Buggy, Plan::OneOm) => Expected::Violates(PREFIX),
             // One OM's swap takes both entries, the other's takes the key write alone.
             (Variant::Buggy, Plan::TwoOms) => Expected::Violates(PREFIX_AND_AGREE),
-            (Variant::Fixed | Variant::SplitAtCreate, Plan::OneOm | Plan::TwoOms) => {
-                Expected::Holds
-            }
+            // Every workload of the vocabulary on two OMs (module docs, "Generated workloads").
+            (Variant::Buggy, Plan::Generated) => Expected::Violates(PREFIX_AND_AGREE),
+            (
+                Variant::Fixed | Variant::SplitAtCreate,
+                Plan::OneOm | Plan::TwoOms | Plan::Generated,
+            ) => Expected::Holds,
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        let source = match plan {
+            Plan::Generated => Source::Drawn(VOCABULARY.bounds),
+            Plan::OneOm | Plan::TwoOms => Source::Written(Arc::new(create_log())),
+        };
         Box::new(Prepared {
             variant,
-            oms: if plan == Plan::TwoOms { 2 } else { 1 },
-            log: Arc::new(create_log()),
+            oms: if plan == Plan::OneOm { 1 } else { 2 },
+            source,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared {
+            variant,
+            oms: 2,
+            source: Source::Drawn(bounds),
+        }))
     }
 }
 
@@ -271,29 +306,139 @@ fn fresh() -> OmTables {
     t
 }
 
-/// `apply(log[1..2])`: k1's open key and `TransactionInfo` 2.
-fn reference() -> OmTables {
-    let mut t = Tables::default();
-    t.put(
-        OPEN_KEY_TABLE,
-        "k1",
-        OmRow::Key {
-            size: 10,
-            update_id: 2,
+/// Each snapshot `log` creates, in log order, and what it must hold: the log applied to a
+/// fresh DB one entry at a time, each committed before the next, up to the entry before its
+/// create (`TransactionInfo` that entry's index). A key create opens its key (the row named
+/// by the key, update id = index); a snapshot create adds its row. The written plans: s1
+/// holds k1's open key and `TransactionInfo` 2.
+pub fn reference(log: &RaftLog<SnapshotRequest>) -> Vec<(String, OmTables)> {
+    let mut t = fresh();
+    let mut snapshots = Vec::new();
+    for (entry, request) in data_after(log, 0) {
+        match request {
+            SnapshotRequest::CreateKey { key } => t.put(
+                OPEN_KEY_TABLE,
+                key,
+                OmRow::Key {
+                    size: 10,
+                    update_id: entry.index,
+                },
+            ),
+            SnapshotRequest::CreateSnapshot { snapshot } => {
+                snapshots.push((snapshot.clone(), t.clone()));
+                t.put(
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                    OmRow::Snapshot { last_tx: 0 },
+                );
+            }
+            // The scenario's logs create keys and snapshots only.
+            SnapshotRequest::PurgeKeys { .. } | SnapshotRequest::SnapshotPurge { .. } => {}
+        }
+        put_tx_info(&mut t, entry.term, entry.index);
+    }
+    snapshots
+}
+
+const KEYS: Universe = Universe {
+    name: "keys",
+    values: &["k1", "k2"],
+    symmetric: true,
+};
+
+const SNAPSHOTS: Universe = Universe {
+    name: "snapshots",
+    values: &["s1", "s2"],
+    // No request reads another snapshot: the names are interchangeable.
+    symmetric: true,
+};
+
+/// `key` and `snapshot` by index into [`VOCABULARY`]'s words.
+const KEY: usize = 0;
+const SNAPSHOT_WORD: usize = 1;
+
+/// The words of a generated workload (`generated`): the requests whose responses share the
+/// double buffer's batches with a snapshot create (module docs, "Generated workloads"). The
+/// flush's swap, which decides the batches, is the scheduler's.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[KEYS, SNAPSHOTS],
+    words: &[
+        Word {
+            name: "key",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyCreateRequest.validateAndUpdateCache (67e67250bd0): opens the key (a second create of one key replaces the model's row, see the Abstractions); its response's addToDBBatch puts the open key's row into whichever batch the flush gives it",
         },
-    );
-    put_tx_info(&mut t, 1, 2);
-    t
+        Word {
+            name: "snapshot",
+            kind: Kind::Request,
+            args: &[1],
+            doc: "OMSnapshotCreateRequest.validateAndUpdateCache (67e67250bd0): the snapshot's row into the table cache; at flush OMSnapshotCreateResponse.addToDBBatch checkpoints the committed DB (OmSnapshotManager.createOmSnapshotCheckpoint), then stages the row, in the batch the variant's split gives it (flushTransactions: the whole ready buffer; splitReadyBufferAtCreateSnapshot at 6fe2ab80115 and 4d09962a659)",
+        },
+    ],
+    bounds: Bounds {
+        requests: 4,
+        faults: 0,
+    },
+    allowed: distinct_snapshots,
+};
+
+/// A snapshot is created once: `OMSnapshotCreateRequest` answers a second create of the name
+/// with an error response (`FILE_ALREADY_EXISTS`, OMSnapshotCreateRequest.java:130-133 at
+/// 67e67250bd0), which writes nothing.
+fn distinct_snapshots(prefix: &[Item], item: &Item) -> bool {
+    item.word != SNAPSHOT_WORD
+        || !prefix
+            .iter()
+            .any(|i| i.word == SNAPSHOT_WORD && i.args[0] == item.args[0])
+}
+
+/// `workload`'s log: 1 the leader's configuration entry, then one entry per request.
+pub fn log(workload: &Workload) -> RaftLog<SnapshotRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    for item in &workload.items {
+        log.append(match item.word {
+            KEY => SnapshotRequest::CreateKey {
+                key: KEYS.values[item.args[0]].into(),
+            },
+            _ => SnapshotRequest::CreateSnapshot {
+                snapshot: SNAPSHOTS.values[item.args[0]].into(),
+            },
+        });
+    }
+    log
+}
+
+/// Where a case's log comes from.
+enum Source {
+    /// A written plan's.
+    Written(Arc<RaftLog<SnapshotRequest>>),
+    /// A workload drawn within the bounds.
+    Drawn(Bounds),
 }
 
 struct Prepared {
     variant: Variant,
     oms: usize,
-    log: Arc<RaftLog<SnapshotRequest>>,
+    source: Source,
 }
 
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
+        let log = match &self.source {
+            Source::Written(log) => Arc::clone(log),
+            Source::Drawn(bounds) => {
+                // Drawn before anything is spawned, and shown first in the trace.
+                let workload = VOCABULARY.draw(*bounds);
+                Actor::new("client", recorder).step(
+                    Label::model("the workload drawn"),
+                    VOCABULARY.show(&workload),
+                );
+                Arc::new(log(&workload))
+            }
+        };
+        let reference = reference(&log);
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let oms: Vec<(Arc<SnapshotOm>, Arc<Dirs>)> = (0..self.oms)
             .map(|_| {
@@ -304,14 +449,17 @@ impl Case for Prepared {
             })
             .collect();
         let running: Vec<Arc<SnapshotOm>> = oms.iter().map(|(om, _)| Arc::clone(om)).collect();
-        SnapshotOm::run_threads(&running, &self.log, recorder);
+        SnapshotOm::run_threads(&running, &log, recorder);
         recorder.quiesce();
         let end = End {
             oms: oms
                 .iter()
-                .map(|(om, dirs)| (dirs.content(SNAPSHOT), om.store().durable()))
+                .map(|(om, dirs)| {
+                    let snapshots = reference.iter().map(|(name, _)| dirs.content(name));
+                    (snapshots.collect(), om.store().durable())
+                })
                 .collect(),
-            reference: reference(),
+            reference,
         };
         SNAPSHOT_COVERS_PREFIX.check_into(&end, recorder);
         if self.oms > 1 {
