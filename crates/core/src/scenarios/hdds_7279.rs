@@ -85,7 +85,7 @@
 //! |---|---|---|---|---|
 //! | `buggy` | `SnapshotCoversPrefix`, `ReplicaSnapshotsAgree` | 18 (5), 32 (6.5) | 14 (3), 20 (4) | at 146, at 8,482 |
 //! | `fixed` | nothing | held in 2,000 on every seed (window `CreateSwappedWithEarlier` in 338 to 372 of them) | held in 2,000 (565 to 613) | held, not exhausted (310,486 executions); at two requests (7 workloads) not exhausted either (930,051 executions) |
-//! | `split-at-create` | nothing | held in 2,000 (316 to 353) | held in 2,000 (566 to 613) | held, not exhausted (237,369 executions); STATEFUL_SMALL_SPLIT |
+//! | `split-at-create` | nothing | held in 2,000 (316 to 353) | held in 2,000 (566 to 613) | held, not exhausted (237,369 executions); at two requests not exhausted either (400,733 executions) |
 //!
 //! The space adds a break of `buggy` with no key at all: `snapshot(s1) snapshot(s2)`
 //! (minimized, both invariants). When one swap takes both creates, s2's checkpoint runs after
