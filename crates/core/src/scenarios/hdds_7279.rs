@@ -52,7 +52,7 @@
 //! # Properties
 //!
 //! `SnapshotCoversPrefix`: each OM's snapshot equals the log applied in order up to the
-//! entry before its create, with that entry's `TransactionInfo` ([`reference`]; the written
+//! entry before its create, with that entry's `TransactionInfo` ([`reference()`]; the written
 //! plans' s1: `apply(log[1..2])`, `TransactionInfo` 2). `ReplicaSnapshotsAgree` (`two-oms`,
 //! `generated`): the two OMs' copies of each snapshot are equal. `SnapshotCreated`: each OM
 //! ends with every snapshot's row committed and its directory present (a variant that never
