@@ -236,7 +236,7 @@ fn bad_input_is_a_usage_error() {
         "`steady` is a written plan",
     );
     assert_usage_error(
-        &["check", "hdds-7279", "--requests", "2"],
+        &["check", "hdds-8681", "--requests", "2"],
         "no selected scenario has a `generated` plan",
     );
     assert_usage_error(

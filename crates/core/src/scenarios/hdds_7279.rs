@@ -45,14 +45,67 @@
 //! - `one-om`: one OM; its snapshot must hold exactly what the log before the create wrote.
 //! - `two-oms`: two OMs apply the same log (one apply thread feeding both, a flush thread
 //!   each); their snapshots must also agree.
+//! - `generated`: every workload of [`VOCABULARY`] within its bounds (at most four requests
+//!   by default: 56 workloads) on two OMs, as `two-oms` runs them; see "Generated
+//!   workloads". The written plans' log is its workload `key(k1) snapshot(s1)`.
 //!
 //! # Properties
 //!
-//! `SnapshotCoversPrefix`: each OM's snapshot s1 equals `apply(log[1..2])` with
-//! `TransactionInfo` 2. `ReplicaSnapshotsAgree` (`two-oms`): the two OMs' s1 are equal.
-//! `SnapshotCreated`: each OM ends with s1's row committed and its directory present (a
-//! variant that never snapshots cannot pass). All at quiescence. Probe
-//! `CreateSwappedWithEarlier` (required): a swap took the create together with 2.
+//! `SnapshotCoversPrefix`: each OM's snapshot equals the log applied in order up to the
+//! entry before its create, with that entry's `TransactionInfo` ([`reference()`]; the written
+//! plans' s1: `apply(log[1..2])`, `TransactionInfo` 2). `ReplicaSnapshotsAgree` (`two-oms`,
+//! `generated`): the two OMs' copies of each snapshot are equal. `SnapshotCreated`: each OM
+//! ends with every snapshot's row committed and its directory present (a variant that never
+//! snapshots cannot pass). All at quiescence. Probe `CreateSwappedWithEarlier` (required): a
+//! swap took a create together with an earlier response.
+//!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]: two requests over two keys and two snapshots (each universe symmetric: no
+//! request reads another name). The log is the leader's configuration entry, then one entry
+//! per request; the flush threads' swaps, which decide the batches, are the scheduler's.
+//!
+//! | word | kind | Java (at 67e67250bd0; the split at 6fe2ab80115 and 4d09962a659) | what it does |
+//! |---|---|---|---|
+//! | `key(k)` | request | [`OMKeyCreateRequest.validateAndUpdateCache`](crate::citation::java::hdds_7279_parent::OMKeyCreateRequest::validateAndUpdateCache) | opens k; its response's row goes into whichever batch the flush gives it |
+//! | `snapshot(s)` | request | [`OMSnapshotCreateRequest.validateAndUpdateCache`](crate::citation::java::hdds_7279_parent::OMSnapshotCreateRequest::validateAndUpdateCache), [`OMSnapshotCreateResponse.addToDBBatch`](crate::citation::java::hdds_7279_parent::OMSnapshotCreateResponse::addToDBBatch) | the row into the table cache at apply; at flush the checkpoint of the committed DB, then the row staged (OMSnapshotCreateResponse.java:63-71 at 67e67250bd0), in the batch the variant cuts |
+//!
+//! A snapshot name is created once (`allowed`): a second create of it is an error response
+//! (OMSnapshotCreateRequest.java:130-133 at 67e67250bd0) that writes nothing. Each variant
+//! cuts what one swap took as the Java does (OzoneManagerDoubleBuffer.java:277-321 at
+//! 67e67250bd0: the whole ready buffer, one batch; :428-455 at 6fe2ab80115 and 4d09962a659:
+//! a new batch at the first response, at each create and after each create, so two creates
+//! in one swap are two batches, a create first or last is alone, and the keys after a create
+//! share a batch of their own).
+//!
+//! Verdicts (the default budget, 2,000 random and 2,000 PCT executions; each expected
+//! invariant watched alone over seeds 0..20, worst and median executions to it):
+//!
+//! | variant | breaks | random | PCT (depth 3) | stateful (120 s) |
+//! |---|---|---|---|---|
+//! | `buggy` | `SnapshotCoversPrefix`, `ReplicaSnapshotsAgree` | 18 (5), 32 (6.5) | 14 (3), 20 (4) | at 146, at 8,482 |
+//! | `fixed` | nothing | held in 2,000 on every seed (window `CreateSwappedWithEarlier` in 338 to 372 of them) | held in 2,000 (565 to 613) | held, not exhausted (310,486 executions); at two requests (7 workloads) not exhausted either (930,051 executions) |
+//! | `split-at-create` | nothing | held in 2,000 (316 to 353) | held in 2,000 (566 to 613) | held, not exhausted (237,369 executions); at two requests not exhausted either (400,733 executions) |
+//!
+//! The space adds a break of `buggy` with no key at all: `snapshot(s1) snapshot(s2)`
+//! (minimized, both invariants). When one swap takes both creates, s2's checkpoint runs after
+//! s1's row was only staged in the same batch (OMSnapshotCreateResponse.java:64-71,
+//! OzoneManagerDoubleBuffer.java:277-295 at 67e67250bd0), so s2 lacks s1's
+//! `snapshotInfoTable` row and says `TransactionInfo` 0, not 2; an OM whose swap took s1
+//! alone has both. `key(k1) snapshot(s1)`, the written plans' log, is the minimized
+//! workload of `SnapshotCoversPrefix` under random. A create first in a swap is right at
+//! every commit (nothing before it in its batch). `fixed` and `split-at-create` cut every
+//! such swap so that a create's batch holds nothing before it.
+//!
+//! Left out of the vocabulary:
+//! - key deletes, commits and renames: their responses are rows of the active DB's batch,
+//!   as a key create's; the snapshot misses or holds them exactly as it does the open key.
+//! - a restart (clean stop and replay): a clean stop comes once every entry before it is
+//!   flushed, so the replay's first swap starts from an empty buffer as the first run's does;
+//!   it only adds a cut. A kill inside a create's flush is hdds-8685's (a create alone in its
+//!   batch there).
+//! - snapshot delete and purge: they do not change what a create's checkpoint takes at these
+//!   commits; the purges' batching is hdds-11453's.
 //!
 //! # Abstractions
 //!
@@ -60,13 +113,14 @@
 //! |---|---|
 //! | the checkpoint is a copy of the committed tables; SST files, hard links and the compaction-DAG bookkeeping (`appendSequenceNumberToCompactionLog`) are left out | the committed content is what the snapshot serves; the file layout does not change it |
 //! | the snapshot's id, `dbTxSequenceNumber` and creation time, generated per OM | the invariants compare table content only; per-OM metadata differences are another bug |
-//! | `CreateKey` reduced to its open-key row (10 bytes, update id = index) | the snapshot's content is compared row by row: one staged row before the create shows the missing prefix |
+//! | `CreateKey` reduced to its open-key row (10 bytes, update id = index), named by the key (the Java's open-key name carries the client id, OMKeyCreateRequest.java:290-292 at 67e67250bd0, so a second create of one key is a second row; here it replaces the first with a later update id) | the snapshot's content is compared row by row: one staged row before the create shows the missing prefix, and a snapshot between two creates of one key holds the first's update id |
 //! | the snapshot create's locks (bucket read, snapshot write) at apply | one apply thread orders the requests; nothing locks the flush |
 //! | Ratis, the leader; the `two-oms` apply thread applies each entry to both OMs in turn | each OM's batching depends only on its own apply/flush race |
 //! | table-cache cleanup, permits, metrics, the flush's `isRunning` loop | the flush thread runs until the log is flushed |
 
 use crate::choices;
 use crate::citation::java::{hdds_7279 as fix, hdds_7279_parent as parent, hdds_7906};
+use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
@@ -75,11 +129,13 @@ use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, Java, Snapshots, Split,
 };
+use crate::models::om::startup::data_after;
 use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
-use crate::recorder::Recorder;
+use crate::recorder::{Actor, Recorder};
 use crate::scenario::{ByConstruction, Case, Expected, Scenario};
 use crate::sync::Arc;
+use crate::workload::{Bounds, Item, Kind, Universe, Vocabulary, Word, Workload};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +160,8 @@ choices! {
         OneOm = "one-om",
         /// two OMs, the same log, a flush thread each
         TwoOms = "two-oms",
+        /// every workload of the vocabulary within the bounds on two OMs: key and snapshot creates over two keys and two snapshots
+        Generated = "generated",
     }
 }
 
@@ -112,10 +170,12 @@ const SNAPSHOT: &str = "s1";
 
 /// What the OMs left behind.
 pub struct End {
-    /// Per OM: its snapshot's content (`None` without a directory) and its committed DB.
-    pub oms: Vec<(Option<OmTables>, OmTables)>,
-    /// What the snapshot must hold: `apply(log[1..2])` with `TransactionInfo` 2.
-    pub reference: OmTables,
+    /// Per OM: each snapshot's content in [`End::reference`]'s order (`None` without a
+    /// directory), and its committed DB.
+    pub oms: Vec<(Vec<Option<OmTables>>, OmTables)>,
+    /// Each snapshot the log creates, in log order, and what it must hold (the written plans:
+    /// s1, `apply(log[1..2])` with `TransactionInfo` 2).
+    pub reference: Vec<(String, OmTables)>,
 }
 
 /// The snapshot holds exactly the log before the create.
@@ -124,9 +184,11 @@ pub const SNAPSHOT_COVERS_PREFIX: Invariant<End> = Invariant::eventually(
     "each OM's snapshot holds exactly what the log before the create wrote, with that TransactionInfo",
     "An OM snapshot misses writes of entries before its create in the log (they were in the same double-buffer batch): reads and snapshot diffs through it miss those keys, and a snapshot is never rewritten.",
     |e| {
-        for (i, (snapshot, _)) in e.oms.iter().enumerate() {
-            if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(&e.reference).first().cloned()) {
-                return Err(format!("om{}'s {SNAPSHOT} vs the log before it: {first}", i + 1));
+        for (i, (snapshots, _)) in e.oms.iter().enumerate() {
+            for (snapshot, (name, before)) in snapshots.iter().zip(&e.reference) {
+                if let Some(first) = snapshot.as_ref().and_then(|s| s.diff(before).first().cloned()) {
+                    return Err(format!("om{}'s {name} vs the log before it: {first}", i + 1));
+                }
             }
         }
         Ok(())
@@ -139,10 +201,13 @@ pub const REPLICA_SNAPSHOTS_AGREE: Invariant<End> = Invariant::eventually(
     "every OM's snapshot of the same log entry holds the same rows",
     "Two OMs' snapshots of the same create hold different keys (each OM cut its double-buffer batches differently), so what a snapshot read or diff returns depends on which OM serves it.",
     |e| {
-        let snapshots: Vec<&OmTables> = e.oms.iter().filter_map(|(s, _)| s.as_ref()).collect();
-        for (i, other) in snapshots.iter().enumerate().skip(1) {
-            if let Some(first) = snapshots[0].diff(other).first() {
-                return Err(format!("om1's {SNAPSHOT} vs om{}'s: {first}", i + 1));
+        for (j, (name, _)) in e.reference.iter().enumerate() {
+            let snapshots: Vec<&OmTables> =
+                e.oms.iter().filter_map(|(s, _)| s[j].as_ref()).collect();
+            for (i, other) in snapshots.iter().enumerate().skip(1) {
+                if let Some(first) = snapshots[0].diff(other).first() {
+                    return Err(format!("om1's {name} vs om{}'s: {first}", i + 1));
+                }
             }
         }
         Ok(())
@@ -155,9 +220,11 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
     "once the log is flushed, every OM has the snapshot's row committed and its directory",
     "An OM lacks a snapshot whose create it applied (no row or no checkpoint directory). No variant breaks it: it keeps a fix that skips the snapshot from passing.",
     |e| {
-        for (i, (snapshot, durable)) in e.oms.iter().enumerate() {
-            if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_none() {
-                return Err(format!("om{} has no {SNAPSHOT}", i + 1));
+        for (i, (snapshots, durable)) in e.oms.iter().enumerate() {
+            for (snapshot, (name, _)) in snapshots.iter().zip(&e.reference) {
+                if snapshot.is_none() || durable.get(SNAPSHOT_INFO_TABLE, name).is_none() {
+                    return Err(format!("om{} has no {name}", i + 1));
+                }
             }
         }
         Ok(())
@@ -223,6 +290,7 @@ impl Scenario for Hdds7279 {
         CREATE_SWAPPED_WITH_EARLIER.required(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {
         probe: CREATE_SWAPPED_WITH_EARLIER,
         why: "a flush thread blocked in canFlush on the empty buffer lets the apply thread queue the key write and the create before its first swap without any preemption; other schedules swap the key write alone",
@@ -238,18 +306,38 @@ impl Scenario for Hdds7279 {
             (Variant::Buggy, Plan::OneOm) => Expected::Violates(PREFIX),
             // One OM's swap takes both entries, the other's takes the key write alone.
             (Variant::Buggy, Plan::TwoOms) => Expected::Violates(PREFIX_AND_AGREE),
-            (Variant::Fixed | Variant::SplitAtCreate, Plan::OneOm | Plan::TwoOms) => {
-                Expected::Holds
-            }
+            // Every workload of the vocabulary on two OMs (module docs, "Generated workloads").
+            (Variant::Buggy, Plan::Generated) => Expected::Violates(PREFIX_AND_AGREE),
+            (
+                Variant::Fixed | Variant::SplitAtCreate,
+                Plan::OneOm | Plan::TwoOms | Plan::Generated,
+            ) => Expected::Holds,
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
+        let source = match plan {
+            Plan::Generated => Source::Drawn(VOCABULARY.bounds),
+            Plan::OneOm | Plan::TwoOms => Source::Written(Arc::new(create_log())),
+        };
         Box::new(Prepared {
             variant,
-            oms: if plan == Plan::TwoOms { 2 } else { 1 },
-            log: Arc::new(create_log()),
+            oms: if plan == Plan::OneOm { 1 } else { 2 },
+            source,
         })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(Prepared {
+            variant,
+            oms: 2,
+            source: Source::Drawn(bounds),
+        }))
     }
 }
 
@@ -271,29 +359,139 @@ fn fresh() -> OmTables {
     t
 }
 
-/// `apply(log[1..2])`: k1's open key and `TransactionInfo` 2.
-fn reference() -> OmTables {
-    let mut t = Tables::default();
-    t.put(
-        OPEN_KEY_TABLE,
-        "k1",
-        OmRow::Key {
-            size: 10,
-            update_id: 2,
+/// Each snapshot `log` creates, in log order, and what it must hold: the log applied to a
+/// fresh DB one entry at a time, each committed before the next, up to the entry before its
+/// create (`TransactionInfo` that entry's index). A key create opens its key (the row named
+/// by the key, update id = index); a snapshot create adds its row. The written plans: s1
+/// holds k1's open key and `TransactionInfo` 2.
+pub fn reference(log: &RaftLog<SnapshotRequest>) -> Vec<(String, OmTables)> {
+    let mut t = fresh();
+    let mut snapshots = Vec::new();
+    for (entry, request) in data_after(log, 0) {
+        match request {
+            SnapshotRequest::CreateKey { key } => t.put(
+                OPEN_KEY_TABLE,
+                key,
+                OmRow::Key {
+                    size: 10,
+                    update_id: entry.index,
+                },
+            ),
+            SnapshotRequest::CreateSnapshot { snapshot } => {
+                snapshots.push((snapshot.clone(), t.clone()));
+                t.put(
+                    SNAPSHOT_INFO_TABLE,
+                    snapshot,
+                    OmRow::Snapshot { last_tx: 0 },
+                );
+            }
+            // The scenario's logs create keys and snapshots only.
+            SnapshotRequest::PurgeKeys { .. } | SnapshotRequest::SnapshotPurge { .. } => {}
+        }
+        put_tx_info(&mut t, entry.term, entry.index);
+    }
+    snapshots
+}
+
+const KEYS: Universe = Universe {
+    name: "keys",
+    values: &["k1", "k2"],
+    symmetric: true,
+};
+
+const SNAPSHOTS: Universe = Universe {
+    name: "snapshots",
+    values: &["s1", "s2"],
+    // No request reads another snapshot: the names are interchangeable.
+    symmetric: true,
+};
+
+/// `key` and `snapshot` by index into [`VOCABULARY`]'s words.
+const KEY: usize = 0;
+const SNAPSHOT_WORD: usize = 1;
+
+/// The words of a generated workload (`generated`): the requests whose responses share the
+/// double buffer's batches with a snapshot create (module docs, "Generated workloads"). The
+/// flush's swap, which decides the batches, is the scheduler's.
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[KEYS, SNAPSHOTS],
+    words: &[
+        Word {
+            name: "key",
+            kind: Kind::Request,
+            args: &[0],
+            doc: "OMKeyCreateRequest.validateAndUpdateCache (67e67250bd0): opens the key (a second create of one key replaces the model's row, see the Abstractions); its response's addToDBBatch puts the open key's row into whichever batch the flush gives it",
         },
-    );
-    put_tx_info(&mut t, 1, 2);
-    t
+        Word {
+            name: "snapshot",
+            kind: Kind::Request,
+            args: &[1],
+            doc: "OMSnapshotCreateRequest.validateAndUpdateCache (67e67250bd0): the snapshot's row into the table cache; at flush OMSnapshotCreateResponse.addToDBBatch checkpoints the committed DB (OmSnapshotManager.createOmSnapshotCheckpoint), then stages the row, in the batch the variant's split gives it (flushTransactions: the whole ready buffer; splitReadyBufferAtCreateSnapshot at 6fe2ab80115 and 4d09962a659)",
+        },
+    ],
+    bounds: Bounds {
+        requests: 4,
+        faults: 0,
+    },
+    allowed: distinct_snapshots,
+};
+
+/// A snapshot is created once: `OMSnapshotCreateRequest` answers a second create of the name
+/// with an error response (`FILE_ALREADY_EXISTS`, OMSnapshotCreateRequest.java:130-133 at
+/// 67e67250bd0), which writes nothing.
+fn distinct_snapshots(prefix: &[Item], item: &Item) -> bool {
+    item.word != SNAPSHOT_WORD
+        || !prefix
+            .iter()
+            .any(|i| i.word == SNAPSHOT_WORD && i.args[0] == item.args[0])
+}
+
+/// `workload`'s log: 1 the leader's configuration entry, then one entry per request.
+pub fn log(workload: &Workload) -> RaftLog<SnapshotRequest> {
+    let mut log = RaftLog::new();
+    log.start_term(1);
+    for item in &workload.items {
+        log.append(match item.word {
+            KEY => SnapshotRequest::CreateKey {
+                key: KEYS.values[item.args[0]].into(),
+            },
+            _ => SnapshotRequest::CreateSnapshot {
+                snapshot: SNAPSHOTS.values[item.args[0]].into(),
+            },
+        });
+    }
+    log
+}
+
+/// Where a case's log comes from.
+enum Source {
+    /// A written plan's.
+    Written(Arc<RaftLog<SnapshotRequest>>),
+    /// A workload drawn within the bounds.
+    Drawn(Bounds),
 }
 
 struct Prepared {
     variant: Variant,
     oms: usize,
-    log: Arc<RaftLog<SnapshotRequest>>,
+    source: Source,
 }
 
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
+        let log = match &self.source {
+            Source::Written(log) => Arc::clone(log),
+            Source::Drawn(bounds) => {
+                // Drawn before anything is spawned, and shown first in the trace.
+                let workload = VOCABULARY.draw(*bounds);
+                Actor::new("client", recorder).step(
+                    Label::model("the workload drawn"),
+                    VOCABULARY.show(&workload),
+                );
+                Arc::new(log(&workload))
+            }
+        };
+        let reference = reference(&log);
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let oms: Vec<(Arc<SnapshotOm>, Arc<Dirs>)> = (0..self.oms)
             .map(|_| {
@@ -304,14 +502,17 @@ impl Case for Prepared {
             })
             .collect();
         let running: Vec<Arc<SnapshotOm>> = oms.iter().map(|(om, _)| Arc::clone(om)).collect();
-        SnapshotOm::run_threads(&running, &self.log, recorder);
+        SnapshotOm::run_threads(&running, &log, recorder);
         recorder.quiesce();
         let end = End {
             oms: oms
                 .iter()
-                .map(|(om, dirs)| (dirs.content(SNAPSHOT), om.store().durable()))
+                .map(|(om, dirs)| {
+                    let snapshots = reference.iter().map(|(name, _)| dirs.content(name));
+                    (snapshots.collect(), om.store().durable())
+                })
                 .collect(),
-            reference: reference(),
+            reference,
         };
         SNAPSHOT_COVERS_PREFIX.check_into(&end, recorder);
         if self.oms > 1 {
