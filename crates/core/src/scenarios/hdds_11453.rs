@@ -69,6 +69,15 @@
 //!   before that batch commits; then it restarts and replays the log after its stored index
 //!   (apply and flush concurrently), and, if that replay terminates, restarts once more.
 //! - `no-crash`: no fault.
+//! - `generated`: every workload of [`VOCABULARY`] within its bounds (at most three requests
+//!   and one fault by default: 258 workloads); see "Generated workloads". `crash` is its
+//!   workload `purge-keys(d1,s1) snapshot-purge(s1) kill-after-dir-delete` over s1 alone.
+//!
+//! | plan | `buggy` | `fixed` |
+//! |---|---|---|
+//! | `crash` | breaks `NoReplayAgainstPurgedSnapshot`, `NoOmTermination`, `SnapshotPurged` | holds |
+//! | `no-crash` | holds | holds |
+//! | `generated` | breaks the three (minimized: `purge-keys(d1,s1) snapshot-purge(s1) kill-after-dir-delete`) | holds |
 //!
 //! # Properties
 //!
@@ -76,13 +85,76 @@
 //! `NoOmTermination`, `SnapshotPurged`: at quiescence, over every incarnation of the OM.
 //! Probe `PurgeSwappedWithItsKeys` (required): a swap took 3 together with 2, the window the
 //! fix splits. Probes `ReplayTerminated` and `ReplayRecovered` (counted): a restart after the
-//! crash terminated, or replayed every entry.
+//! crash terminated, or replayed every entry. Probe `KilledInSharedSwap` (counted, on
+//! `generated`): the kill fired after a purge's directory deletion in the flush of a swap that
+//! also took a purge of keys from that snapshot: the window, kill included. On `generated`,
+//! `SnapshotPurged` asks it of every snapshot the log purges.
+//!
+//! # Generated workloads (`generated`)
+//!
+//! The OM starts with s1's and s2's rows (`TransactionInfo` 0) and both snapshots'
+//! directories, each `deletedTable` holding d1 and d2; the model keeps no chain between
+//! them, so both universes are symmetric. The log is the leader's configuration entry, then
+//! one entry per request; the faults write no entry.
+//!
+//! | word | kind | Java (at 703c4d50f89 unless the variant says) | what it does |
+//! |---|---|---|---|
+//! | `purge-keys(d, s)` | request | [`OMKeyPurgeRequest.validateAndUpdateCache`](crate::citation::java::hdds_11453_parent::OMKeyPurgeRequest::validateAndUpdateCache), [`OMKeyPurgeResponse.addToDBBatch`](crate::citation::java::hdds_11453_parent::OMKeyPurgeResponse::addToDBBatch) | the `KeyDeletingService`'s purge of d from s's `deletedTable`: the row (or an error response when it is gone, OMKeyPurgeRequest.java:82-84) cached with `lastTransactionInfo`; at flush s opened and the delete committed to its DB at once, the row staged |
+//! | `snapshot-purge(s)` | request | [`OMSnapshotPurgeRequest.validateAndUpdateCache`](crate::citation::java::hdds_11453_parent::OMSnapshotPurgeRequest::validateAndUpdateCache), [`OMSnapshotPurgeResponse.addToDBBatch`](crate::citation::java::hdds_11453_parent::OMSnapshotPurgeResponse::addToDBBatch), the variant's [`splitReadyBufferAtCreateSnapshot`](crate::citation::java::hdds_11453::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot) | the `SnapshotDeletingService`'s purge of s: the row's delete cached; at flush the row read skipping the cache, the snapshot closed, its directory deleted at once, the row's delete staged; `fixed` flushes it in a batch of its own |
+//! | `kill-after-dir-delete` | fault | (the process dies) | in the flush of the `snapshot-purge` right before it, right after its directory deletion, before its batch commits: `crash`'s kill; the OM restarts and replays the log after its stored index, and restarts once more if that replay terminates |
+//! | `restart` | fault | [`loadSnapshotInfoFromDB`](crate::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB), [`StateMachineUpdater.run`](crate::citation::java::StateMachineUpdater::run) | a clean stop once every entry before it is flushed, a restart from the stored `TransactionInfo` (the id map rebuilt from the rows), the entries after it applied as a replay, apply and flush concurrently |
+//!
+//! A snapshot is purged once at most (a second purge of one snapshot is hdds-10408's); a
+//! purge of keys may name a purged snapshot (the `KeyDeletingService` racing the purge, as in
+//! hdds-11152: its apply answers with an error, which writes nothing); a kill comes right
+//! after the `snapshot-purge` whose flush it kills and fires in whichever incarnation flushes
+//! it; a `restart` right after a request.
+//!
+//! Verdicts (the plan's budget, 70,000 random and 2,000 PCT executions at depth 3; each
+//! expected invariant watched alone over seeds 0..20, worst and median executions to it):
+//!
+//! | variant | breaks | random | PCT (depth 3) | stateful (120 s) |
+//! |---|---|---|---|---|
+//! | `buggy` | `NoReplayAgainstPurgedSnapshot` | 164 (31.5) | 90 (22) | at 45 |
+//! | `buggy` | `NoOmTermination` | 4,403 (1,096) | 314 (49.5) | at 3,059 |
+//! | `buggy` | `SnapshotPurged` | 32,535 (10,366) | 470 (92) | at 66,154 |
+//! | `fixed` | nothing | held in 70,000 (window `KilledInSharedSwap` in 933, `PurgeSwappedWithItsKeys` in 3,805) | held in 2,000 (42; 134) | held, not exhausted in 120 s (432,034 executions; `KilledInSharedSwap` in 25,615); exhausted at two requests and one fault (38 workloads, 367,185 executions; 2,705) |
+//!
+//! The minimized workload of each break is `purge-keys(d1,s1) snapshot-purge(s1)
+//! kill-after-dir-delete`: `crash` itself. The space adds no other way to break the parent:
+//!
+//! - a purge of keys from **another** snapshot in the purge's batch is replayed harmlessly:
+//!   its flush opens that snapshot by id (OMKeyPurgeResponse.java:82 at 703c4d50f89), whose
+//!   directory is there;
+//! - **two snapshot purges** in one batch: a kill after the first one's directory deletion
+//!   replays both; each reads its uncommitted row skipping the cache
+//!   (OMSnapshotPurgeResponse.java:84-89) and deletes its directory, the first one's already
+//!   gone (`FileUtils.deleteDirectory` of a missing directory does nothing, :131);
+//! - a purge of keys **after** the snapshot's purge is answered with an error at apply
+//!   (`SnapshotUtils.getSnapshotInfo` finds the cache's delete marker and throws
+//!   `KEY_NOT_FOUND`, SnapshotUtils.java:82-84; OMKeyPurgeRequest.java:82-84), before and
+//!   after the kill;
+//! - a clean restart before or after the purge replays committed entries or none.
+//!
+//! The fix holds over the space: its split (OzoneManagerDoubleBuffer.java:452-453, 464-471
+//! at 5feb9eacd83) commits every response before a snapshot purge, so at the kill every purge
+//! of keys from that snapshot is committed, and the replay starts at the purge.
+//!
+//! Left out of the vocabulary:
+//! - snapshot create (`OMSnapshotCreateRequest`): alone in its batch at both commits, and
+//!   hdds-7279 and hdds-8685 cover its flush. The fix's test is `getCmdType`, the parent's
+//!   `hasCreateSnapshotResponse` (OzoneManagerDoubleBuffer.java:448-450 at 703c4d50f89), so
+//!   the fix also puts a create's error response alone; no verdict here depends on it;
+//! - key creates and deletes of the active DB: their rows are batched, idempotent on replay,
+//!   and no snapshot's directory is read or written by them;
+//! - a kill elsewhere than after a purge's directory deletion: before it the directory
+//!   stays, after the commit nothing of the batch is replayed (the Abstractions).
 //!
 //! # Abstractions
 //!
 //! | merged or left out | why no verdict depends on it |
 //! |---|---|
-//! | the crash point is fixed right after the directory deletion | a stop before the deletion leaves the directory (the replay finds it), a stop after the commit leaves nothing of the batch to replay: only this window makes the batching matter |
+//! | the crash point is fixed right after the directory deletion (also on `generated`) | a stop before the deletion leaves the directory (the replay finds it), a stop after the commit leaves nothing of the batch to replay: only this window makes the batching matter |
 //! | the restart's replay: the restart actor is Ratis' updater and the apply thread, a `replay-flush` thread the flush thread ([`SnapshotOm::replay`](crate::models::om::snapshot::node::SnapshotOm::replay)); two restarts at most | each restart races the same flush against the same apply; a third would add nothing the second does not show |
 //! | the snapshot's metadata manager waits for the directory before failing (`checkSnapshotDirExist` after a timeout) | only the failure matters |
 //! | the loader's "empty DB in place" branch (`createIfMissing`) when the row is not in the table cache | modelled, but this log always caches the row first; `NoReplayAgainstPurgedSnapshot` fires either way |
