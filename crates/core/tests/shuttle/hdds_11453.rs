@@ -10,12 +10,13 @@ use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
+use ozone_ha_check::models::om::snapshot::requests::{Crash, SnapshotRequest};
 use ozone_ha_check::models::om::snapshot::Snapshots;
 use ozone_ha_check::models::om::startup::Replayed;
 use ozone_ha_check::models::om::SNAPSHOT_INFO_TABLE;
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_11152::{purge_log, snapshot_state, SNAPSHOT};
-use ozone_ha_check::scenarios::hdds_11453::Variant;
+use ozone_ha_check::scenarios::hdds_11453::{two_snapshots, Shape, Variant, VOCABULARY};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-11453";
@@ -180,6 +181,227 @@ fn the_buggy_crash_reaches_both_outcomes_of_the_replay_race() {
     assert!(r.probes["ReplayRecovered"] > 0);
 }
 
+/// What a staged generated workload saw: the stored index after the kill, each restart's
+/// end, the snapshots opened after their directory was deleted (every incarnation), and the
+/// purged snapshots' rows left in the DB.
+type StagedSeen = (u64, Vec<Replayed>, Vec<String>, Vec<String>);
+
+/// `workload` (requests, then one kill of the purge at `kill`) on s1 and s2: every request
+/// applied before the flush thread's one swap, the kill after that purge's directory
+/// deletion, then one restart per entry of `orders`, each driven through fixed steps.
+fn staged_generated(
+    variant: Variant,
+    workload: &'static str,
+    kill: u64,
+    orders: &'static [Order],
+) -> StagedSeen {
+    let out = std::sync::Arc::new(std::sync::Mutex::new((
+        0,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    )));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let mut out = seen.lock().unwrap();
+        let rec = Arc::new(Recorder::new(None));
+        let me = Actor::new("om", &rec);
+        let (active, dirs) = two_snapshots();
+        let store = Arc::new(Store::with_state(active, None));
+        let (java, cites) = (variant.java(), variant.cites());
+        let ids = ["s1".to_string(), "s2".to_string()];
+        let snaps = Snapshots::new(Arc::clone(&dirs), ids, &[], java, cites);
+        let shape = Shape::of(&VOCABULARY.parse(workload).unwrap());
+        let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
+        om.arm(Crash::AfterDirDelete, kill);
+        let log = &shape.log;
+        for entry in log.after(0) {
+            if let Payload::Data(request) = &entry.payload {
+                assert!(om.apply(&me, entry.index, entry.term, request));
+            }
+        }
+        om.flush_thread(&me, log.last_index());
+        assert!(om.crashed(), "{workload}: the kill fired");
+        out.0 = stored_index(&store.durable());
+        out.2.extend(om.snapshots().opened_purged());
+        for order in orders {
+            let (om, stored) =
+                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+            let entries: Vec<_> = log
+                .after(stored)
+                .filter_map(|e| match &e.payload {
+                    Payload::Data(request) => Some((e.index, e.term, request.clone())),
+                    Payload::Configuration => None,
+                })
+                .collect();
+            match order {
+                Order::FlushFirst => {
+                    for (index, term, request) in &entries {
+                        if om.apply(&me, *index, *term, request) {
+                            om.flush_thread(&me, *index);
+                        }
+                    }
+                }
+                Order::ApplyFirst => {
+                    for (index, term, request) in &entries {
+                        assert!(om.apply(&me, *index, *term, request));
+                    }
+                    if !entries.is_empty() {
+                        om.flush_thread(&me, log.last_index());
+                    }
+                }
+            }
+            out.1.push(match om.exits().last() {
+                None => Replayed::Completed,
+                Some(why) => Replayed::Terminated {
+                    index: entries[0].0,
+                    why: why.clone(),
+                },
+            });
+            out.2.extend(om.snapshots().opened_purged());
+        }
+        let durable = store.durable();
+        out.3 = shape
+            .purged
+            .iter()
+            .filter(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some())
+            .cloned()
+            .collect();
+    });
+    let result = out.lock().unwrap().clone();
+    result
+}
+
+/// The parent flushes a purge of keys from s2 in s1's purge's batch: the kill after s1's
+/// directory deletion leaves both uncommitted, and the replay's flush opens s2, whose
+/// directory is there, in either order; s1's replayed purge finds its row and deletes the
+/// missing directory, which does nothing. Only a purge of keys from the purged snapshot
+/// itself, in its purge's batch, is the bug.
+// Reference: OMKeyPurgeResponse.java:82 (getSnapshot by the purged-from snapshot's id) and
+// OMSnapshotPurgeResponse.java:84-102, :131 (getSkipCache, FileUtils.deleteDirectory) at
+// 703c4d50f89.
+fn staged_the_parent_replays_a_purge_of_another_snapshots_keys() {
+    let _ = &ozone_ha_check::citation::java::hdds_11453_parent::OMKeyPurgeResponse::addToDBBatch;
+    for order in [Order::FlushFirst, Order::ApplyFirst] {
+        let orders: &'static [Order] = match order {
+            Order::FlushFirst => &[Order::FlushFirst],
+            Order::ApplyFirst => &[Order::ApplyFirst],
+        };
+        let (stored, replays, opened, left) = staged_generated(
+            Variant::Buggy,
+            "purge-keys(d1,s2) snapshot-purge(s1) kill-after-dir-delete",
+            3,
+            orders,
+        );
+        assert_eq!(stored, 0, "one batch, nothing committed");
+        assert_eq!(replays, vec![Replayed::Completed], "{order:?}");
+        assert!(opened.is_empty(), "{order:?}: {opened:?}");
+        assert!(left.is_empty());
+    }
+}
+
+/// Two snapshot purges in one batch of the parent: a kill after the first one's directory
+/// deletion replays both, and each finds its row and deletes its directory (the first's is
+/// already gone): no snapshot is opened, both are purged.
+// Reference: OMSnapshotPurgeResponse.java:84-102 at 703c4d50f89; the split at
+// OzoneManagerDoubleBuffer.java:448-450 (703c4d50f89) cuts only at creates.
+fn staged_the_parent_replays_two_snapshot_purges_of_one_batch() {
+    let _ =
+        &ozone_ha_check::citation::java::hdds_11453_parent::OMSnapshotPurgeResponse::addToDBBatch;
+    let (stored, replays, opened, left) = staged_generated(
+        Variant::Buggy,
+        "snapshot-purge(s1) snapshot-purge(s2) kill-after-dir-delete",
+        3,
+        &[Order::FlushFirst],
+    );
+    assert_eq!(stored, 0);
+    assert_eq!(replays, vec![Replayed::Completed]);
+    assert!(opened.is_empty());
+    assert!(left.is_empty());
+}
+
+/// A purge of keys from a snapshot after its purge: its apply finds the row's delete marker in
+/// the table cache and answers with an error, which writes nothing, before and after the kill.
+// Reference: OMKeyPurgeRequest.java:82-84 at 703c4d50f89 (SnapshotUtils.getSnapshotInfo
+// throws, createErrorOMResponse).
+fn staged_a_purge_of_keys_after_the_snapshots_purge_is_an_error() {
+    let _ =
+        &ozone_ha_check::citation::java::hdds_11453_parent::OMKeyPurgeRequest::validateAndUpdateCache;
+    for variant in [Variant::Buggy, Variant::Fixed] {
+        let (stored, replays, opened, left) = staged_generated(
+            variant,
+            "snapshot-purge(s1) kill-after-dir-delete purge-keys(d1,s1)",
+            2,
+            &[Order::ApplyFirst],
+        );
+        assert_eq!(stored, 0);
+        assert_eq!(replays, vec![Replayed::Completed]);
+        assert!(opened.is_empty(), "{variant:?}");
+        assert!(left.is_empty());
+    }
+}
+
+/// The generated plan's space, and how a workload becomes a log, its kills and its stops.
+fn generated_workloads_map_to_a_log_kills_and_stops() {
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 258);
+    // A second purge of one snapshot, a kill not right after a snapshot purge, a restart
+    // first: not drawn.
+    for refused in [
+        "snapshot-purge(s1) snapshot-purge(s1)",
+        "purge-keys(d1,s1) kill-after-dir-delete",
+        "restart purge-keys(d1,s1)",
+    ] {
+        let w = VOCABULARY.parse(refused).unwrap();
+        assert_eq!(VOCABULARY.encode(&w, VOCABULARY.bounds), None, "{refused}");
+    }
+    // The written `crash` plan is this workload, over s1 alone.
+    let crash = Shape::of(
+        &VOCABULARY
+            .parse("purge-keys(d1,s1) snapshot-purge(s1) kill-after-dir-delete")
+            .unwrap(),
+    );
+    let written = purge_log();
+    assert_eq!(
+        crash.log.after(0).map(|e| &e.payload).collect::<Vec<_>>(),
+        written.after(0).map(|e| &e.payload).collect::<Vec<_>>()
+    );
+    assert_eq!(crash.kills, vec![3]);
+    assert_eq!(crash.purged, vec![SNAPSHOT.to_string()]);
+    let w = Shape::of(
+        &VOCABULARY
+            .parse("purge-keys(d2,s2) restart snapshot-purge(s2)")
+            .unwrap(),
+    );
+    assert_eq!((w.kills, w.stops), (vec![], vec![2]));
+    assert_eq!(w.purged, vec!["s2".to_string()]);
+    assert_eq!(
+        w.log
+            .after(0)
+            .filter_map(|e| match &e.payload {
+                Payload::Data(r) => Some(r.clone()),
+                Payload::Configuration => None,
+            })
+            .collect::<Vec<_>>(),
+        vec![
+            SnapshotRequest::PurgeKeys {
+                snapshot: "s2".into(),
+                keys: vec!["d2".into()]
+            },
+            SnapshotRequest::SnapshotPurge {
+                snapshot: "s2".into()
+            }
+        ]
+    );
+}
+
+/// The fix holds over the generated space with the window reached: a kill after a purge's
+/// directory deletion in the flush of a swap that also took a purge of keys from it.
+fn fixed_holds_on_generated_with_the_window_reached() {
+    let r = run(S, "fixed", "generated", pct(0, 2_000), None);
+    assert_eq!(r.verdict, Verdict::Held);
+    assert!(r.probes["KilledInSharedSwap"] > 0);
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -187,6 +409,11 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_restart_whose_flush_precedes_the_purges_apply_terminates,
         a_restart_whose_purge_is_applied_first_recovers_over_an_empty_db,
         the_fix_commits_the_purge_of_keys_before_the_directory_goes,
-        the_buggy_crash_reaches_both_outcomes_of_the_replay_race
+        the_buggy_crash_reaches_both_outcomes_of_the_replay_race,
+        staged_the_parent_replays_a_purge_of_another_snapshots_keys,
+        staged_the_parent_replays_two_snapshot_purges_of_one_batch,
+        staged_a_purge_of_keys_after_the_snapshots_purge_is_an_error,
+        generated_workloads_map_to_a_log_kills_and_stops,
+        fixed_holds_on_generated_with_the_window_reached
     ]
 }

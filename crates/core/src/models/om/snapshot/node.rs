@@ -50,6 +50,9 @@ pub struct SnapshotOm {
     exits: Ghost<Vec<String>>,
     /// Ghost: the index of the response whose `addToDBBatch` terminated the OM.
     terminated_at: Ghost<Option<u64>>,
+    /// Ghost: the process died in the flush of a swap that took a snapshot's purge together
+    /// with a purge of keys from that snapshot.
+    crashed_in_shared_swap: Ghost<bool>,
 }
 
 impl SnapshotOm {
@@ -80,11 +83,13 @@ impl SnapshotOm {
             in_flight: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
             terminated_at: Ghost::new(None),
+            crashed_in_shared_swap: Ghost::new(false),
         }
     }
 
-    /// Arm the process's death, where `crash` says, in the flush of the snapshot create at
-    /// log index `index` only (a generated workload's kill names its create).
+    /// Arm the process's death, where `crash` says, in the flush of the snapshot create (or,
+    /// for [`Crash::AfterDirDelete`], the snapshot purge) at log index `index` only (a
+    /// generated workload's kill names its request).
     pub fn arm(&self, crash: Crash, index: u64) {
         self.crash.set(crash);
         self.crash_at.set(Some(index));
@@ -135,6 +140,12 @@ impl SnapshotOm {
         self.buffer.life() == Life::Crashed
     }
 
+    /// Whether the process died in the flush of a swap that took a snapshot's purge together
+    /// with a purge of keys from that snapshot (ghost): the window HDDS-11453's fix splits.
+    pub fn crashed_in_shared_swap(&self) -> bool {
+        self.crashed_in_shared_swap.get()
+    }
+
     /// Every termination (ghost).
     pub fn exits(&self) -> Vec<String> {
         self.exits.get()
@@ -179,7 +190,8 @@ impl SnapshotOm {
             let Some(ready) = self.buffer.next_batch(actor) else {
                 return;
             };
-            if swapped_with_its_keys(&ready) {
+            let shared = swapped_with_its_keys(&ready);
+            if shared {
                 actor.probe(&PURGE_SWAPPED_WITH_ITS_KEYS);
             }
             if ready.iter().skip(1).any(SnapResponse::is_snapshot_create) {
@@ -198,20 +210,30 @@ impl SnapshotOm {
             for part in parts {
                 match self.flush_batch(actor, &part) {
                     Ok(last_index) => flushed = last_index,
-                    Err(()) => return,
+                    Err(crashed) => {
+                        if shared && crashed {
+                            self.crashed_in_shared_swap.set(true);
+                        }
+                        return;
+                    }
                 }
             }
         }
     }
 
     /// `flushBatch`: every response's `addToDBBatch`, `TransactionInfo`, the commit.
-    /// `Err` when the OM terminated or crashed.
-    fn flush_batch(&self, actor: &Actor, part: &[SnapResponse]) -> Result<u64, ()> {
+    /// `Err` when the OM terminated (`false`) or crashed (`true`).
+    fn flush_batch(&self, actor: &Actor, part: &[SnapResponse]) -> Result<u64, bool> {
         let c = self.snaps.cites();
         let mut batch = WriteBatch::new();
         for response in part {
             let crash = match self.crash.get() {
-                Crash::AfterDirDelete if response.is_snapshot_purge() => Crash::AfterDirDelete,
+                Crash::AfterDirDelete
+                    if response.is_snapshot_purge()
+                        && self.crash_at.get().is_none_or(|i| i == response.index) =>
+                {
+                    Crash::AfterDirDelete
+                }
                 c @ (Crash::AfterCheckpoint | Crash::BeforeCreateCommit)
                     if response.is_snapshot_create()
                         && self.crash_at.get().is_none_or(|i| i == response.index) =>
@@ -225,7 +247,7 @@ impl SnapshotOm {
                 Err(Stop::Crash(how)) => {
                     self.crash.set(Crash::Never);
                     self.buffer.crash(actor, how);
-                    return Err(());
+                    return Err(true);
                 }
                 Err(Stop::Terminate(why)) => {
                     actor.step_with(c.add_to_batch, || {
@@ -233,7 +255,7 @@ impl SnapshotOm {
                     });
                     self.terminated_at.set(Some(response.index));
                     self.exit(actor, why);
-                    return Err(());
+                    return Err(false);
                 }
             }
         }
