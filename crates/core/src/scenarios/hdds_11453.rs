@@ -166,7 +166,6 @@
 use super::hdds_11152::{purge_log, snapshot_state, NO_OM_TERMINATION, SNAPSHOT, SNAPSHOT_PURGED};
 use crate::choices;
 use crate::citation::java::{hdds_11453 as fix, hdds_11453_parent as parent};
-use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
@@ -649,11 +648,7 @@ struct GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
-        Actor::new("client", recorder).step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &Actor::new("client", recorder));
         let shape = Shape::of(&workload);
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let (active, dirs) = two_snapshots();

@@ -120,7 +120,6 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_7279 as fix, hdds_7279_parent as parent, hdds_7906};
-use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
@@ -483,11 +482,7 @@ impl Case for Prepared {
             Source::Written(log) => Arc::clone(log),
             Source::Drawn(bounds) => {
                 // Drawn before anything is spawned, and shown first in the trace.
-                let workload = VOCABULARY.draw(*bounds);
-                Actor::new("client", recorder).step(
-                    Label::model("the workload drawn"),
-                    VOCABULARY.show(&workload),
-                );
+                let workload = VOCABULARY.draw_shown(*bounds, &Actor::new("client", recorder));
                 Arc::new(log(&workload))
             }
         };
