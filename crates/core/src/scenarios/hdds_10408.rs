@@ -116,11 +116,11 @@
 //! | the service runs on the case's own thread | the same: one spawned thread fewer |
 
 use crate::choices;
-use crate::citation::Label;
 use crate::citation::java::{
     hdds_10408 as fix, hdds_10408_parent as parent, hdds_11152_parent as later,
     hdds_9636_parent as pre_9636,
 };
+use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
@@ -697,7 +697,11 @@ pub fn service_run(actor: &Actor, om: &SnapshotOm) -> Vec<String> {
         }
         actor.step_with(
             &parent::SnapshotDeletingService::SnapshotDeletingTask::submitSnapshotPurgeRequest,
-            || format!("deleted snapshots with nothing left to move: submit SnapshotPurge {found:?}"),
+            || {
+                format!(
+                    "deleted snapshots with nothing left to move: submit SnapshotPurge {found:?}"
+                )
+            },
         );
     }
     found
