@@ -81,14 +81,66 @@
 //! - `leader-and-follower`: the leader and a follower; one apply thread applies each entry to
 //!   the leader, then to the follower (the follower's pace against its own flush is its own).
 //!
+//! - `generated`: the leader alone over s1 <- s2, running a workload of [`VOCABULARY`] (see
+//!   "Generated workloads").
+//!
 //! An OM that terminated restarts (twice at most) and replays the log after its stored index
 //! ([`replay`]: apply, then flush, on one thread).
+//!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s words are what the modelled path meets on the leader: the service's runs
+//! and a kill of the OM, over s1 <- s2 in one bucket, both deleted snapshots with nothing
+//! left to move (rows and directories at the start, so the first run finds both).
+//!
+//! | word | Java | what it does |
+//! |---|---|---|
+//! | `run` | [`SnapshotDeletingTask.call`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::call), [`submitSnapshotPurgeRequest`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::submitSnapshotPurgeRequest) ([`service_run`]); the purges' [`validateAndUpdateCache`](crate::citation::java::hdds_10408_parent::OMSnapshotPurgeRequest::validateAndUpdateCache) | one run after the previous run's submit returned (after the leader applied it): iterates `snapshotInfoTable` in RocksDB (SnapshotDeletingService.java:146-163), adds every deleted snapshot it finds reclaimable (:204-206) and submits their purge (:340, :457-471), applied before the next word |
+//! | `kill` (fault) | [`loadSnapshotInfoFromDB`](crate::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB) at the restart | kill -9 racing the flush thread: the uncommitted responses are lost; the restart rebuilds the chain from the rows and replays the log after the stored index, applies racing the new flush thread; a clean restart is the kill once the flush caught up |
+//!
+//! A kill comes only after a run (before, it loses nothing). At most three runs and one kill
+//! by default: 9 workloads. `SnapshotPurged` reads every snapshot the log purges.
+//!
+//! Verdicts (the default 2,000 executions; each expected invariant watched alone over seeds
+//! 0..20 without minimizing: worst and median (rounded down) executions to it; the stateful
+//! engine's first violation, 120 s budget):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `NoOmTermination`, `EveryOmCatchesUp` | 16 (4) | 53 (8) | at 84 |
+//! | `pre-hdds-9636` | `NoOmTermination`, `EveryOmCatchesUp` | 8 (1) | 12 (2) | at 2 |
+//! | `fixed` | holds | held, every seed (20,000 executions per engine and invariant) | held, every seed | held in 678,426 executions (120 s, not exhausted) |
+//!
+//! In every seed's run of `fixed`, `DuplicatePurgeSubmitted`, `DuplicateAfterFlush` (at least
+//! 1,304 executions of 20,000) and `DuplicateBeforeFlush` (at least 4,361) fired.
+//! Minimized workloads (seed 0): `buggy` `run run run` (random; the third run unused) and
+//! `run run` (PCT: the flush falls between the second run's purges of s1 and s2, and the
+//! purge of s2 throws); `pre-hdds-9636` `run run` (both engines, the chain's exception on s1).
+//! The space adds no verdict to the written plans: the fix holds with two snapshots in a
+//! chain, a second purge of both, and a kill anywhere. Why, in the Java at 6dfd7d46d14: a
+//! second purge that reads no row `continue`s to the next key (OMSnapshotPurgeRequest.java:90-95),
+//! so `getNextActiveSnapshot` never gets null (its `OMException`, SnapshotUtils.java:152-154,
+//! is not reached); one that reads the row before the flush finds the snapshot gone from the
+//! chain, `getNextActiveSnapshot` returns null (SnapshotUtils.java:175-180) and
+//! `updateSnapshotChainAndCache` returns at its catch (OMSnapshotPurgeRequest.java:166-168)
+//! before any neighbour's cache entry or `deleteSnapshot` (:224): the chain and s2's row
+//! are left alone. A next snapshot in the chain has its row (a purge drops the snapshot from
+//! the chain at apply, before its row's delete at flush; a restart rebuilds the chain from the
+//! rows), so the walk's `getSnapshotInfo` (OmSnapshotManager.java:697-699, SnapshotUtils.java:83-86) does not throw either.
+//! The response puts the neighbours' rows before it deletes the purged ones and skips a null
+//! row (OMSnapshotPurgeResponse.java:83-101).
+//!
+//! Left out of the vocabulary: `OMSnapshotDeleteRequest` (the service reads the status from
+//! RocksDB, so a delete only decides from which run on a snapshot is found; the start has both
+//! deleted and flushed, the case where a run finds both); a second OM (each OM's window is
+//! its own flush, which the leader alone already races; `leader-and-follower` covers it).
 //!
 //! # Properties
 //!
 //! `NoOmTermination` (no incarnation of any OM terminates), `EveryOmCatchesUp` (after the
-//! restarts every OM has flushed the whole log: no crash loop), `SnapshotPurged` (s1's row and
-//! directory are gone on every OM that flushed the whole log: the fix's skip loses no purge;
+//! restarts every OM has flushed the whole log: no crash loop), `SnapshotPurged` (every purged
+//! snapshot's row and directory are gone on every OM that flushed the whole log: the fix's
+//! skip loses no purge;
 //! an OM in a crash loop never completes the purge, which is `EveryOmCatchesUp`'s), at
 //! quiescence. Probes
 //! `DuplicatePurgeSubmitted` (required: the service read s1's row after the leader applied its
@@ -114,6 +166,9 @@
 //! | two restarts at most | each restart replays the same entry onto the same DB; a third adds nothing |
 //! | a restart's replay applies its entries, then flushes them, on one thread (in the Java Ratis' updater and the flush thread run concurrently, as [`SnapshotOm::replay`] models) | loom counts every thread an execution spawns; a terminated OM's replay throws in either order: 3 alone onto a DB without the row (`buggy`), or 2 then 3 with or without 2's flush between (`pre-hdds-9636`, where both windows throw); `fixed` never restarts |
 //! | the service runs on the case's own thread | the same: one spawned thread fewer |
+//! | `generated`: a run's purge of s1 and s2 is one log entry per snapshot (the Java's is one request with both keys) | a flush can fall between the two entries, which the Java's one apply cannot meet; each key's outcome depends on that OM's flush alone, the same throw or no-op as a later run's purge of that key meets |
+//! | `generated`: the purge of s1 does not update s2's row (previous ids, deepClean) | a second purge never reaches the neighbour update (module docs, "Generated workloads"); the first purge's put precedes s2's delete in the log and in the response |
+//! | `generated`: the service and the apply thread are one actor | a run starts after the previous run's submit returned, which is after the leader's apply; the race is the run's read against the flush |
 
 use crate::choices;
 use crate::citation::java::{
