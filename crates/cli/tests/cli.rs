@@ -56,7 +56,7 @@ fn list_json_names_every_case_with_its_expectation() {
         ("hdds-17215", 50),
         ("hdds-8036", 6),
         ("hdds-8973", 6),
-        ("hdds-10408", 6),
+        ("hdds-10408", 9),
         ("hdds-10590", 8),
     ] {
         let s = scenarios

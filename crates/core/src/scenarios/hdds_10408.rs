@@ -81,14 +81,66 @@
 //! - `leader-and-follower`: the leader and a follower; one apply thread applies each entry to
 //!   the leader, then to the follower (the follower's pace against its own flush is its own).
 //!
+//! - `generated`: the leader alone over s1 <- s2, running a workload of [`VOCABULARY`] (see
+//!   "Generated workloads").
+//!
 //! An OM that terminated restarts (twice at most) and replays the log after its stored index
 //! ([`replay`]: apply, then flush, on one thread).
+//!
+//! # Generated workloads (`generated`)
+//!
+//! [`VOCABULARY`]'s words are what the modelled path meets on the leader: the service's runs
+//! and a kill of the OM, over s1 <- s2 in one bucket, both deleted snapshots with nothing
+//! left to move (rows and directories at the start, so the first run finds both).
+//!
+//! | word | Java | what it does |
+//! |---|---|---|
+//! | `run` | [`SnapshotDeletingTask.call`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::call), [`submitSnapshotPurgeRequest`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::submitSnapshotPurgeRequest) ([`service_run`]); the purges' [`validateAndUpdateCache`](crate::citation::java::hdds_10408_parent::OMSnapshotPurgeRequest::validateAndUpdateCache) | one run after the previous run's submit returned (after the leader applied it): iterates `snapshotInfoTable` in RocksDB (SnapshotDeletingService.java:146-163), adds every deleted snapshot it finds reclaimable (:204-206) and submits their purge (:340, :457-471), applied before the next word |
+//! | `kill` (fault) | [`loadSnapshotInfoFromDB`](crate::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB) at the restart | kill -9 racing the flush thread: the uncommitted responses are lost; the restart rebuilds the chain from the rows and replays the log after the stored index, applies racing the new flush thread; a clean restart is the kill once the flush caught up |
+//!
+//! A kill comes only after a run (before, it loses nothing). At most three runs and one kill
+//! by default: 9 workloads. `SnapshotPurged` reads every snapshot the log purges.
+//!
+//! Verdicts (the default 2,000 executions; each expected invariant watched alone over seeds
+//! 0..20 without minimizing: worst and median (rounded down) executions to it; the stateful
+//! engine's first violation, 120 s budget):
+//!
+//! | variant | breaks | random | PCT | stateful |
+//! |---|---|---|---|---|
+//! | `buggy` | `NoOmTermination`, `EveryOmCatchesUp` | 16 (4) | 53 (8) | at 84 |
+//! | `pre-hdds-9636` | `NoOmTermination`, `EveryOmCatchesUp` | 8 (1) | 12 (2) | at 2 |
+//! | `fixed` | holds | held, every seed (20,000 executions per engine and invariant) | held, every seed | held in 678,426 executions (120 s, not exhausted) |
+//!
+//! In every seed's run of `fixed`, `DuplicatePurgeSubmitted`, `DuplicateAfterFlush` (at least
+//! 1,304 executions of 20,000) and `DuplicateBeforeFlush` (at least 4,361) fired.
+//! Minimized workloads (seed 0): `buggy` `run run run` (random; the third run unused) and
+//! `run run` (PCT: the flush falls between the second run's purges of s1 and s2, and the
+//! purge of s2 throws); `pre-hdds-9636` `run run` (both engines, the chain's exception on s1).
+//! The space adds no verdict to the written plans: the fix holds with two snapshots in a
+//! chain, a second purge of both, and a kill anywhere. Why, in the Java at 6dfd7d46d14: a
+//! second purge that reads no row `continue`s to the next key (OMSnapshotPurgeRequest.java:90-95),
+//! so `getNextActiveSnapshot` never gets null (its `OMException`, SnapshotUtils.java:152-154,
+//! is not reached); one that reads the row before the flush finds the snapshot gone from the
+//! chain, `getNextActiveSnapshot` returns null (SnapshotUtils.java:175-180) and
+//! `updateSnapshotChainAndCache` returns at its catch (OMSnapshotPurgeRequest.java:166-168)
+//! before any neighbour's cache entry or `deleteSnapshot` (:224): the chain and s2's row
+//! are left alone. A next snapshot in the chain has its row (a purge drops the snapshot from
+//! the chain at apply, before its row's delete at flush; a restart rebuilds the chain from the
+//! rows), so the walk's `getSnapshotInfo` (OmSnapshotManager.java:697-699, SnapshotUtils.java:83-86) does not throw either.
+//! The response puts the neighbours' rows before it deletes the purged ones and skips a null
+//! row (OMSnapshotPurgeResponse.java:83-101).
+//!
+//! Left out of the vocabulary: `OMSnapshotDeleteRequest` (the service reads the status from
+//! RocksDB, so a delete only decides from which run on a snapshot is found; the start has both
+//! deleted and flushed, the case where a run finds both); a second OM (each OM's window is
+//! its own flush, which the leader alone already races; `leader-and-follower` covers it).
 //!
 //! # Properties
 //!
 //! `NoOmTermination` (no incarnation of any OM terminates), `EveryOmCatchesUp` (after the
-//! restarts every OM has flushed the whole log: no crash loop), `SnapshotPurged` (s1's row and
-//! directory are gone on every OM that flushed the whole log: the fix's skip loses no purge;
+//! restarts every OM has flushed the whole log: no crash loop), `SnapshotPurged` (every purged
+//! snapshot's row and directory are gone on every OM that flushed the whole log: the fix's
+//! skip loses no purge;
 //! an OM in a crash loop never completes the purge, which is `EveryOmCatchesUp`'s), at
 //! quiescence. Probes
 //! `DuplicatePurgeSubmitted` (required: the service read s1's row after the leader applied its
@@ -114,12 +166,16 @@
 //! | two restarts at most | each restart replays the same entry onto the same DB; a third adds nothing |
 //! | a restart's replay applies its entries, then flushes them, on one thread (in the Java Ratis' updater and the flush thread run concurrently, as [`SnapshotOm::replay`] models) | loom counts every thread an execution spawns; a terminated OM's replay throws in either order: 3 alone onto a DB without the row (`buggy`), or 2 then 3 with or without 2's flush between (`pre-hdds-9636`, where both windows throw); `fixed` never restarts |
 //! | the service runs on the case's own thread | the same: one spawned thread fewer |
+//! | `generated`: a run's purge of s1 and s2 is one log entry per snapshot (the Java's is one request with both keys) | a flush can fall between the two entries, which the Java's one apply cannot meet; each key's outcome depends on that OM's flush alone, the same throw or no-op as a later run's purge of that key meets |
+//! | `generated`: the purge of s1 does not update s2's row (previous ids, deepClean) | a second purge never reaches the neighbour update (module docs, "Generated workloads"); the first purge's put precedes s2's delete in the log and in the response |
+//! | `generated`: the service and the apply thread are one actor | a run starts after the previous run's submit returned, which is after the leader's apply; the race is the run's read against the flush |
 
 use crate::choices;
 use crate::citation::java::{
     hdds_10408 as fix, hdds_10408_parent as parent, hdds_11152_parent as later,
     hdds_9636_parent as pre_9636,
 };
+use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
@@ -138,6 +194,7 @@ use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{ByConstruction, Case, Expected, Scenario};
 use crate::sync::{channel, thread, Arc};
+use crate::workload::{Bounds, Item, Kind, Vocabulary, Word};
 
 /// The scenario.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +219,8 @@ choices! {
         Leader = "leader",
         /// the leader and a follower
         LeaderAndFollower = "leader-and-follower",
+        /// the leader alone, over s1 <- s2, running a workload of the vocabulary
+        Generated = "generated",
     }
 }
 
@@ -174,18 +233,39 @@ pub struct OmEnd {
     pub exits: Vec<String>,
     /// The index its DB says it flushed.
     pub stored: u64,
-    /// Whether s1's row is in its DB.
-    pub row: bool,
-    /// Whether s1's directory exists.
-    pub dir: bool,
+    /// Each purged snapshot (as [`End::purged`]): whether its row is in the DB, whether its
+    /// directory exists.
+    pub left: Vec<(bool, bool)>,
 }
 
 /// What every OM ended with.
 pub struct End {
     /// The log's last index.
     pub last: u64,
+    /// The snapshots some entry of the log purges.
+    pub purged: Vec<String>,
     /// The OMs, leader first.
     pub oms: Vec<OmEnd>,
+}
+
+impl OmEnd {
+    /// An OM's end from its DB and disk, over `purged`.
+    fn of(exits: Vec<String>, store: &Store<OmRow>, dirs: &Dirs, purged: &[String]) -> Self {
+        let durable = store.durable();
+        OmEnd {
+            exits,
+            stored: stored_index(&durable),
+            left: purged
+                .iter()
+                .map(|s| {
+                    (
+                        durable.get(SNAPSHOT_INFO_TABLE, s).is_some(),
+                        dirs.exists(s),
+                    )
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A restart's replay terminated the OM.
@@ -231,7 +311,7 @@ pub const EVERY_OM_CATCHES_UP: Invariant<End> = Invariant::eventually(
 /// The purged snapshot is gone everywhere.
 pub const SNAPSHOT_PURGED: Invariant<End> = Invariant::eventually(
     "SnapshotPurged",
-    "s1's row and directory are gone on every OM that flushed the whole log",
+    "every purged snapshot's row and directory are gone on every OM that flushed the whole log",
     "A purged snapshot outlives its purge on an OM that completed the log (a skipped second purge lost the first one's effect). An OM still short of the log's end is EveryOmCatchesUp's.",
     |e| {
         for (i, om) in e.oms.iter().enumerate() {
@@ -239,13 +319,15 @@ pub const SNAPSHOT_PURGED: Invariant<End> = Invariant::eventually(
             if om.stored != e.last {
                 continue;
             }
-            if om.row || om.dir {
-                return Err(format!(
-                    "om{}: {SNAPSHOT}'s row {}, directory {}",
-                    i + 1,
-                    if om.row { "still there" } else { "gone" },
-                    if om.dir { "still there" } else { "gone" }
-                ));
+            for (snapshot, &(row, dir)) in e.purged.iter().zip(&om.left) {
+                if row || dir {
+                    return Err(format!(
+                        "om{}: {snapshot}'s row {}, directory {}",
+                        i + 1,
+                        if row { "still there" } else { "gone" },
+                        if dir { "still there" } else { "gone" }
+                    ));
+                }
             }
         }
         Ok(())
@@ -347,6 +429,7 @@ impl Scenario for Hdds10408 {
         REPLAY_TERMINATED.property(),
     ];
     const MODEL_PROBES: &'static [&'static [Probe]] = &[SnapshotOm::PROBES, requests::PROBES];
+    const VOCABULARY: Option<Vocabulary> = Some(VOCABULARY);
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[
         ByConstruction {
             probe: DUPLICATE_PURGE_SUBMITTED,
@@ -364,18 +447,34 @@ impl Scenario for Hdds10408 {
             (Variant::PreHdds9636 | Variant::Buggy, Plan::Leader | Plan::LeaderAndFollower) => {
                 Expected::Violates(LOOP)
             }
-            (Variant::Fixed, Plan::Leader | Plan::LeaderAndFollower) => Expected::Holds,
+            (Variant::PreHdds9636 | Variant::Buggy, Plan::Generated) => Expected::Violates(LOOP),
+            (Variant::Fixed, Plan::Leader | Plan::LeaderAndFollower | Plan::Generated) => {
+                Expected::Holds
+            }
         }
     }
 
     fn prepare(&self, variant: Variant, plan: Plan, _size: usize) -> Box<dyn Case> {
-        Box::new(Prepared {
-            variant,
-            oms: match plan {
-                Plan::Leader => 1,
-                Plan::LeaderAndFollower => 2,
-            },
-        })
+        let oms = match plan {
+            Plan::Leader => 1,
+            Plan::LeaderAndFollower => 2,
+            Plan::Generated => {
+                return Box::new(GeneratedCase {
+                    variant,
+                    bounds: VOCABULARY.bounds,
+                })
+            }
+        };
+        Box::new(Prepared { variant, oms })
+    }
+
+    fn prepare_generated(
+        &self,
+        variant: Variant,
+        bounds: Bounds,
+        _size: usize,
+    ) -> Option<Box<dyn Case>> {
+        Some(Box::new(GeneratedCase { variant, bounds }))
     }
 }
 
@@ -395,27 +494,45 @@ fn purge() -> SnapshotRequest {
 
 /// One OM's DB (s1's row, `TransactionInfo` 0) and disk (s1's directory, an empty DB).
 pub fn om_state() -> (Tables<OmRow>, Arc<Dirs>) {
+    om_state_of(&[SNAPSHOT])
+}
+
+/// One OM's DB (a row for each of `snapshots`, deleted snapshots, `TransactionInfo` 0) and
+/// disk (a directory for each, an empty DB).
+pub fn om_state_of(snapshots: &[&str]) -> (Tables<OmRow>, Arc<Dirs>) {
     let mut active = Tables::default();
-    active.put(
-        SNAPSHOT_INFO_TABLE,
-        SNAPSHOT,
-        OmRow::Snapshot { last_tx: 0 },
-    );
+    for snapshot in snapshots {
+        active.put(
+            SNAPSHOT_INFO_TABLE,
+            snapshot,
+            OmRow::Snapshot { last_tx: 0 },
+        );
+    }
     put_tx_info(&mut active, 0, 0);
-    let dirs = Dirs::new([(
-        SNAPSHOT.to_string(),
-        Arc::new(SnapshotDb::with_state(Tables::default(), None)),
-    )]);
+    let dirs = Dirs::new(snapshots.iter().map(|snapshot| {
+        (
+            snapshot.to_string(),
+            Arc::new(SnapshotDb::with_state(Tables::default(), None)),
+        )
+    }));
     (active, Arc::new(dirs))
 }
 
 /// An OM at the start: s1 in its chain, its DB not open.
 pub fn om(variant: Variant) -> (Arc<SnapshotOm>, Arc<Store<OmRow>>, Arc<Dirs>) {
-    let (active, dirs) = om_state();
+    om_of(variant, &[SNAPSHOT])
+}
+
+/// An OM at the start: `snapshots` in its chain, in order, no DB open.
+pub fn om_of(
+    variant: Variant,
+    snapshots: &[&str],
+) -> (Arc<SnapshotOm>, Arc<Store<OmRow>>, Arc<Dirs>) {
+    let (active, dirs) = om_state_of(snapshots);
     let store = Arc::new(Store::with_state(active, None));
     let snaps = Snapshots::new(
         Arc::clone(&dirs),
-        [SNAPSHOT.to_string()],
+        snapshots.iter().map(|s| s.to_string()),
         &[],
         variant.java(),
         variant.cites(),
@@ -518,36 +635,220 @@ impl Case for Prepared {
         let log = run_service_and_oms(&oms, recorder);
         recorder.quiesce();
         let me = Actor::new("restart", recorder);
+        let purged = vec![SNAPSHOT.to_string()];
         let mut ends = Vec::new();
         for (om, store, dirs) in &started {
             let mut exits = om.exits();
             if !exits.is_empty() {
-                for attempt in 1..=2 {
-                    let (om, stored) =
-                        SnapshotOm::restart(Arc::clone(store), Arc::clone(dirs), java, cites, &me);
-                    match replay(&om, &log, stored, &me) {
-                        None => break,
-                        Some(why) => {
-                            me.probe(&REPLAY_TERMINATED);
-                            exits.push(format!("restart {attempt}: {why}"));
-                        }
+                restart_after_termination(store, dirs, (java, cites), &log, &me, &mut exits);
+            }
+            ends.push(OmEnd::of(exits, store, dirs, &purged));
+        }
+        check(
+            &End {
+                last: log.last_index(),
+                purged,
+                oms: ends,
+            },
+            recorder,
+        );
+    }
+}
+
+/// A terminated OM restarts twice at most, each time replaying the log after its stored index
+/// ([`replay`]); each termination is added to `exits`.
+fn restart_after_termination(
+    store: &Arc<Store<OmRow>>,
+    dirs: &Arc<Dirs>,
+    (java, cites): (Java, &'static Cites),
+    log: &RaftLog<SnapshotRequest>,
+    me: &Actor,
+    exits: &mut Vec<String>,
+) {
+    for attempt in 1..=2 {
+        let (om, stored) =
+            SnapshotOm::restart(Arc::clone(store), Arc::clone(dirs), java, cites, me);
+        match replay(&om, log, stored, me) {
+            None => break,
+            Some(why) => {
+                me.probe(&REPLAY_TERMINATED);
+                exits.push(format!("restart {attempt}: {why}"));
+            }
+        }
+    }
+}
+
+fn check(end: &End, recorder: &Arc<Recorder>) {
+    NO_OM_TERMINATION.check_into(end, recorder);
+    EVERY_OM_CATCHES_UP.check_into(end, recorder);
+    SNAPSHOT_PURGED.check_into(end, recorder);
+}
+
+/// The snapshots of `generated`: s1 <- s2 in one bucket, both deleted snapshots with nothing
+/// left to move (rows and directories on every OM at the start).
+pub const SNAPSHOTS: &[&str] = &["s1", "s2"];
+
+/// The words of a generated workload (`generated`): the leader's service runs and a kill of
+/// the OM (module docs, "Generated workloads").
+pub const VOCABULARY: Vocabulary = Vocabulary {
+    universes: &[],
+    words: &[
+        Word {
+            name: "run",
+            kind: Kind::Request,
+            args: &[],
+            doc: "one SnapshotDeletingService run on the leader (SnapshotDeletingTask.call), after the previous run's submitRequest returned: iterates snapshotInfoTable in RocksDB (no table cache) and submitSnapshotPurgeRequest's a SnapshotPurge of every deleted snapshot with nothing left to move that it finds, here one log entry per snapshot, applied by validateAndUpdateCache before the next word",
+        },
+        Word {
+            name: "kill",
+            kind: Kind::Fault,
+            args: &[],
+            doc: "kill -9 of the OM, racing its flush thread: the responses not committed are lost; it restarts (loadSnapshotInfoFromDB, the chain rebuilt from the rows) and Ratis replays the log after the stored index, concurrently with the new flush thread; a clean restart is the kill after the flush caught up",
+        },
+    ],
+    bounds: Bounds {
+        requests: 3,
+        faults: 1,
+    },
+    allowed: after_a_run,
+};
+
+/// `run` and `kill` by index into [`VOCABULARY`]'s words.
+const RUN: usize = 0;
+const KILL: usize = 1;
+
+/// A kill only once a run submitted something (before, it loses nothing and replays nothing).
+fn after_a_run(prefix: &[Item], item: &Item) -> bool {
+    item.word != KILL || prefix.iter().any(|i| i.word == RUN)
+}
+
+fn purge_of(snapshot: &str) -> SnapshotRequest {
+    SnapshotRequest::SnapshotPurge {
+        snapshot: snapshot.into(),
+    }
+}
+
+/// [`SnapshotDeletingTask.call`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::call)
+/// on the leader `om`: iterate `snapshotInfoTable` in its RocksDB and return every snapshot
+/// whose row is there, in table order, for one purge each
+/// ([`submitSnapshotPurgeRequest`](crate::citation::java::hdds_10408_parent::SnapshotDeletingService::SnapshotDeletingTask::submitSnapshotPurgeRequest)).
+/// Every row is a deleted snapshot with nothing left to move (`shouldIgnoreSnapshot` and
+/// `isSnapshotReclaimable` pass). [`DUPLICATE_PURGE_SUBMITTED`] for a snapshot whose purge
+/// this incarnation already applied.
+pub fn service_run(actor: &Actor, om: &SnapshotOm) -> Vec<String> {
+    let rows = om.store().scan(actor, deleting_service::CALL);
+    let found: Vec<String> = SNAPSHOTS
+        .iter()
+        .filter(|s| rows.get(SNAPSHOT_INFO_TABLE, s).is_some())
+        .map(|s| s.to_string())
+        .collect();
+    if found.is_empty() {
+        actor.step_with(deleting_service::CALL, || {
+            "no snapshot row: nothing to purge".to_string()
+        });
+    } else {
+        if found.iter().any(|s| om.snapshots().purge_applied(s)) {
+            actor.probe(&DUPLICATE_PURGE_SUBMITTED);
+        }
+        actor.step_with(
+            &parent::SnapshotDeletingService::SnapshotDeletingTask::submitSnapshotPurgeRequest,
+            || {
+                format!(
+                    "deleted snapshots with nothing left to move: submit SnapshotPurge {found:?}"
+                )
+            },
+        );
+    }
+    found
+}
+
+/// The `generated` case of one variant.
+struct GeneratedCase {
+    variant: Variant,
+    bounds: Bounds,
+}
+
+impl GeneratedCase {
+    fn flush_thread(om: &Arc<SnapshotOm>, recorder: &Arc<Recorder>) -> thread::JoinHandle<()> {
+        let (om, me) = (Arc::clone(om), Actor::new("flush", recorder));
+        // Until the end's `settle` stops it, a kill or a termination.
+        thread::spawn("flush", move || om.flush_thread(&me, u64::MAX))
+    }
+}
+
+impl Case for GeneratedCase {
+    fn run(&self, recorder: &Arc<Recorder>) {
+        // Drawn before anything is spawned, and shown first in the trace.
+        let workload = VOCABULARY.draw(self.bounds);
+        let me = Actor::new("service", recorder);
+        me.step(
+            Label::model("the workload drawn"),
+            VOCABULARY.show(&workload),
+        );
+        let (java, cites) = (self.variant.java(), self.variant.cites());
+        let (mut om, store, dirs) = om_of(self.variant, SNAPSHOTS);
+        let mut log = RaftLog::new();
+        log.start_term(1);
+        let mut flush = Self::flush_thread(&om, recorder);
+        // The service and the apply thread are one actor: a run starts after the previous
+        // run's submit returned, which is after the leader applied it.
+        let mut exits = Vec::new();
+        let mut alive = true;
+        for item in &workload.items {
+            let from = match item.word {
+                RUN => {
+                    let first = log.last_index();
+                    for snapshot in service_run(&me, &om) {
+                        log.append(purge_of(&snapshot));
                     }
+                    first
+                }
+                _ => {
+                    om.kill(&me);
+                    flush.join();
+                    exits.extend(om.exits());
+                    let (next, stored) = SnapshotOm::restart(
+                        Arc::clone(&store),
+                        Arc::clone(&dirs),
+                        java,
+                        cites,
+                        &me,
+                    );
+                    om = Arc::new(next);
+                    flush = Self::flush_thread(&om, recorder);
+                    stored
+                }
+            };
+            for (entry, request) in data_after(&log, from) {
+                if !om.apply(&me, entry.index, entry.term, request) {
+                    alive = false;
+                    break;
                 }
             }
-            let durable = store.durable();
-            ends.push(OmEnd {
-                exits,
-                stored: stored_index(&durable),
-                row: durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some(),
-                dir: dirs.exists(SNAPSHOT),
-            });
+            if !alive {
+                break;
+            }
         }
+        if alive {
+            om.settle(&me, &parent::OzoneManagerDoubleBuffer::awaitFlush);
+        }
+        flush.join();
+        exits.extend(om.exits());
+        recorder.quiesce();
+        let me = Actor::new("restart", recorder);
+        if !alive {
+            restart_after_termination(&store, &dirs, (java, cites), &log, &me, &mut exits);
+        }
+        let purged: Vec<String> = SNAPSHOTS
+            .iter()
+            .filter(|s| data_after(&log, 0).any(|(_, r)| *r == purge_of(s)))
+            .map(|s| s.to_string())
+            .collect();
         let end = End {
             last: log.last_index(),
-            oms: ends,
+            oms: vec![OmEnd::of(exits, &store, &dirs, &purged)],
+            purged,
         };
-        NO_OM_TERMINATION.check_into(&end, recorder);
-        EVERY_OM_CATCHES_UP.check_into(&end, recorder);
-        SNAPSHOT_PURGED.check_into(&end, recorder);
+        check(&end, recorder);
     }
 }

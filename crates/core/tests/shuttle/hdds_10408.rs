@@ -18,7 +18,9 @@ use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
 use ozone_ha_check::models::om::startup::Replayed;
 use ozone_ha_check::models::om::SNAPSHOT_INFO_TABLE;
 use ozone_ha_check::recorder::{Actor, Recorder};
-use ozone_ha_check::scenarios::hdds_10408::{om, purge_log, Variant, SNAPSHOT};
+use ozone_ha_check::scenarios::hdds_10408::{
+    om, om_of, purge_log, service_run, Variant, SNAPSHOT, SNAPSHOTS,
+};
 use ozone_ha_check::sync::Arc;
 
 const S: &str = "hdds-10408";
@@ -218,9 +220,160 @@ fn staged_the_second_purge_before_the_flush_is_caught_since_hdds_9636() {
     }
 }
 
+/// `generated`'s space: nine workloads of at most three runs and one kill, a kill only after
+/// a run; the fix holds on them with both windows of the second purge reached.
+fn generated_space_and_the_fix_holds_on_it() {
+    use ozone_ha_check::scenarios::hdds_10408::VOCABULARY;
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 9);
+    for refused in ["kill", "kill run", "run run run run"] {
+        let w = VOCABULARY.parse(refused).unwrap();
+        assert_eq!(VOCABULARY.encode(&w, VOCABULARY.bounds), None, "{refused}");
+    }
+    let w = VOCABULARY.parse("run kill run").unwrap();
+    assert_eq!(VOCABULARY.show(&w), "run kill run");
+    assert!(VOCABULARY.encode(&w, VOCABULARY.bounds).is_some());
+    for seed in 0..5 {
+        let r = run(S, "fixed", "generated", pct(seed, 500), None);
+        assert_eq!(r.verdict, Verdict::Held, "seed {seed}");
+        for probe in [
+            "DuplicatePurgeSubmitted",
+            "DuplicateAfterFlush",
+            "DuplicateBeforeFlush",
+        ] {
+            assert!(r.probes[probe] > 0, "seed {seed}: {probe}");
+        }
+    }
+}
+
+/// What a staged run over s1 <- s2 ended with: the second run's snapshots, the termination,
+/// the stored index, the rows left, and the citations of the second purges' steps.
+type Staged = (Vec<String>, Option<String>, u64, Vec<bool>, Vec<String>);
+
+/// A run's purges of s1 and s2 (2, 3) applied; a second run before their flush; the flush;
+/// the second run's purges (4, 5) applied and flushed. Fixed steps, one OM, no exploration.
+fn second_run_over_the_chain(variant: Variant) -> Staged {
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Staged::default()));
+    let seen = std::sync::Arc::clone(&out);
+    run_once(move || {
+        let rec = Arc::new(Recorder::with_tracing(None, true));
+        let me = Actor::new("om", &rec);
+        let (om, store, _dirs) = om_of(variant, SNAPSHOTS);
+        let first = service_run(&me, &om);
+        assert_eq!(first, SNAPSHOTS);
+        for (i, s) in first.iter().enumerate() {
+            assert!(om.apply(&me, 2 + i as u64, 1, &purge(s)));
+        }
+        let again = service_run(&me, &om);
+        om.flush_thread(&me, 3);
+        let _ = rec.take();
+        let mut alive = true;
+        for (i, s) in again.iter().enumerate() {
+            alive = alive && om.apply(&me, 4 + i as u64, 1, &purge(s));
+        }
+        let second = cited(&rec, "");
+        if alive {
+            om.flush_thread(&me, 5);
+        }
+        let durable = store.durable();
+        *seen.lock().unwrap() = (
+            again,
+            om.exits().first().cloned(),
+            stored_index(&durable),
+            SNAPSHOTS
+                .iter()
+                .map(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some())
+                .collect(),
+            second,
+        );
+    });
+    let result = out.lock().unwrap().clone();
+    result
+}
+
+fn purge(snapshot: &str) -> SnapshotRequest {
+    SnapshotRequest::SnapshotPurge {
+        snapshot: snapshot.into(),
+    }
+}
+
+/// A run reads every deleted snapshot's row from RocksDB
+/// ([`SnapshotDeletingTask.call`](parent::SnapshotDeletingService::SnapshotDeletingTask::call))
+/// and submits a purge of each; a second run before the flush submits both again. Applied
+/// after the flush, the parent throws on s1 (the first key of the second purge) and the fix
+/// skips both rows: both rows stay gone.
+// Reference: SnapshotDeletingService.java:146-163, :204-206, :340 and
+// OMSnapshotPurgeRequest.java:82-95 at f0b75b7e4ee; OMSnapshotPurgeRequest.java:90-95 at
+// 6dfd7d46d14.
+fn staged_a_second_run_over_the_chain_after_the_flush() {
+    let (again, exit, stored, rows, _) = second_run_over_the_chain(Variant::Buggy);
+    assert_eq!(again, SNAPSHOTS);
+    assert!(
+        exit.as_deref()
+            .is_some_and(|e| e.starts_with("NullPointerException") && e.contains("s1")),
+        "{exit:?}"
+    );
+    assert_eq!((stored, rows), (3, vec![false, false]));
+    let (again, exit, stored, rows, second) = second_run_over_the_chain(Variant::Fixed);
+    assert_eq!(again, SNAPSHOTS);
+    assert_eq!(exit, None);
+    assert_eq!((stored, rows), (5, vec![false, false]));
+    let skip = fix::OMSnapshotPurgeRequest::validateAndUpdateCache.id;
+    assert_eq!(
+        second.iter().filter(|c| *c == skip).count(),
+        4,
+        "{second:?}"
+    );
+}
+
+/// A kill before the flush loses the queued purges; the restart rebuilds the chain from the
+/// rows ([`loadSnapshotInfoFromDB`](ozone_ha_check::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB)),
+/// the replay applies both purges as first purges, and no variant terminates.
+fn staged_a_kill_before_the_flush_replays_first_purges() {
+    for variant in [Variant::PreHdds9636, Variant::Buggy, Variant::Fixed] {
+        let out = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = std::sync::Arc::clone(&out);
+        run_once(move || {
+            let rec = Arc::new(Recorder::with_tracing(None, true));
+            let me = Actor::new("om", &rec);
+            let (om, store, dirs) = om_of(variant, SNAPSHOTS);
+            let mut log = ozone_ha_check::kit::raft_log::RaftLog::new();
+            log.start_term(1);
+            for s in service_run(&me, &om) {
+                let index = log.append(purge(&s));
+                assert!(om.apply(&me, index, 1, &purge(&s)));
+            }
+            om.kill(&me);
+            let (java, cites) = (variant.java(), variant.cites());
+            let (om, stored) =
+                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
+            assert_eq!(stored, 0);
+            let load = cited(&rec, "").contains(
+                &ozone_ha_check::citation::java::OzoneManagerStateMachine::loadSnapshotInfoFromDB
+                    .id
+                    .to_string(),
+            );
+            let replayed = Arc::new(om).replay(&log, stored, &me);
+            let durable = store.durable();
+            *seen.lock().unwrap() = Some((
+                load,
+                matches!(replayed, Replayed::Completed),
+                stored_index(&durable),
+                SNAPSHOTS
+                    .iter()
+                    .any(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some() || dirs.exists(s)),
+            ));
+        });
+        let result = out.lock().unwrap().take();
+        assert_eq!(result, Some((true, true, 3, false)), "{variant:?}");
+    }
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
+        generated_space_and_the_fix_holds_on_it,
+        staged_a_second_run_over_the_chain_after_the_flush,
+        staged_a_kill_before_the_flush_replays_first_purges,
         fixed_holds_over_many_seeds_with_both_windows_reached,
         staged_the_first_purge_leaves_the_row_in_rocksdb_until_its_flush,
         staged_the_second_purge_after_the_flush_throws_on_every_replay,

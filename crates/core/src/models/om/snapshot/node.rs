@@ -114,6 +114,13 @@ impl SnapshotOm {
         (Self::new(store, snaps, false), stored)
     }
 
+    /// `kill -9` of the process (a generated workload's fault): nothing more is queued or
+    /// flushed, the responses not yet committed are lost; a batch already swapped may still
+    /// commit, as if the kill came after it.
+    pub fn kill(&self, actor: &Actor) {
+        self.buffer.crash(actor, "kill -9");
+    }
+
     /// The DB.
     pub fn store(&self) -> &Arc<Store<OmRow>> {
         &self.store
