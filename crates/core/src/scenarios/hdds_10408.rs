@@ -175,7 +175,6 @@ use crate::citation::java::{
     hdds_10408 as fix, hdds_10408_parent as parent, hdds_11152_parent as later,
     hdds_9636_parent as pre_9636,
 };
-use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
@@ -779,12 +778,8 @@ impl GeneratedCase {
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
-        let workload = VOCABULARY.draw(self.bounds);
         let me = Actor::new("service", recorder);
-        me.step(
-            Label::model("the workload drawn"),
-            VOCABULARY.show(&workload),
-        );
+        let workload = VOCABULARY.draw_shown(self.bounds, &me);
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let (mut om, store, dirs) = om_of(self.variant, SNAPSHOTS);
         let mut log = RaftLog::new();
