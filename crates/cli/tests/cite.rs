@@ -1432,8 +1432,13 @@ fn since_as_markdown_and_json() {
         "| Method | Change | Scenarios to re-read | Base | Head |"
     );
     let row = rows[2];
+    // Every scenario whose traces cite the method, hdds-16092 among them.
     assert!(
-        row.starts_with("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-16092` (`crates/core/src/scenarios/hdds_16092.rs`; variants "),
+        row.starts_with("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-"),
+        "{row}"
+    );
+    assert!(
+        row.contains("`hdds-16092` (`crates/core/src/scenarios/hdds_16092.rs`; variants "),
         "{row}"
     );
     assert!(
@@ -1511,7 +1516,8 @@ fn the_pull_request_script_fails_or_warns_and_writes_the_summary() {
     assert!(out.contains("::error title=ozone-ha-check::"), "{out}");
     let table = read();
     assert!(
-        table.contains("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-16092`"),
+        table.contains("| `OzoneManagerDoubleBuffer.flushTransactions` | changed | `hdds-")
+            && table.contains("`hdds-16092` (`crates/core/src/scenarios/hdds_16092.rs`"),
         "{table}"
     );
     assert!(!table.contains("stop"), "{table}");
