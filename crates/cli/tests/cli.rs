@@ -50,15 +50,24 @@ fn list_json_names_every_case_with_its_expectation() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let scenarios = v.as_array().unwrap();
-    for (name, cases) in [
+    let expected = [
         ("hdds-16092", 25),
         ("hdds-16452", 36),
         ("hdds-17215", 50),
+        ("hdds-16900", 28),
+        ("hdds-7279", 9),
         ("hdds-8036", 6),
+        ("hdds-8681", 6),
+        ("hdds-8685", 9),
+        ("hdds-8832", 6),
         ("hdds-8973", 6),
         ("hdds-10408", 9),
         ("hdds-10590", 8),
-    ] {
+        ("hdds-11152", 36),
+        ("hdds-11453", 6),
+    ];
+    assert_eq!(scenarios.len(), expected.len(), "every scenario is counted here");
+    for (name, cases) in expected {
         let s = scenarios
             .iter()
             .find(|s| s["scenario"] == name)
