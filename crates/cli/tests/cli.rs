@@ -66,7 +66,11 @@ fn list_json_names_every_case_with_its_expectation() {
         ("hdds-11152", 36),
         ("hdds-11453", 6),
     ];
-    assert_eq!(scenarios.len(), expected.len(), "every scenario is counted here");
+    assert_eq!(
+        scenarios.len(),
+        expected.len(),
+        "every scenario is counted here"
+    );
     for (name, cases) in expected {
         let s = scenarios
             .iter()

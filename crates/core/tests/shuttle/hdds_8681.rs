@@ -273,7 +273,7 @@ fn generated_workloads_map_to_a_log_and_a_download_point() {
     use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
     use ozone_ha_check::models::om::startup::data_after;
     use ozone_ha_check::scenarios::hdds_8681::{workload_log, VOCABULARY};
-    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 9);
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 8);
     let creates = |text: &str| {
         let (log, before) = workload_log(&VOCABULARY.parse(text).unwrap());
         let entries: Vec<(u64, SnapshotRequest)> = data_after(&log, 0)
