@@ -101,7 +101,7 @@
 //! |---|---|---|---|---|
 //! | `buggy` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 70 (24) | 116 (17.5) | at 92 |
 //! | `fixed` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 122,422 (34,198) | 21,718 (4,538) | at 35,684 (8.8 s) |
-//! | `batched-cleanup` | nothing | BATCHED_RANDOM | held in 30,000 on every seed (window `CreateInFlightAtBootstrap` in about 12,800 executions each) | held, not exhausted in 60 s (175,787 executions, the window in 127,401) |
+//! | `batched-cleanup` | nothing | held in 300,000 on every seed (the window in about 196,000 executions each) | held in 30,000 on every seed (window `CreateInFlightAtBootstrap` in about 12,800 executions each) | held, not exhausted in 60 s (175,787 executions, the window in 127,401) |
 //!
 //! Minimized workloads: `buggy`'s is `snapshot` (the request after the create: `in-flight`),
 //! `fixed`'s `download snapshot` (the create applied after the lock: `racing`). The space adds
