@@ -267,6 +267,33 @@ fn the_creates_row_is_staged_before_the_checkpoint_from_2f71ee00ab0_on() {
     );
 }
 
+/// The generated plan's space, and how a workload becomes a log and the requests applied
+/// before the download.
+fn generated_workloads_map_to_a_log_and_a_download_point() {
+    use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
+    use ozone_ha_check::models::om::startup::data_after;
+    use ozone_ha_check::scenarios::hdds_8681::{workload_log, VOCABULARY};
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 8);
+    let creates = |text: &str| {
+        let (log, before) = workload_log(&VOCABULARY.parse(text).unwrap());
+        let entries: Vec<(u64, SnapshotRequest)> = data_after(&log, 0)
+            .map(|(e, r)| (e.index, r.clone()))
+            .collect();
+        (entries, before)
+    };
+    let create = |snapshot: &str| SnapshotRequest::CreateSnapshot {
+        snapshot: snapshot.into(),
+    };
+    assert_eq!(
+        creates("snapshot download snapshot"),
+        (vec![(2, create("s1")), (3, create("s2"))], 1)
+    );
+    assert_eq!(creates("download snapshot"), (vec![(2, create("s1"))], 0));
+    // Without a download, the request arrives after the last create.
+    assert_eq!(creates("snapshot"), (vec![(2, create("s1"))], 1));
+    assert_eq!(creates("download"), (vec![], 0));
+}
+
 /// This module's tests.
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
@@ -274,6 +301,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_fix_breaks_only_for_a_create_applied_after_its_lock,
         the_parents_checkpoint_inside_the_creates_flush_ships_no_snapshot,
         a_create_cleans_the_deleted_table_whether_or_not_its_directory_exists,
-        the_creates_row_is_staged_before_the_checkpoint_from_2f71ee00ab0_on
+        the_creates_row_is_staged_before_the_checkpoint_from_2f71ee00ab0_on,
+        generated_workloads_map_to_a_log_and_a_download_point
     ]
 }
