@@ -124,12 +124,12 @@ use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
+use crate::models::om::snapshot::reference::apply_in_order;
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, Java, Snapshots, Split,
 };
-use crate::models::om::startup::data_after;
-use crate::models::om::{OmRow, OmTables, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::models::om::{OmTables, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{ByConstruction, Case, Expected, Scenario};
@@ -360,36 +360,15 @@ fn fresh() -> OmTables {
 
 /// Each snapshot `log` creates, in log order, and what it must hold: the log applied to a
 /// fresh DB one entry at a time, each committed before the next, up to the entry before its
-/// create (`TransactionInfo` that entry's index). A key create opens its key (the row named
-/// by the key, update id = index); a snapshot create adds its row. The written plans: s1
-/// holds k1's open key and `TransactionInfo` 2.
+/// create (`TransactionInfo` that entry's index), no `deletedTable` cleanup
+/// ([`apply_in_order`]). The written plans: s1 holds k1's open key and
+/// `TransactionInfo` 2.
 pub fn reference(log: &RaftLog<SnapshotRequest>) -> Vec<(String, OmTables)> {
-    let mut t = fresh();
-    let mut snapshots = Vec::new();
-    for (entry, request) in data_after(log, 0) {
-        match request {
-            SnapshotRequest::CreateKey { key } => t.put(
-                OPEN_KEY_TABLE,
-                key,
-                OmRow::Key {
-                    size: 10,
-                    update_id: entry.index,
-                },
-            ),
-            SnapshotRequest::CreateSnapshot { snapshot } => {
-                snapshots.push((snapshot.clone(), t.clone()));
-                t.put(
-                    SNAPSHOT_INFO_TABLE,
-                    snapshot,
-                    OmRow::Snapshot { last_tx: 0 },
-                );
-            }
-            // The scenario's logs create keys and snapshots only.
-            SnapshotRequest::PurgeKeys { .. } | SnapshotRequest::SnapshotPurge { .. } => {}
-        }
-        put_tx_info(&mut t, entry.term, entry.index);
-    }
-    snapshots
+    apply_in_order(log, fresh(), None, false)
+        .snapshots
+        .into_iter()
+        .map(|(name, _, before)| (name, before))
+        .collect()
 }
 
 const KEYS: Universe = Universe {

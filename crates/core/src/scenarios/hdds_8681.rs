@@ -146,12 +146,13 @@ use crate::models::om::snapshot::bootstrap::{
     self, serve, LockOrder, ServletCites, Tarball, CREATE_IN_FLIGHT_AT_BOOTSTRAP,
 };
 use crate::models::om::snapshot::node::SnapshotOm;
+use crate::models::om::snapshot::reference::apply_in_order;
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, Java, SnapshotDb, Snapshots, Split,
 };
 use crate::models::om::startup::data_after;
-use crate::models::om::{OmRow, OmTables, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
+use crate::models::om::{OmRow, OmTables, DELETED_TABLE};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Budget, Case, Expected, Scenario};
@@ -271,28 +272,16 @@ pub const BOOTSTRAP_SERVED: Invariant<End> = Invariant::eventually(
 );
 
 /// The leader's state at `index`: `log`'s entries up to it applied to [`initial`] one at a
-/// time, each committed before the next. A snapshot create's directory is the committed
-/// state before it; the create then moves the bucket's `deletedTable` rows into it (the
-/// cleanup) and adds its row.
+/// time, each committed before the next ([`apply_in_order`]). A snapshot create's directory
+/// is the committed state before it; the create then moves the bucket's `deletedTable` rows
+/// into it (the cleanup) and adds its row.
 fn reference(log: &RaftLog<SnapshotRequest>, index: u64) -> (OmTables, BTreeMap<String, OmTables>) {
-    let mut active = initial();
-    let mut snapshots = BTreeMap::new();
-    for (entry, request) in data_after(log, 0).take_while(|(e, _)| e.index <= index) {
-        // The scenario's logs create snapshots only.
-        if let SnapshotRequest::CreateSnapshot { snapshot } = request {
-            snapshots.insert(snapshot.clone(), active.clone());
-            for key in ["d1", "d2"] {
-                active.delete(DELETED_TABLE, key);
-            }
-            active.put(
-                SNAPSHOT_INFO_TABLE,
-                snapshot,
-                OmRow::Snapshot { last_tx: 0 },
-            );
-        }
-        put_tx_info(&mut active, entry.term, entry.index);
-    }
-    (active, snapshots)
+    let r = apply_in_order(log, initial(), Some(index), true);
+    let snapshots = r
+        .snapshots
+        .into_iter()
+        .map(|(name, _, before)| (name, before));
+    (r.active, snapshots.collect())
 }
 
 /// Each snapshot `log` creates, in order.

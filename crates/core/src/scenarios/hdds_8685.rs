@@ -82,7 +82,7 @@
 //!
 //! `NoOmTermination`, `SnapshotCreated` (every snapshot's row committed, its directory there,
 //! every entry flushed) and `SnapshotHoldsItsPrefix` (each snapshot holds the committed state
-//! before its create, as [`Reference`] applies the log: s1 of the written plans holds
+//! before its create, as [`reference()`] applies the log: s1 of the written plans holds
 //! `{d1, k1, TransactionInfo 2}`; the active DB no longer holds the deleted keys a snapshot
 //! took): at quiescence, over every incarnation of the OM. Probe `CheckpointLeftUncommitted`
 //! (required, by construction: the plans place the kill): after the crash, the killed
@@ -166,6 +166,8 @@ use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
 use crate::models::om::snapshot::node::SnapshotOm;
+use crate::models::om::snapshot::reference::apply_in_order;
+pub use crate::models::om::snapshot::reference::Reference;
 use crate::models::om::snapshot::requests::{self, Crash, SnapshotRequest};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, ExistingDir, Java, Snapshots, Split,
@@ -221,63 +223,11 @@ pub struct End {
     pub reference: Reference,
 }
 
-/// The log applied in order, one entry at a time, each committed before the next: what each
-/// snapshot must hold and what the active DB ends with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reference {
-    /// Each snapshot: its name, its create's index, and the committed state before it (the
-    /// entries before the create, `TransactionInfo` the last of them).
-    pub snapshots: Vec<(String, u64, OmTables)>,
-    /// The active DB after the last entry.
-    pub active: OmTables,
-    /// The last index.
-    pub last: u64,
-}
-
-impl Reference {
-    /// `log` applied to [`initial`]: a key create opens its key; a snapshot create takes the
-    /// committed state, moves the bucket's `deletedTable` rows into it (the cleanup), and
-    /// adds its row.
-    pub fn of(log: &RaftLog<SnapshotRequest>) -> Reference {
-        let mut t = initial();
-        let mut snapshots = Vec::new();
-        for (entry, request) in data_after(log, 0) {
-            match request {
-                SnapshotRequest::CreateKey { key } => t.put(
-                    OPEN_KEY_TABLE,
-                    key,
-                    OmRow::Key {
-                        size: 10,
-                        update_id: entry.index,
-                    },
-                ),
-                SnapshotRequest::CreateSnapshot { snapshot } => {
-                    snapshots.push((snapshot.clone(), entry.index, t.clone()));
-                    let deleted: Vec<String> = t
-                        .iter()
-                        .filter(|(table, _, _)| *table == DELETED_TABLE)
-                        .map(|(_, k, _)| k.to_string())
-                        .collect();
-                    for key in deleted {
-                        t.delete(DELETED_TABLE, &key);
-                    }
-                    t.put(
-                        SNAPSHOT_INFO_TABLE,
-                        snapshot,
-                        OmRow::Snapshot { last_tx: 0 },
-                    );
-                }
-                // The scenario's logs create keys and snapshots only.
-                SnapshotRequest::PurgeKeys { .. } | SnapshotRequest::SnapshotPurge { .. } => {}
-            }
-            put_tx_info(&mut t, entry.term, entry.index);
-        }
-        Reference {
-            snapshots,
-            active: t,
-            last: log.last_index(),
-        }
-    }
+/// `log` applied to [`initial`] in order, each entry committed before the next
+/// ([`apply_in_order`]): a key create opens its key; a snapshot create takes the committed
+/// state, moves the bucket's `deletedTable` rows into it (the cleanup), and adds its row.
+pub fn reference(log: &RaftLog<SnapshotRequest>) -> Reference {
+    apply_in_order(log, initial(), None, true)
 }
 
 /// After the crash, the checkpoint directory exists and the create is not committed: the
@@ -668,7 +618,7 @@ impl Case for Prepared {
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let dirs = Arc::new(Dirs::new([]));
         let store = Arc::new(Store::with_state(initial(), None));
-        let reference = Reference::of(&shape.log);
+        let reference = reference(&shape.log);
         // Where each incarnation stops: at each clean restart, then at the last index.
         let targets: Vec<u64> = shape
             .stops

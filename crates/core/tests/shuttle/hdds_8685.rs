@@ -16,7 +16,7 @@ use ozone_ha_check::models::om::snapshot::{Dirs, Snapshots};
 use ozone_ha_check::models::om::{DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_8685::{
-    create_log, initial, prefix, Reference, Shape, Variant, SNAPSHOT, VOCABULARY,
+    create_log, initial, prefix, reference, Shape, Variant, SNAPSHOT, VOCABULARY,
 };
 use ozone_ha_check::sync::Arc;
 
@@ -152,7 +152,7 @@ fn staged_the_story_terminates_every_restart() {
 /// A generated workload's kill names its create: in `snapshot key snapshot
 /// kill-before-commit` the process dies in s2's flush (index 4), after s1 (index 2) and k1
 /// (index 3) committed, although s1's flush, a create's too, came first. s1's directory holds
-/// what [`Reference`] says (d1 and `TransactionInfo` 0: no data entry before it), s2's the
+/// what [`reference`] says (d1 and `TransactionInfo` 0: no data entry before it), s2's the
 /// state after k1 without d1, which s1's unbatched cleanup in
 /// [`createOmSnapshotCheckpoint`] removed from the active DB.
 fn staged_a_generated_kill_fires_in_the_create_before_it() {
@@ -162,7 +162,7 @@ fn staged_a_generated_kill_fires_in_the_create_before_it() {
         .unwrap();
     let shape = Shape::of(&workload);
     assert_eq!(shape.kills, [(4, Crash::BeforeCreateCommit)]);
-    let reference = Reference::of(&shape.log);
+    let reference = reference(&shape.log);
     let names: Vec<(&str, u64)> = reference
         .snapshots
         .iter()

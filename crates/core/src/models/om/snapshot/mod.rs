@@ -30,6 +30,7 @@ pub mod bootstrap;
 pub mod chain;
 pub mod deleting_service;
 pub mod node;
+pub mod reference;
 pub mod requests;
 
 pub use deleting_service::PurgeRevision;

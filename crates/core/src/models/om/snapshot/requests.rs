@@ -304,7 +304,7 @@ pub fn apply(
 }
 
 /// The keys of `tables`' `deletedTable` (the snapshot's bucket is the only one modelled).
-fn deleted_keys(tables: &OmTables) -> Vec<String> {
+pub(super) fn deleted_keys(tables: &OmTables) -> Vec<String> {
     tables
         .iter()
         .filter(|(t, _, _)| *t == DELETED_TABLE)
