@@ -171,11 +171,12 @@ use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{self, Crash, SnapshotRequest};
+use crate::models::om::snapshot::restarts::{Restarts, Watch};
 use crate::models::om::snapshot::{
     Bookkeeping, Cites, CreateRevision, Dirs, Java, Loader, Lookup, PurgeCites, PurgeKeysApply,
     SnapshotDb, Snapshots, Split,
 };
-use crate::models::om::startup::{data_after, Replayed};
+use crate::models::om::startup::Replayed;
 use crate::models::om::{OmRow, DELETED_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
@@ -571,16 +572,6 @@ impl Shape {
             purged,
         }
     }
-
-    /// The log up to `index`.
-    fn through(&self, index: u64) -> RaftLog<SnapshotRequest> {
-        let mut log = RaftLog::new();
-        log.start_term(1);
-        for (_, request) in data_after(&self.log, 0).take_while(|(e, _)| e.index <= index) {
-            log.append(request.clone());
-        }
-        log
-    }
 }
 
 /// The active DB with s1's and s2's rows and `TransactionInfo` 0, and both snapshots'
@@ -645,6 +636,25 @@ struct GeneratedCase {
     bounds: Bounds,
 }
 
+/// What the generated case looks at as each incarnation ends: the snapshots it opened after
+/// their directory was deleted, and whether a kill fired in a swap that took a snapshot's
+/// purge together with a purge of keys from it ([`KILLED_IN_SHARED_SWAP`]).
+struct Incarnations {
+    purged: Vec<String>,
+}
+
+impl Watch for Incarnations {
+    fn ended(&mut self, om: &SnapshotOm) {
+        self.purged.extend(om.snapshots().opened_purged());
+    }
+
+    fn killed(&mut self, me: &Actor, om: &SnapshotOm, _kill: (u64, Crash)) {
+        if om.crashed_in_shared_swap() {
+            me.probe(&KILLED_IN_SHARED_SWAP);
+        }
+    }
+}
+
 impl Case for GeneratedCase {
     fn run(&self, recorder: &Arc<Recorder>) {
         // Drawn before anything is spawned, and shown first in the trace.
@@ -653,77 +663,28 @@ impl Case for GeneratedCase {
         let (java, cites) = (self.variant.java(), self.variant.cites());
         let (active, dirs) = two_snapshots();
         let store = Arc::new(Store::with_state(active, None));
-        // Where each incarnation stops: at each clean restart, then at the last index.
-        let targets: Vec<u64> = shape
-            .stops
+        let kills: Vec<(u64, Crash)> = shape
+            .kills
             .iter()
-            .copied()
-            .chain([shape.log.last_index()])
+            .map(|index| (*index, Crash::AfterDirDelete))
             .collect();
-        let mut kills = shape.kills.iter().copied();
-        let mut armed = kills.next();
-        let arm = |om: &SnapshotOm, armed: Option<u64>| {
-            if let Some(index) = armed {
-                om.arm(Crash::AfterDirDelete, index);
-            }
+        let restarts = Restarts {
+            store: &store,
+            dirs: &dirs,
+            java,
+            cites,
+            log: &shape.log,
+            stops: &shape.stops,
+            kills: &kills,
+            terminations: RESTARTS_AFTER_TERMINATION,
+            completed: &REPLAY_RECOVERED,
+            terminated: &REPLAY_TERMINATED,
         };
         let ids = SNAPSHOTS.values.iter().map(|s| s.to_string());
         let snaps = Snapshots::new(Arc::clone(&dirs), ids, &[], java, cites);
-        let om = Arc::new(SnapshotOm::with_crash(
-            Arc::clone(&store),
-            snaps,
-            Crash::Never,
-        ));
-        arm(&om, armed);
-        SnapshotOm::run_threads(
-            &[Arc::clone(&om)],
-            &Arc::new(shape.through(targets[0])),
-            recorder,
-        );
-        recorder.quiesce();
-        let mut exits = om.exits();
-        let mut purged = om.snapshots().opened_purged();
-        let me = Actor::new("restart", recorder);
-        let (mut target, mut terminations, mut restarts) = (0, 0, 0);
-        let (mut crashed, mut shared) = (om.crashed(), om.crashed_in_shared_swap());
-        loop {
-            if crashed {
-                if shared {
-                    me.probe(&KILLED_IN_SHARED_SWAP);
-                }
-                armed = kills.next();
-            } else if exits.len() > terminations {
-                terminations = exits.len();
-                if terminations >= RESTARTS_AFTER_TERMINATION {
-                    break;
-                }
-            } else {
-                // Every entry up to the target is flushed: a clean stop, or the end.
-                target += 1;
-                if target == targets.len() {
-                    break;
-                }
-            }
-            restarts += 1;
-            let (om, stored) =
-                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            arm(&om, armed);
-            let om = Arc::new(om);
-            let replayed = om.replay(&shape.through(targets[target]), stored, &me);
-            purged.extend(om.snapshots().opened_purged());
-            match replayed {
-                Replayed::Completed if om.crashed() => {}
-                Replayed::Completed => me.probe(&REPLAY_RECOVERED),
-                Replayed::Terminated { index, why } => {
-                    me.probe(&REPLAY_TERMINATED);
-                    exits.push(format!(
-                        "restart {restarts}, replay of index {index}: {why}"
-                    ));
-                }
-            }
-            crashed = om.crashed();
-            shared = om.crashed_in_shared_swap();
-        }
+        let mut watch = Incarnations { purged: Vec::new() };
+        let exits = restarts.run(snaps, recorder, &mut watch);
+        let purged = watch.purged;
         let durable: Tables<OmRow> = store.durable();
         NO_REPLAY_AGAINST_PURGED_SNAPSHOT.check_into(&Opened { purged }, recorder);
         let end = super::hdds_11152::End {

@@ -169,10 +169,10 @@ use crate::models::om::snapshot::node::SnapshotOm;
 use crate::models::om::snapshot::reference::apply_in_order;
 pub use crate::models::om::snapshot::reference::Reference;
 use crate::models::om::snapshot::requests::{self, Crash, SnapshotRequest};
+use crate::models::om::snapshot::restarts::{Restarts, Watch};
 use crate::models::om::snapshot::{
     Cites, CreateCites, CreateRevision, Dirs, ExistingDir, Java, Snapshots, Split,
 };
-use crate::models::om::startup::{data_after, Replayed};
 use crate::models::om::{OmRow, OmTables, DELETED_TABLE, OPEN_KEY_TABLE, SNAPSHOT_INFO_TABLE};
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
@@ -579,16 +579,6 @@ impl Shape {
             stops,
         }
     }
-
-    /// The log up to `index`.
-    fn through(&self, index: u64) -> RaftLog<SnapshotRequest> {
-        let mut log = RaftLog::new();
-        log.start_term(1);
-        for (_, request) in data_after(&self.log, 0).take_while(|(e, _)| e.index <= index) {
-            log.append(request.clone());
-        }
-        log
-    }
 }
 
 enum Source {
@@ -605,6 +595,29 @@ struct Prepared {
 /// nothing, see the Abstractions).
 const RESTARTS_AFTER_TERMINATION: usize = 2;
 
+/// At each kill: [`CHECKPOINT_LEFT_UNCOMMITTED`] when the killed create's directory exists
+/// and the stored index precedes the create.
+struct Killed<'a> {
+    store: &'a Store<OmRow>,
+    dirs: &'a Dirs,
+    reference: &'a Reference,
+}
+
+impl Watch for Killed<'_> {
+    fn killed(&mut self, me: &Actor, _om: &SnapshotOm, (index, _): (u64, Crash)) {
+        let name = self
+            .reference
+            .snapshots
+            .iter()
+            .find(|(_, i, _)| *i == index)
+            .map(|(n, _, _)| n.as_str())
+            .unwrap_or_default();
+        if self.dirs.exists(name) && stored_index(&self.store.durable()) < index {
+            me.probe(&CHECKPOINT_LEFT_UNCOMMITTED);
+        }
+    }
+}
+
 impl Case for Prepared {
     fn run(&self, recorder: &Arc<Recorder>) {
         let shape = match &self.source {
@@ -619,80 +632,25 @@ impl Case for Prepared {
         let dirs = Arc::new(Dirs::new([]));
         let store = Arc::new(Store::with_state(initial(), None));
         let reference = reference(&shape.log);
-        // Where each incarnation stops: at each clean restart, then at the last index.
-        let targets: Vec<u64> = shape
-            .stops
-            .iter()
-            .copied()
-            .chain([shape.log.last_index()])
-            .collect();
-        let mut kills = shape.kills.iter().copied();
-        let mut armed = kills.next();
-        let arm = |om: &SnapshotOm, armed: Option<(u64, Crash)>| {
-            if let Some((index, crash)) = armed {
-                om.arm(crash, index);
-            }
+        let restarts = Restarts {
+            store: &store,
+            dirs: &dirs,
+            java,
+            cites,
+            log: &shape.log,
+            stops: &shape.stops,
+            kills: &shape.kills,
+            terminations: RESTARTS_AFTER_TERMINATION,
+            completed: &REPLAY_COMPLETED,
+            terminated: &REPLAY_TERMINATED,
         };
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
-        let om = Arc::new(SnapshotOm::with_crash(
-            Arc::clone(&store),
-            snaps,
-            Crash::Never,
-        ));
-        arm(&om, armed);
-        SnapshotOm::run_threads(
-            &[Arc::clone(&om)],
-            &Arc::new(shape.through(targets[0])),
-            recorder,
-        );
-        recorder.quiesce();
-        let mut exits = om.exits();
-        let me = Actor::new("restart", recorder);
-        let (mut target, mut terminations, mut restarts) = (0, 0, 0);
-        let mut crashed = om.crashed();
-        loop {
-            if crashed {
-                if let Some((index, _)) = armed {
-                    let name = reference
-                        .snapshots
-                        .iter()
-                        .find(|(_, i, _)| *i == index)
-                        .map(|(n, _, _)| n.as_str())
-                        .unwrap_or_default();
-                    if dirs.exists(name) && stored_index(&store.durable()) < index {
-                        me.probe(&CHECKPOINT_LEFT_UNCOMMITTED);
-                    }
-                }
-                armed = kills.next();
-            } else if exits.len() > terminations {
-                terminations = exits.len();
-                if terminations >= RESTARTS_AFTER_TERMINATION {
-                    break;
-                }
-            } else {
-                // Every entry up to the target is flushed: a clean stop, or the end.
-                target += 1;
-                if target == targets.len() {
-                    break;
-                }
-            }
-            restarts += 1;
-            let (om, stored) =
-                SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            arm(&om, armed);
-            let om = Arc::new(om);
-            match om.replay(&shape.through(targets[target]), stored, &me) {
-                Replayed::Completed if om.crashed() => {}
-                Replayed::Completed => me.probe(&REPLAY_COMPLETED),
-                Replayed::Terminated { index, why } => {
-                    me.probe(&REPLAY_TERMINATED);
-                    exits.push(format!(
-                        "restart {restarts}, replay of index {index}: {why}"
-                    ));
-                }
-            }
-            crashed = om.crashed();
-        }
+        let mut watch = Killed {
+            store: &store,
+            dirs: &dirs,
+            reference: &reference,
+        };
+        let exits = restarts.run(snaps, recorder, &mut watch);
         let end = End {
             exits,
             durable: store.durable(),

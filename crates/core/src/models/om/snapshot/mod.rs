@@ -32,6 +32,7 @@ pub mod deleting_service;
 pub mod node;
 pub mod reference;
 pub mod requests;
+pub mod restarts;
 
 pub use deleting_service::PurgeRevision;
 
