@@ -2,7 +2,7 @@
 //! the fix is enough, and each of the parent's apply-time actions breaks the fix on its own.
 // Reference: HDDS-11152, fix 23f3e5b2e11 (PR #7112).
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Store;
@@ -44,12 +44,7 @@ fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
         );
         let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
         let log = purge_log();
-        for entry in log.after(0) {
-            if let ozone_ha_check::kit::raft_log::Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         *seen.lock().unwrap() = om.exits().first().cloned();
     });
     let why = out.lock().unwrap().clone();
@@ -191,12 +186,7 @@ fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Optio
         for request in &requests {
             log.append(request.clone());
         }
-        for entry in log.after(0) {
-            if let ozone_ha_check::kit::raft_log::Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         *seen.lock().unwrap() = om.exits().first().cloned();
     });
     let why = out.lock().unwrap().clone();

@@ -3,7 +3,7 @@
 //! whether its flush of the purge of keys precedes its apply of the snapshot's purge.
 // Reference: HDDS-11453, fix 5feb9eacd83 (PR #7188).
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
@@ -60,12 +60,7 @@ fn crash_in_the_shared_swap(variant: Variant, orders: &'static [Order]) -> Seen 
         let snaps = Snapshots::new(Arc::clone(&dirs), [SNAPSHOT.to_string()], &[], java, cites);
         let om = SnapshotOm::new(Arc::clone(&store), snaps, true);
         let log = purge_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         assert!(om.crashed());
         assert!(!dirs.exists(SNAPSHOT));
         out.0 = stored_index(&store.durable());
@@ -215,12 +210,7 @@ fn staged_generated(
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
         om.arm(Crash::AfterDirDelete, kill);
         let log = &shape.log;
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, log, 0);
         assert!(om.crashed(), "{workload}: the kill fired");
         out.0 = stored_index(&store.durable());
         out.2.extend(om.snapshots().opened_purged());

@@ -2,7 +2,7 @@
 //! write, and the parent's one batch checkpoints the DB without the key.
 // Reference: HDDS-7279, fix 6fe2ab80115 (PR #3958); HDDS-7906, 4d09962a659.
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
@@ -42,12 +42,7 @@ fn create_swapped_with_the_key(variant: Variant) -> (bool, u64) {
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], variant.java(), variant.cites());
         let om = SnapshotOm::new(store, snaps, false);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         let s1 = dirs.content("s1").expect("the snapshot was created");
         *seen.lock().unwrap() = (s1.get(OPEN_KEY_TABLE, "k1").is_some(), stored_index(&s1));
     });
@@ -81,12 +76,7 @@ fn one_swap(variant: Variant, workload: &str) -> (Option<String>, Vec<Option<OmT
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], variant.java(), variant.cites());
         let om = SnapshotOm::new(store, snaps, false);
         let log = log(&w);
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         let split = rec
             .take()
             .trace

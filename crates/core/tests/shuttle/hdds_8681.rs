@@ -3,12 +3,11 @@
 //! snapshot create's flush as each revision has it.
 // Reference: HDDS-8681, fix 1ae0401b1ac (PR #4950); HDDS-11183, 1996f3aeb4e.
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::citation::java::{hdds_11183, hdds_7279_parent, hdds_8681_parent};
 use ozone_ha_check::citation::Citation;
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
-use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::kit::tx_info::put_tx_info;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -145,12 +144,7 @@ fn staged_create(revision: CreateRevision, existing: Option<OmTables>) -> Create
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, Variant::Fixed.cites());
         let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         *seen.lock().unwrap() = Some(Created {
             trace: rec.take().trace,
             active: store.durable(),

@@ -3,11 +3,10 @@
 //! directory and commits, as the fix's reuse does; only the one-line story terminates.
 // Reference: HDDS-8685, fix 9b59ade990a (PR #4946), parent 534160f96c5.
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::citation::java::{hdds_8685 as fix, hdds_8685_parent as parent};
 use ozone_ha_check::engine::run_once;
 use ozone_ha_check::explore::Verdict;
-use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -66,12 +65,7 @@ fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, crash);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         assert!(om.crashed());
         let durable = store.durable();
         out.crashed = (
@@ -82,12 +76,7 @@ fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
         rec.take();
         let (om, stored) =
             SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-        for entry in log.after(stored) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, stored);
         let durable = store.durable();
         out.restarted = (
             om.exits().first().cloned(),
@@ -182,12 +171,7 @@ fn staged_a_generated_kill_fires_in_the_create_before_it() {
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
         let (index, crash) = shape.kills[0];
         om.arm(crash, index);
-        for entry in shape.log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, shape.log.last_index());
+        apply_then_flush(&om, &me, &shape.log, 0);
         let durable = store.durable();
         *out.lock().unwrap() = Some((
             om.crashed(),
