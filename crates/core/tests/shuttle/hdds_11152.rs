@@ -3,7 +3,7 @@
 // Reference: HDDS-11152, fix 23f3e5b2e11 (PR #7112).
 
 use crate::support::{apply_then_flush, pct, run};
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -27,9 +27,7 @@ fn fixed_holds_over_many_seeds_with_the_lag_reached() {
 /// The follower's lag staged: both entries applied, then the flush. Returns why the OM
 /// terminated, if it did.
 fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = snapshot_state();
@@ -45,10 +43,8 @@ fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
         let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
         let log = purge_log();
         apply_then_flush(&om, &me, &log, 0);
-        *seen.lock().unwrap() = om.exits().first().cloned();
-    });
-    let why = out.lock().unwrap().clone();
-    why
+        om.exits().first().cloned()
+    })
 }
 
 /// Each variant that adds one change of the fix (23f3e5b2e11) to its parent (5659b7e90e7)
@@ -171,9 +167,7 @@ fn generated_workloads_map_to_a_log_and_stops() {
 fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Option<String> {
     use ozone_ha_check::kit::raft_log::RaftLog;
     use ozone_ha_check::scenarios::hdds_11152::generated_state;
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = generated_state();
@@ -187,10 +181,8 @@ fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Optio
             log.append(request.clone());
         }
         apply_then_flush(&om, &me, &log, 0);
-        *seen.lock().unwrap() = om.exits().first().cloned();
-    });
-    let why = out.lock().unwrap().clone();
-    why
+        om.exits().first().cloned()
+    })
 }
 
 type SnapshotRequestOf = ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
