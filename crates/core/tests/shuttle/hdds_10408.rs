@@ -9,7 +9,7 @@ use crate::support::{pct, run};
 use ozone_ha_check::citation::java::{
     hdds_10408 as fix, hdds_10408_parent as parent, hdds_9636_parent as pre_9636,
 };
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::om::snapshot::deleting_service::second_run;
@@ -42,7 +42,7 @@ fn fixed_holds_over_many_seeds_with_both_windows_reached() {
 }
 
 /// What a staged run saw.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct Seen {
     /// The service's run after the leader's apply of 2, before its flush: whether it submits.
     submits_before_flush: bool,
@@ -61,10 +61,7 @@ struct Seen {
 /// the apply of the second purge 3; if the OM terminated, restart once and replay. Fixed
 /// steps, one OM, no exploration.
 fn second_purge(variant: Variant, flush_first: bool) -> Seen {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
-        let mut out = seen.lock().unwrap();
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let (om, store, dirs) = om(variant);
@@ -73,16 +70,16 @@ fn second_purge(variant: Variant, flush_first: bool) -> Seen {
             snapshot: SNAPSHOT.into(),
         };
         assert!(om.apply(&me, 2, 1, &purge));
-        out.submits_before_flush = second_run(&me, &store, SNAPSHOT, true);
-        out.reads = cited(&rec, "snapshotInfoTable/s1");
+        let submits_before_flush = second_run(&me, &store, SNAPSHOT, true);
+        let reads = cited(&rec, "snapshotInfoTable/s1");
         let index = log.append(purge.clone());
         if flush_first {
             om.flush_thread(&me, 2);
         }
         let applied = om.apply(&me, index, 1, &purge);
-        out.second = cited(&rec, "");
-        out.exit = om.exits().first().cloned();
-        assert_eq!(applied, out.exit.is_none());
+        let second = cited(&rec, "");
+        let exit = om.exits().first().cloned();
+        assert_eq!(applied, exit.is_none());
         if applied {
             om.flush_thread(&me, index);
         } else if !flush_first {
@@ -98,15 +95,20 @@ fn second_purge(variant: Variant, flush_first: bool) -> Seen {
             }
         }
         let durable = store.durable();
-        out.end = (
+        let end = (
             stored_index(&durable),
             durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some(),
             dirs.exists(SNAPSHOT),
             restart_exit,
         );
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        Seen {
+            submits_before_flush,
+            reads,
+            exit,
+            second,
+            end,
+        }
+    })
 }
 
 /// The citations of the steps taken since the last call whose action mentions `about`.
@@ -252,9 +254,7 @@ type Staged = (Vec<String>, Option<String>, u64, Vec<bool>, Vec<String>);
 /// A run's purges of s1 and s2 (2, 3) applied; a second run before their flush; the flush;
 /// the second run's purges (4, 5) applied and flushed. Fixed steps, one OM, no exploration.
 fn second_run_over_the_chain(variant: Variant) -> Staged {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(Staged::default()));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let (om, store, _dirs) = om_of(variant, SNAPSHOTS);
@@ -275,7 +275,7 @@ fn second_run_over_the_chain(variant: Variant) -> Staged {
             om.flush_thread(&me, 5);
         }
         let durable = store.durable();
-        *seen.lock().unwrap() = (
+        (
             again,
             om.exits().first().cloned(),
             stored_index(&durable),
@@ -284,10 +284,8 @@ fn second_run_over_the_chain(variant: Variant) -> Staged {
                 .map(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some())
                 .collect(),
             second,
-        );
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        )
+    })
 }
 
 fn purge(snapshot: &str) -> SnapshotRequest {
@@ -330,9 +328,7 @@ fn staged_a_second_run_over_the_chain_after_the_flush() {
 /// the replay applies both purges as first purges, and no variant terminates.
 fn staged_a_kill_before_the_flush_replays_first_purges() {
     for variant in [Variant::PreHdds9636, Variant::Buggy, Variant::Fixed] {
-        let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-        let seen = std::sync::Arc::clone(&out);
-        run_once(move || {
+        let result = run_once_returning(move || {
             let rec = Arc::new(Recorder::with_tracing(None, true));
             let me = Actor::new("om", &rec);
             let (om, store, dirs) = om_of(variant, SNAPSHOTS);
@@ -354,17 +350,16 @@ fn staged_a_kill_before_the_flush_replays_first_purges() {
             );
             let replayed = Arc::new(om).replay(&log, stored, &me);
             let durable = store.durable();
-            *seen.lock().unwrap() = Some((
+            (
                 load,
                 matches!(replayed, Replayed::Completed),
                 stored_index(&durable),
                 SNAPSHOTS
                     .iter()
                     .any(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some() || dirs.exists(s)),
-            ));
+            )
         });
-        let result = out.lock().unwrap().take();
-        assert_eq!(result, Some((true, true, 3, false)), "{variant:?}");
+        assert_eq!(result, (true, true, 3, false), "{variant:?}");
     }
 }
 

@@ -2,8 +2,8 @@
 //! the fix is enough, and each of the parent's apply-time actions breaks the fix on its own.
 // Reference: HDDS-11152, fix 23f3e5b2e11 (PR #7112).
 
-use crate::support::{pct, run};
-use ozone_ha_check::engine::run_once;
+use crate::support::{apply_then_flush, pct, run};
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -27,9 +27,7 @@ fn fixed_holds_over_many_seeds_with_the_lag_reached() {
 /// The follower's lag staged: both entries applied, then the flush. Returns why the OM
 /// terminated, if it did.
 fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = snapshot_state();
@@ -44,16 +42,9 @@ fn lagging_follower(variant: Variant, warm: bool) -> Option<String> {
         );
         let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
         let log = purge_log();
-        for entry in log.after(0) {
-            if let ozone_ha_check::kit::raft_log::Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
-        *seen.lock().unwrap() = om.exits().first().cloned();
-    });
-    let why = out.lock().unwrap().clone();
-    why
+        apply_then_flush(&om, &me, &log, 0);
+        om.exits().first().cloned()
+    })
 }
 
 /// Each variant that adds one change of the fix (23f3e5b2e11) to its parent (5659b7e90e7)
@@ -176,9 +167,7 @@ fn generated_workloads_map_to_a_log_and_stops() {
 fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Option<String> {
     use ozone_ha_check::kit::raft_log::RaftLog;
     use ozone_ha_check::scenarios::hdds_11152::generated_state;
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = generated_state();
@@ -191,16 +180,9 @@ fn lagging_over_two(variant: Variant, requests: Vec<SnapshotRequestOf>) -> Optio
         for request in &requests {
             log.append(request.clone());
         }
-        for entry in log.after(0) {
-            if let ozone_ha_check::kit::raft_log::Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
-        *seen.lock().unwrap() = om.exits().first().cloned();
-    });
-    let why = out.lock().unwrap().clone();
-    why
+        apply_then_flush(&om, &me, &log, 0);
+        om.exits().first().cloned()
+    })
 }
 
 type SnapshotRequestOf = ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;

@@ -3,16 +3,16 @@
 //! whether its flush of the purge of keys precedes its apply of the snapshot's purge.
 // Reference: HDDS-11453, fix 5feb9eacd83 (PR #7188).
 
-use crate::support::{pct, run};
-use ozone_ha_check::engine::run_once;
+use crate::support::{apply_then_flush, pct, run};
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
-use ozone_ha_check::kit::raft_log::Payload;
+use ozone_ha_check::kit::raft_log::{Payload, RaftLog};
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
 use ozone_ha_check::models::om::snapshot::requests::{Crash, SnapshotRequest};
 use ozone_ha_check::models::om::snapshot::Snapshots;
-use ozone_ha_check::models::om::startup::Replayed;
+use ozone_ha_check::models::om::startup::{data_after, Replayed};
 use ozone_ha_check::models::om::SNAPSHOT_INFO_TABLE;
 use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::scenarios::hdds_11152::{purge_log, snapshot_state, SNAPSHOT};
@@ -48,10 +48,7 @@ type Seen = (u64, Vec<Replayed>, bool, Vec<Vec<String>>);
 /// Both entries applied before the swap, the crash after the directory deletion, then one
 /// restart per entry of `orders`, each driven through fixed steps in that order.
 fn crash_in_the_shared_swap(variant: Variant, orders: &'static [Order]) -> Seen {
-    let out = std::sync::Arc::new(std::sync::Mutex::new((0, Vec::new(), false, Vec::new())));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
-        let mut out = seen.lock().unwrap();
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = snapshot_state();
@@ -60,56 +57,57 @@ fn crash_in_the_shared_swap(variant: Variant, orders: &'static [Order]) -> Seen 
         let snaps = Snapshots::new(Arc::clone(&dirs), [SNAPSHOT.to_string()], &[], java, cites);
         let om = SnapshotOm::new(Arc::clone(&store), snaps, true);
         let log = purge_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         assert!(om.crashed());
         assert!(!dirs.exists(SNAPSHOT));
-        out.0 = stored_index(&store.durable());
+        let crashed_at = stored_index(&store.durable());
+        let mut replays = Vec::new();
+        let mut opened = Vec::new();
         for order in orders {
             let (om, stored) =
                 SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            let entries: Vec<_> = log
-                .after(stored)
-                .filter_map(|e| match &e.payload {
-                    Payload::Data(request) => Some((e.index, e.term, request.clone())),
-                    Payload::Configuration => None,
-                })
-                .collect();
-            let last = log.last_index();
-            match order {
-                Order::FlushFirst => {
-                    for (index, term, request) in &entries {
-                        if om.apply(&me, *index, *term, request) {
-                            om.flush_thread(&me, *index);
-                        }
-                    }
-                }
-                Order::ApplyFirst => {
-                    for (index, term, request) in &entries {
-                        assert!(om.apply(&me, *index, *term, request));
-                    }
-                    if !entries.is_empty() {
-                        om.flush_thread(&me, last);
-                    }
+            replays.push(replay_in(*order, &om, &me, &log, stored));
+            opened.push(om.snapshots().opened_purged());
+        }
+        let row = store.durable().get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
+        (crashed_at, replays, row, opened)
+    })
+}
+
+/// A restarted `om` replays the data entries of `log` after `stored` in `order`. How the
+/// replay ended: terminated at the first replayed entry if the OM exited.
+fn replay_in(
+    order: Order,
+    om: &SnapshotOm,
+    me: &Actor,
+    log: &RaftLog<SnapshotRequest>,
+    stored: u64,
+) -> Replayed {
+    let entries: Vec<_> = data_after(log, stored).collect();
+    match order {
+        Order::FlushFirst => {
+            for (entry, request) in &entries {
+                if om.apply(me, entry.index, entry.term, request) {
+                    om.flush_thread(me, entry.index);
                 }
             }
-            out.1.push(match om.exits().last() {
-                None => Replayed::Completed,
-                Some(why) => Replayed::Terminated {
-                    index: entries[0].0,
-                    why: why.clone(),
-                },
-            });
-            out.3.push(om.snapshots().opened_purged());
         }
-        out.2 = store.durable().get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some();
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        Order::ApplyFirst => {
+            for (entry, request) in &entries {
+                assert!(om.apply(me, entry.index, entry.term, request));
+            }
+            if !entries.is_empty() {
+                om.flush_thread(me, log.last_index());
+            }
+        }
+    }
+    match om.exits().last() {
+        None => Replayed::Completed,
+        Some(why) => Replayed::Terminated {
+            index: entries[0].0.index,
+            why: why.clone(),
+        },
+    }
 }
 
 /// The parent's crash inside the shared batch, then a restart whose flush of the purge of keys
@@ -195,15 +193,7 @@ fn staged_generated(
     kill: u64,
     orders: &'static [Order],
 ) -> StagedSeen {
-    let out = std::sync::Arc::new(std::sync::Mutex::new((
-        0,
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-    )));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
-        let mut out = seen.lock().unwrap();
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let (active, dirs) = two_snapshots();
@@ -215,61 +205,26 @@ fn staged_generated(
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
         om.arm(Crash::AfterDirDelete, kill);
         let log = &shape.log;
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, log, 0);
         assert!(om.crashed(), "{workload}: the kill fired");
-        out.0 = stored_index(&store.durable());
-        out.2.extend(om.snapshots().opened_purged());
+        let killed_at = stored_index(&store.durable());
+        let mut replays = Vec::new();
+        let mut opened = om.snapshots().opened_purged();
         for order in orders {
             let (om, stored) =
                 SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-            let entries: Vec<_> = log
-                .after(stored)
-                .filter_map(|e| match &e.payload {
-                    Payload::Data(request) => Some((e.index, e.term, request.clone())),
-                    Payload::Configuration => None,
-                })
-                .collect();
-            match order {
-                Order::FlushFirst => {
-                    for (index, term, request) in &entries {
-                        if om.apply(&me, *index, *term, request) {
-                            om.flush_thread(&me, *index);
-                        }
-                    }
-                }
-                Order::ApplyFirst => {
-                    for (index, term, request) in &entries {
-                        assert!(om.apply(&me, *index, *term, request));
-                    }
-                    if !entries.is_empty() {
-                        om.flush_thread(&me, log.last_index());
-                    }
-                }
-            }
-            out.1.push(match om.exits().last() {
-                None => Replayed::Completed,
-                Some(why) => Replayed::Terminated {
-                    index: entries[0].0,
-                    why: why.clone(),
-                },
-            });
-            out.2.extend(om.snapshots().opened_purged());
+            replays.push(replay_in(*order, &om, &me, log, stored));
+            opened.extend(om.snapshots().opened_purged());
         }
         let durable = store.durable();
-        out.3 = shape
+        let left = shape
             .purged
             .iter()
             .filter(|s| durable.get(SNAPSHOT_INFO_TABLE, s).is_some())
             .cloned()
             .collect();
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        (killed_at, replays, opened, left)
+    })
 }
 
 /// The parent flushes a purge of keys from s2 in s1's purge's batch: the kill after s1's

@@ -2,8 +2,8 @@
 //! write, and the parent's one batch checkpoints the DB without the key.
 // Reference: HDDS-7279, fix 6fe2ab80115 (PR #3958); HDDS-7906, 4d09962a659.
 
-use crate::support::{pct, run};
-use ozone_ha_check::engine::run_once;
+use crate::support::{apply_then_flush, pct, run};
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::Store;
@@ -32,9 +32,7 @@ fn both_fixes_hold_over_many_seeds_with_the_create_swapped_with_the_key() {
 /// Both entries applied before the first swap. Returns whether the snapshot holds k1, and
 /// its `TransactionInfo`.
 fn create_swapped_with_the_key(variant: Variant) -> (bool, u64) {
-    let out = std::sync::Arc::new(std::sync::Mutex::new((false, 0)));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let dirs = Arc::new(Dirs::new([]));
@@ -42,17 +40,10 @@ fn create_swapped_with_the_key(variant: Variant) -> (bool, u64) {
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], variant.java(), variant.cites());
         let om = SnapshotOm::new(store, snaps, false);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         let s1 = dirs.content("s1").expect("the snapshot was created");
-        *seen.lock().unwrap() = (s1.get(OPEN_KEY_TABLE, "k1").is_some(), stored_index(&s1));
-    });
-    let result = *out.lock().unwrap();
-    result
+        (s1.get(OPEN_KEY_TABLE, "k1").is_some(), stored_index(&s1))
+    })
 }
 
 fn the_parents_single_batch_checkpoints_without_the_earlier_entry() {
@@ -69,9 +60,7 @@ fn the_parents_single_batch_checkpoints_without_the_earlier_entry() {
 /// snapshot's content, in log order.
 fn one_swap(variant: Variant, workload: &str) -> (Option<String>, Vec<Option<OmTables>>) {
     let w = VOCABULARY.parse(workload).unwrap();
-    let out = std::sync::Arc::new(std::sync::Mutex::new((None, Vec::new())));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let dirs = Arc::new(Dirs::new([]));
@@ -81,12 +70,7 @@ fn one_swap(variant: Variant, workload: &str) -> (Option<String>, Vec<Option<OmT
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], variant.java(), variant.cites());
         let om = SnapshotOm::new(store, snaps, false);
         let log = log(&w);
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         let split = rec
             .take()
             .trace
@@ -97,10 +81,8 @@ fn one_swap(variant: Variant, workload: &str) -> (Option<String>, Vec<Option<OmT
             .iter()
             .map(|(name, _)| dirs.content(name))
             .collect();
-        *seen.lock().unwrap() = (split, contents);
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        (split, contents)
+    })
 }
 
 /// `splitReadyBufferAtCreateSnapshot` where one swap takes a create first, two creates, or

@@ -3,12 +3,11 @@
 //! snapshot create's flush as each revision has it.
 // Reference: HDDS-8681, fix 1ae0401b1ac (PR #4950); HDDS-11183, 1996f3aeb4e.
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::citation::java::{hdds_11183, hdds_7279_parent, hdds_8681_parent};
 use ozone_ha_check::citation::Citation;
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
-use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::kit::tx_info::put_tx_info;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -131,9 +130,7 @@ fn earlier_s2() -> OmTables {
 /// One OM applies `CreateSnapshot s2`, then flushes it, with the create's flush at
 /// `revision`; with `existing`, s2's directory is already on disk.
 fn staged_create(revision: CreateRevision, existing: Option<OmTables>) -> Created {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::new(None));
         let me = Actor::new("om", &rec);
         let dirs =
@@ -145,20 +142,13 @@ fn staged_create(revision: CreateRevision, existing: Option<OmTables>) -> Create
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, Variant::Fixed.cites());
         let om = SnapshotOm::new(Arc::clone(&store), snaps, false);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
-        *seen.lock().unwrap() = Some(Created {
+        apply_then_flush(&om, &me, &log, 0);
+        Created {
             trace: rec.take().trace,
             active: store.durable(),
             s2: dirs.content("s2"),
-        });
-    });
-    let created = out.lock().unwrap().take().expect("the staged run finished");
-    created
+        }
+    })
 }
 
 /// Where the first step citing `java` whose action starts with `action` is.

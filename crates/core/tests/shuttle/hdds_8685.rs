@@ -3,11 +3,10 @@
 //! directory and commits, as the fix's reuse does; only the one-line story terminates.
 // Reference: HDDS-8685, fix 9b59ade990a (PR #4946), parent 534160f96c5.
 
-use crate::support::{pct, run};
+use crate::support::{apply_then_flush, pct, run};
 use ozone_ha_check::citation::java::{hdds_8685 as fix, hdds_8685_parent as parent};
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::run_once_returning;
 use ozone_ha_check::explore::Verdict;
-use ozone_ha_check::kit::raft_log::Payload;
 use ozone_ha_check::kit::store::Store;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -39,7 +38,7 @@ fn buggy_and_fixed_hold_over_many_seeds_with_the_checkpoint_left_uncommitted() {
 }
 
 /// What the staged run saw.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct Seen {
     /// After the crash: the stored index, whether the directory exists, whether the active DB
     /// still holds d1.
@@ -54,10 +53,7 @@ struct Seen {
 /// Apply 2, 3 and 4, flush until the plan's crash inside the create's flush, then one restart
 /// that applies 3 and 4 and then flushes: fixed steps, no exploration.
 fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
-    let out = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
-    let seen = std::sync::Arc::clone(&out);
-    run_once(move || {
-        let mut out = seen.lock().unwrap();
+    run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let (java, cites) = (variant.java(), variant.cites());
@@ -66,15 +62,10 @@ fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
         let snaps = Snapshots::new(Arc::clone(&dirs), [], &[], java, cites);
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, crash);
         let log = create_log();
-        for entry in log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, 0);
         assert!(om.crashed());
         let durable = store.durable();
-        out.crashed = (
+        let crashed = (
             stored_index(&durable),
             dirs.exists(SNAPSHOT),
             durable.get(DELETED_TABLE, "d1").is_some(),
@@ -82,30 +73,28 @@ fn crash_then_replay(variant: Variant, crash: Crash) -> Seen {
         rec.take();
         let (om, stored) =
             SnapshotOm::restart(Arc::clone(&store), Arc::clone(&dirs), java, cites, &me);
-        for entry in log.after(stored) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, log.last_index());
+        apply_then_flush(&om, &me, &log, stored);
         let durable = store.durable();
-        out.restarted = (
+        let restarted = (
             om.exits().first().cloned(),
             stored_index(&durable),
             durable.get(SNAPSHOT_INFO_TABLE, SNAPSHOT).is_some(),
             dirs.content(SNAPSHOT)
                 .is_some_and(|s| s.diff(&prefix()).is_empty()),
         );
-        out.onto_existing = rec
+        let onto_existing = rec
             .take()
             .trace
             .iter()
             .filter(|e| e.action.contains("exist"))
             .map(|e| e.java.to_string())
             .collect();
-    });
-    let result = out.lock().unwrap().clone();
-    result
+        Seen {
+            crashed,
+            restarted,
+            onto_existing,
+        }
+    })
 }
 
 /// The parent's replayed create onto the directory its crashed flush left: `getSnapshot`
@@ -169,9 +158,7 @@ fn staged_a_generated_kill_fires_in_the_create_before_it() {
         .map(|(n, i, _)| (n.as_str(), *i))
         .collect();
     assert_eq!(names, [("s1", 2), ("s2", 4)]);
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let out = std::sync::Arc::clone(&seen);
-    run_once(move || {
+    let (crashed, stored, s1_row, s2_row, d1, s1, s2) = run_once_returning(move || {
         let rec = Arc::new(Recorder::with_tracing(None, true));
         let me = Actor::new("om", &rec);
         let variant = Variant::Fixed;
@@ -182,14 +169,9 @@ fn staged_a_generated_kill_fires_in_the_create_before_it() {
         let om = SnapshotOm::with_crash(Arc::clone(&store), snaps, Crash::Never);
         let (index, crash) = shape.kills[0];
         om.arm(crash, index);
-        for entry in shape.log.after(0) {
-            if let Payload::Data(request) = &entry.payload {
-                assert!(om.apply(&me, entry.index, entry.term, request));
-            }
-        }
-        om.flush_thread(&me, shape.log.last_index());
+        apply_then_flush(&om, &me, &shape.log, 0);
         let durable = store.durable();
-        *out.lock().unwrap() = Some((
+        (
             om.crashed(),
             stored_index(&durable),
             durable.get(SNAPSHOT_INFO_TABLE, "s1").is_some(),
@@ -197,9 +179,8 @@ fn staged_a_generated_kill_fires_in_the_create_before_it() {
             durable.get(DELETED_TABLE, "d1").is_some(),
             dirs.content("s1"),
             dirs.content("s2"),
-        ));
+        )
     });
-    let (crashed, stored, s1_row, s2_row, d1, s1, s2) = seen.lock().unwrap().take().unwrap();
     assert!(crashed);
     assert_eq!((stored, s1_row, s2_row, d1), (3, true, false, false));
     assert_eq!(s1.map(|t| t.diff(&reference.snapshots[0].2)), Some(vec![]));

@@ -2,6 +2,11 @@
 
 use ozone_ha_check::engine::{drive, DriveError, Driven, Exploration, Flow, Schedule, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request};
+use ozone_ha_check::kit::raft_log::RaftLog;
+use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
+use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
+use ozone_ha_check::models::om::startup::data_after;
+use ozone_ha_check::recorder::Actor;
 use ozone_ha_check::scenarios::find;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -44,6 +49,15 @@ pub fn replay(
         Strategy::Replay { schedule },
         watch,
     )
+}
+
+/// Apply every data entry of `log` after index `after` on `om` (each must apply), then run
+/// its flush thread through the log's last index.
+pub fn apply_then_flush(om: &SnapshotOm, me: &Actor, log: &RaftLog<SnapshotRequest>, after: u64) {
+    for (entry, request) in data_after(log, after) {
+        assert!(om.apply(me, entry.index, entry.term, request));
+    }
+    om.flush_thread(me, log.last_index());
 }
 
 /// Runs a model in every execution of an engine and keeps each distinct final state it
