@@ -1510,9 +1510,10 @@ impl Prepared {
             // (a follower fills it too: `RaftServerImpl.replyPendingRequest`). What they are
             // told is om2's outcome, in log order.
             let _ = &java::RaftServerImpl::replyPendingRequest;
-            let mut told = shared.answers();
+            let mut told = shared.answers(recorder);
             told.extend(
-                (from..conf).filter_map(|index| shared.outcome("om2", index).map(|t| (index, t))),
+                (from..conf)
+                    .filter_map(|index| shared.outcome("om2", index, recorder).map(|t| (index, t))),
             );
             told.sort_by_key(|(index, _)| *index);
             shared.retell(&told.into_iter().map(|(_, t)| t).collect::<Vec<_>>());

@@ -40,7 +40,7 @@ use crate::citation::Label;
 use crate::properties::{Invariant, Probe, Property};
 use crate::recorder::{Actor, Recorder};
 use crate::scenario::{Case, Expected, Scenario};
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::{Ghost, Witness};
 use crate::sync::{thread, Arc, Mutex, Volatile};
 use crate::workload::{any_item, Bounds, Kind, Vocabulary, Word};
 
@@ -196,8 +196,9 @@ const WRITE: Label = Label::model("write the row");
 pub struct Row {
     value: Volatile<u64>,
     lock: Mutex<()>,
-    /// Ghost: the handlers between their read and their write, for the probe.
-    in_flight: Ghost<u64>,
+    /// The handlers between their read and their write, for the probe: a witness, as
+    /// nothing else reads it (the engines need not tell states apart by it).
+    in_flight: Witness<u64>,
     /// Ghost: the updates applied, for `NoLostUpdate`.
     applied: Ghost<u64>,
 }
@@ -207,7 +208,7 @@ impl Default for Row {
         Row {
             value: Volatile::new(0),
             lock: Mutex::new(()),
-            in_flight: Ghost::new(0),
+            in_flight: Witness::new(0),
             applied: Ghost::new(0),
         }
     }
@@ -216,9 +217,7 @@ impl Default for Row {
 impl Row {
     /// One handler's update: the read and the write, under the lock in `fixed`.
     pub fn update(&self, variant: Variant, me: &Actor) {
-        if self.in_flight.get() > 0 {
-            me.probe(&UPDATE_OVERLAPPED);
-        }
+        self.in_flight.probe_if(me, &UPDATE_OVERLAPPED, |n| *n > 0);
         let _guard = match variant {
             Variant::Buggy => None,
             Variant::Fixed => Some(self.lock.lock()),
@@ -229,7 +228,7 @@ impl Row {
 
     /// Read the row.
     pub fn read(&self, me: &Actor) -> u64 {
-        self.in_flight.with(|n| *n += 1);
+        self.in_flight.update(|n| *n += 1);
         let value = self.value.get();
         me.step(READ, format!("read {value}"));
         value
@@ -248,7 +247,7 @@ impl Row {
             applied,
         };
         NO_LOST_UPDATE.check_into(&write, me.recorder());
-        self.in_flight.with(|n| *n -= 1);
+        self.in_flight.update(|n| *n -= 1);
     }
 
     /// The row's value.

@@ -29,7 +29,7 @@
 //!    and the scenarios may not name `std::sync` (but `Arc`), atomics, `static mut`,
 //!    `thread_local!` or `unsafe`; a test reads their sources and fails on any of them
 //!    (`crates/core/tests/shuttle/stateful.rs`).
-//! 3. **Ghost cells are recorded; the recorder's cell is not.** A model's
+//! 3. **Ghost cells are recorded; the recorder's cell and witnesses are not.** A model's
 //!    [`Ghost`](crate::sync::ghost::Ghost) may feed anything (an invariant, an end-of-run check,
 //!    a branch): its accesses are recorded objects, never yield points, so two executions
 //!    that wrote it in different orders are different states. The recorder's own cell
@@ -37,7 +37,15 @@
 //!    the violations found) is not recorded, so it must feed no model decision. *Caught:* the
 //!    recorder gives models no way to read it back (its reading methods are for the explorer
 //!    after an execution, or return only whether this execution already broke an invariant,
-//!    after which the execution is abandoned, not continued).
+//!    after which the execution is abandoned, not continued). A model's
+//!    [`Witness`](crate::sync::ghost::Witness) is not recorded either: it holds what only a
+//!    probe reads while threads run, or a check after the run quiesced whose result does not
+//!    depend on the order in which different tasks wrote it. Merging two executions that
+//!    differ only in a witness can hide a probe's hit, never a violation. *Caught:* a
+//!    witness has no read that returns its value but
+//!    [`Witness::settled`](crate::sync::ghost::Witness::settled), which is a model failure
+//!    before the recorder is quiesced; the order-independence of that last read is the
+//!    model's to argue at the cell (each one says why).
 //! 4. **Objects are created inside an execution.** A lock or ghost made before the engine
 //!    starts would carry state from one execution to the next. *Caught:* such an object has
 //!    no name, and recording an operation on it is a model failure.

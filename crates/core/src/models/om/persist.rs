@@ -24,7 +24,7 @@ use crate::kit::store::{Store, WriteBatch};
 use crate::kit::tx_info::{TxRow, TX_KEY};
 use crate::properties::Probe;
 use crate::recorder::Actor;
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::Witness;
 use crate::sync::{Arc, Mutex};
 
 /// How `takeSnapshotImpl` persists its index, and whether the batch commit takes the same
@@ -79,8 +79,9 @@ pub struct TxInfoWriter {
     write: IndexWrite,
     /// `transactionInfoLock` (PR #10953), taken by the variants that have it.
     lock: Mutex<()>,
-    /// Ghost: the index of a commit that is durable while applied has not reached it.
-    window: Ghost<Option<u64>>,
+    /// The index of a commit that is durable while applied has not reached it (for the
+    /// probe).
+    window: Witness<Option<u64>>,
 }
 
 impl TxInfoWriter {
@@ -94,7 +95,7 @@ impl TxInfoWriter {
             store,
             write,
             lock: Mutex::labelled("transactionInfoLock", ()),
-            window: Ghost::new(None),
+            window: Witness::new(None),
         }
     }
 
@@ -116,12 +117,12 @@ impl TxInfoWriter {
         let java: Label = java.into();
         let _tx = self.write.commit_takes_lock().then(|| self.lock.lock());
         self.store.commit(actor, java, batch);
-        self.window.set(Some(index));
+        self.window.update(|w| *w = Some(index));
     }
 
     /// Applied has reached the committed index.
     pub fn close_window(&self) {
-        self.window.set(None);
+        self.window.update(|w| *w = None);
     }
 
     /// `takeSnapshotImpl`'s write of `candidate`: returns the index reported to Ratis.
@@ -132,9 +133,9 @@ impl TxInfoWriter {
         candidate: TermIndex,
     ) -> u64 {
         let java: Label = java.into();
-        if self.window.get().is_some_and(|n| n > candidate.index) {
-            actor.probe(&SNAPSHOT_IN_FLUSH_WINDOW);
-        }
+        self.window.probe_if(actor, &SNAPSHOT_IN_FLUSH_WINDOW, |w| {
+            w.is_some_and(|n| n > candidate.index)
+        });
         let row = OmRow::tx_info(candidate.term, candidate.index);
         let store = &self.store;
         let table = OmRow::TABLE;

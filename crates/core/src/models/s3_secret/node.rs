@@ -41,8 +41,8 @@ use crate::kit::tx_info::stage_tx_info;
 use crate::models::om::double_buffer::{DoubleBuffer, Indexed, Life};
 use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::properties::Probe;
-use crate::recorder::Actor;
-use crate::sync::ghost::Ghost;
+use crate::recorder::{Actor, Recorder};
+use crate::sync::ghost::{Ghost, Witness};
 use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -119,9 +119,10 @@ pub struct Shared {
     error_flushed: Ghost<Vec<u64>>,
     deleted_at: Ghost<BTreeMap<AccessId, u64>>,
     /// What each OM's apply of each entry would tell its client (first apply only), and what
-    /// the leaders told, by index: read only after every thread ended, hence bookkeeping.
-    outcomes: Ghost<BTreeMap<(&'static str, u64), Issued>>,
-    answers: Ghost<Vec<(u64, Issued)>>,
+    /// the leaders told, by index: read only after every thread ended, by OM and by index
+    /// (whichever thread wrote first), hence witnesses.
+    outcomes: Witness<BTreeMap<(&'static str, u64), Issued>>,
+    answers: Witness<Vec<(u64, Issued)>>,
 }
 
 impl Shared {
@@ -144,8 +145,8 @@ impl Shared {
             decisions: Ghost::new(BTreeMap::new()),
             error_flushed: Ghost::new(Vec::new()),
             deleted_at: Ghost::new(BTreeMap::new()),
-            outcomes: Ghost::bookkeeping(BTreeMap::new()),
-            answers: Ghost::bookkeeping(Vec::new()),
+            outcomes: Witness::new(BTreeMap::new()),
+            answers: Witness::new(Vec::new()),
         }
     }
 
@@ -174,14 +175,17 @@ impl Shared {
         self.decisions.with(|d| d.insert(index, decision));
     }
 
-    /// What `om`'s first apply of entry `index` told or would have told its client.
-    pub fn outcome(&self, om: &'static str, index: u64) -> Option<Issued> {
-        self.outcomes.with(|o| o.get(&(om, index)).copied())
+    /// What `om`'s first apply of entry `index` told or would have told its client, once
+    /// `recorder` has quiesced.
+    pub fn outcome(&self, om: &'static str, index: u64, recorder: &Recorder) -> Option<Issued> {
+        self.outcomes.settled(recorder).get(&(om, index)).copied()
     }
 
-    /// What the leaders told, with each entry's index, in the order told.
-    pub fn answers(&self) -> Vec<(u64, Issued)> {
-        self.answers.get()
+    /// What the leaders told, with each entry's index, in the order told (the order of the
+    /// recorded writes to what the clients were told, which each answer makes at once), once
+    /// `recorder` has quiesced.
+    pub fn answers(&self, recorder: &Recorder) -> Vec<(u64, Issued)> {
+        self.answers.settled(recorder)
     }
 
     /// Replace what the clients were last told by `told`, folded in order.
@@ -193,11 +197,11 @@ impl Shared {
     }
 
     fn applied(&self, om: &'static str, index: u64, what: Issued, leader: bool) {
-        self.outcomes.with(|o| {
+        self.outcomes.update(|o| {
             o.entry((om, index)).or_insert(what);
         });
         if leader {
-            self.answers.with(|a| a.push((index, what)));
+            self.answers.update(|a| a.push((index, what)));
             self.issue(what);
         }
     }

@@ -66,7 +66,7 @@ use crate::kit::store::{Store, TableName, WriteBatch};
 use crate::kit::tx_info::{stage_tx_info, TxRow};
 use crate::properties::Probe;
 use crate::recorder::Actor;
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::Witness;
 use crate::sync::{Arc, RwLock, Volatile};
 
 /// A download or leader-change flush was attempted while an apply was in flight.
@@ -179,13 +179,13 @@ pub struct TransactionBuffer<R = ScmRow> {
     rw_lock: RwLock<Batch<R>>,
     latest_trx_info: Volatile<(u64, u64)>,
     applying: Volatile<u64>,
-    /// Ghost copy of `applying`, for the probe of the unguarded path.
-    applying_ghost: Ghost<u64>,
-    /// Ghost: the apply in flight has staged something not yet flushed.
-    staged_mid_apply: Ghost<bool>,
+    /// A copy of `applying`, for the probe of the unguarded path.
+    applying_ghost: Witness<u64>,
+    /// The apply in flight has staged something not yet flushed (for its probe).
+    staged_mid_apply: Witness<bool>,
     revision: Revision,
-    /// Ghost: flushes in progress (HDDS-8036's revisions only).
-    flushing: Ghost<u64>,
+    /// Flushes in progress (HDDS-8036's revisions only; for the probes).
+    flushing: Witness<u64>,
 }
 
 impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
@@ -196,10 +196,10 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
             rw_lock: RwLock::new(Batch::default()),
             latest_trx_info: Volatile::new((term, index)),
             applying: Volatile::new(0),
-            applying_ghost: Ghost::new(0),
-            staged_mid_apply: Ghost::new(false),
+            applying_ghost: Witness::new(0),
+            staged_mid_apply: Witness::new(false),
             revision: Revision::Pinned,
-            flushing: Ghost::new(0),
+            flushing: Witness::new(0),
         }
     }
 
@@ -233,9 +233,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         match self.revision {
             Revision::Pinned => {}
             Revision::Hdds8036 => {
-                if self.flushing.get() > 0 {
-                    actor.probe(&ADD_DURING_FLUSH);
-                }
+                self.flushing.probe_if(actor, &ADD_DURING_FLUSH, |n| *n > 0);
                 let mut b = self.rw_lock.write();
                 b.ops.put(table, key, row.clone());
                 actor.step_with(
@@ -246,9 +244,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
             }
             Revision::Hdds8036Parent => {
                 // A flush in progress at the read; `put_with_batch` checks the put.
-                if self.flushing.get() > 0 {
-                    actor.probe(&ADD_DURING_FLUSH);
-                }
+                self.flushing.probe_if(actor, &ADD_DURING_FLUSH, |n| *n > 0);
                 let batch = self.current_batch(actor);
                 self.put_with_batch(actor, batch, table, key, row);
                 return;
@@ -257,7 +253,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         let mut b = self.rw_lock.write();
         b.ops.put(table, key, row.clone());
         b.pending += 1;
-        self.staged_mid_apply.set(true);
+        self.staged_mid_apply.update(|s| *s = true);
         actor.step_with(&java::SCMHADBTransactionBufferImpl::addToBuffer, || {
             format!("read lock; stage {table}/{key}={row}")
         });
@@ -282,9 +278,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::addToBuffer;
         let mut b = self.rw_lock.write();
         // A flush in progress at the put, or one that ran since the read.
-        if self.flushing.get() > 0 || b.id != batch {
-            actor.probe(&ADD_DURING_FLUSH);
-        }
+        self.flushing
+            .probe_if(actor, &ADD_DURING_FLUSH, |n| *n > 0 || b.id != batch);
         if b.id != batch {
             actor.probe(&PUT_INTO_COMMITTED_BATCH);
             actor.step_with(JAVA, || {
@@ -319,7 +314,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         let mut b = self.rw_lock.write();
         b.ops.delete(table, key);
         b.pending += 1;
-        self.staged_mid_apply.set(true);
+        self.staged_mid_apply.update(|s| *s = true);
         actor.step_with(
             &java::SCMHADBTransactionBufferImpl::removeFromBuffer,
             || format!("read lock; stage delete {table}/{key}"),
@@ -364,9 +359,9 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `beginApplyingTransaction`: `applyingTransactions++`, without the lock.
     pub fn begin_applying(&self, actor: &Actor) {
         let ghost = &self.applying_ghost;
-        self.staged_mid_apply.set(false);
+        self.staged_mid_apply.update(|s| *s = false);
         let n = self.applying.update(|n| {
-            ghost.set(n + 1);
+            ghost.update(|g| *g = n + 1);
             n + 1
         }) + 1;
         actor.step_with(
@@ -378,9 +373,9 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// `endApplyingTransaction`: `applyingTransactions--`, without the lock.
     pub fn end_applying(&self, actor: &Actor) {
         let ghost = &self.applying_ghost;
-        self.staged_mid_apply.set(false);
+        self.staged_mid_apply.update(|s| *s = false);
         let n = self.applying.update(|n| {
-            ghost.set(n.saturating_sub(1));
+            ghost.update(|g| *g = n.saturating_sub(1));
             n.saturating_sub(1)
         });
         actor.step_with(
@@ -398,14 +393,13 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
                 self.flush_under_write_lock(&mut b, actor, why);
             }
             Revision::Hdds8036 => {
-                if self.flushing.get() > 0 {
-                    actor.probe(&FLUSH_DURING_FLUSH);
-                }
+                self.flushing
+                    .probe_if(actor, &FLUSH_DURING_FLUSH, |n| *n > 0);
                 let mut b = self.rw_lock.write();
-                self.flushing.with(|n| *n += 1);
+                self.flushing.update(|n| *n += 1);
                 const JAVA: &Citation = &java::hdds_8036::SCMHADBTransactionBufferImpl::flush;
                 self.commit_staged(&mut b, actor, why, JAVA);
-                self.flushing.with(|n| *n -= 1);
+                self.flushing.update(|n| *n -= 1);
             }
             Revision::Hdds8036Parent => self.flush_unlocked(actor, why),
         }
@@ -414,10 +408,9 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     /// The parent's `flush`: four steps, each on the batch the field holds at that moment.
     fn flush_unlocked(&self, actor: &Actor, why: &str) {
         const JAVA: &Citation = &java::hdds_8036_parent::SCMHADBTransactionBufferImpl::flush;
-        if self.flushing.get() > 0 {
-            actor.probe(&FLUSH_DURING_FLUSH);
-        }
-        self.flushing.with(|n| *n += 1);
+        self.flushing
+            .probe_if(actor, &FLUSH_DURING_FLUSH, |n| *n > 0);
+        self.flushing.update(|n| *n += 1);
         let (term, index) = self.latest_trx_info.get();
         {
             let mut b = self.rw_lock.write();
@@ -463,7 +456,7 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
                 format!("{why}: currentBatchOperation = new batch {id}")
             });
         }
-        self.flushing.with(|n| *n -= 1);
+        self.flushing.update(|n| *n -= 1);
     }
 
     /// A concurrent caller's flush, along `path`. The probe fires when it is attempted while
@@ -471,9 +464,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     pub fn flush_from(&self, actor: &Actor, path: FlushPath, why: &str) {
         match path {
             FlushPath::Unguarded => {
-                if self.applying_ghost.get() > 0 {
-                    actor.probe(&FLUSH_DURING_APPLY);
-                }
+                self.applying_ghost
+                    .probe_if(actor, &FLUSH_DURING_APPLY, |n| *n > 0);
                 self.flush(actor, why);
             }
             FlushPath::Guarded => {
@@ -522,10 +514,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
 
     fn flush_under_write_lock(&self, b: &mut Batch<R>, actor: &Actor, why: &str) {
         b.pending = 0;
-        if self.staged_mid_apply.get() {
-            actor.probe(&STAGED_FLUSHED_MID_APPLY);
-            self.staged_mid_apply.set(false);
-        }
+        self.staged_mid_apply
+            .probe_if(actor, &STAGED_FLUSHED_MID_APPLY, std::mem::take);
         let citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         self.commit_staged(b, actor, why, citation);
     }
