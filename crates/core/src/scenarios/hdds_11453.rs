@@ -649,9 +649,8 @@ impl Watch for Incarnations {
     }
 
     fn killed(&mut self, me: &Actor, om: &SnapshotOm, _kill: (u64, Crash)) {
-        if om.crashed_in_shared_swap() {
-            me.probe(&KILLED_IN_SHARED_SWAP);
-        }
+        om.crashed_in_shared_swap()
+            .probe_if(me, &KILLED_IN_SHARED_SWAP, |c| *c);
     }
 }
 

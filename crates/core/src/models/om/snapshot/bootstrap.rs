@@ -76,9 +76,9 @@ pub fn serve(
     actor: &Actor,
 ) -> Result<Tarball, String> {
     let window = || {
-        if leader.in_flight() {
-            actor.probe(&CREATE_IN_FLIGHT_AT_BOOTSTRAP);
-        }
+        leader
+            .in_flight()
+            .probe_if(actor, &CREATE_IN_FLIGHT_AT_BOOTSTRAP, |n| *n > 0)
     };
     let lock = || {
         window();

@@ -36,7 +36,7 @@ use crate::models::om::double_buffer::{DoubleBuffer, Indexed};
 use crate::models::om::SNAPSHOT_INFO_TABLE;
 use crate::properties::Probe;
 use crate::recorder::Actor;
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::{Ghost, Witness};
 use crate::sync::{Mutex, MutexGuard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -438,16 +438,17 @@ pub struct ChainOm {
     /// The chain manager's object monitor (`synchronized`), from HDDS-8832 on.
     monitor: Mutex<()>,
     buffer: DoubleBuffer<ChainResponse>,
-    /// Ghost: the flush thread is inside a purge's flush.
-    purge_flushing: Ghost<bool>,
-    /// Ghost: purges on the flush thread past their `hasNext` check that found no next.
-    checked_no_next: Ghost<BTreeSet<String>>,
+    /// The flush thread is inside a purge's flush (for a probe).
+    purge_flushing: Witness<bool>,
+    /// Purges on the flush thread past their `hasNext` check that found no next (for a
+    /// probe).
+    checked_no_next: Witness<BTreeSet<String>>,
     /// `OzoneManagerLock`'s write `SNAPSHOT_LOCK`, one per snapshot of the rows the OM
     /// started on (the revisions that lock snapshots create none).
     snapshot_locks: BTreeMap<String, Mutex<()>>,
-    /// Ghost: a purge (or a set-property request) began its apply and its flush has not
-    /// committed.
-    purge_pending: Ghost<bool>,
+    /// A purge (or a set-property request) began its apply and its flush has not committed
+    /// (for a probe).
+    purge_pending: Witness<bool>,
     /// Ghost: purges and set-property requests applied so far.
     purges_applied: Ghost<u32>,
     exits: Ghost<Vec<String>>,
@@ -506,12 +507,12 @@ impl ChainOm {
             chain: Mutex::labelled("snapshot chain", chain),
             monitor: Mutex::labelled("SnapshotChainManager monitor", ()),
             buffer: DoubleBuffer::new(),
-            purge_flushing: Ghost::new(false),
-            checked_no_next: Ghost::new(BTreeSet::new()),
+            purge_flushing: Witness::new(false),
+            checked_no_next: Witness::new(BTreeSet::new()),
             snapshot_locks: snapshots
                 .map(|id| (id.to_string(), Mutex::labelled("SNAPSHOT_LOCK", ())))
                 .collect(),
-            purge_pending: Ghost::new(false),
+            purge_pending: Witness::new(false),
             purges_applied: Ghost::new(0),
             exits: Ghost::new(Vec::new()),
         }
@@ -649,9 +650,8 @@ impl ChainOm {
             });
             if added.is_ok() {
                 if let Some(p) = &info.global_prev {
-                    if self.checked_no_next.with(|s| s.contains(p)) {
-                        actor.probe(&LINKED_AFTER_PURGE_CHECKED);
-                    }
+                    self.checked_no_next
+                        .probe_if(actor, &LINKED_AFTER_PURGE_CHECKED, |s| s.contains(p));
                 }
             }
             added
@@ -678,9 +678,8 @@ impl ChainOm {
         };
         // Checked at the table cache, which the purge's flush also locks: a point where the
         // two threads' order is explored (a ghost alone is no scheduling point).
-        if self.purge_flushing.get() {
-            actor.probe(&CREATE_DURING_PURGE_FLUSH);
-        }
+        self.purge_flushing
+            .probe_if(actor, &CREATE_DURING_PURGE_FLUSH, |f| *f);
         self.cache_put(actor, c.request, snapshot, Some(object));
         Effect::Create {
             snapshot: snapshot.to_string(),
@@ -696,7 +695,7 @@ impl ChainOm {
             .cites
             .set_property
             .expect("a log with a set-property request cites it");
-        self.purge_pending.set(true);
+        self.purge_pending.update(|p| *p = true);
         let _lock = if self.java.snapshot_locks_taken {
             self.lock_snapshot(actor, request, snapshot)
         } else {
@@ -718,7 +717,7 @@ impl ChainOm {
     fn apply_purge(&self, actor: &Actor, index: u64, snapshot: &str) -> Effect {
         let c = self.java.cites;
         let mut updated = Vec::new();
-        self.purge_pending.set(true);
+        self.purge_pending.update(|p| *p = true);
         // HDDS-10590: the locks of the purged snapshot and of its next ones, held to the end
         // of the apply (not to the flush).
         let mut locks = Vec::new();
@@ -800,8 +799,9 @@ impl ChainOm {
             return Ok(());
         };
         if next_global.is_none() {
-            self.checked_no_next
-                .with(|s| s.insert(snapshot.to_string()));
+            self.checked_no_next.update(|s| {
+                s.insert(snapshot.to_string());
+            });
         }
         let mut path_obj = None;
         if let Some(next) = next_path {
@@ -846,7 +846,9 @@ impl ChainOm {
         actor.step_with(c.delete, || {
             format!("deleteSnapshot {snapshot}: {deleted:?}")
         });
-        self.checked_no_next.with(|s| s.remove(snapshot));
+        self.checked_no_next.update(|s| {
+            s.remove(snapshot);
+        });
         deleted.map(|_| ())
     }
 
@@ -887,8 +889,8 @@ impl ChainOm {
                     }
                 }
                 self.store.commit(actor, c.flush_batch, batch);
-                self.purge_flushing.set(false);
-                self.purge_pending.set(false);
+                self.purge_flushing.update(|f| *f = false);
+                self.purge_pending.update(|p| *p = false);
                 for response in &responses {
                     self.buffer.flushed(response.index);
                     flushed = response.index;
@@ -922,7 +924,7 @@ impl ChainOm {
                 batch.put(SNAPSHOT_INFO_TABLE, snapshot, info);
             }
             Effect::Purge { snapshot, updated } => {
-                self.purge_flushing.set(true);
+                self.purge_flushing.update(|f| *f = true);
                 for (key, h) in updated {
                     batch.put(SNAPSHOT_INFO_TABLE, key, self.object(*h));
                 }
@@ -1024,9 +1026,8 @@ impl ChainOm {
             let Some(_lock) = self.lock_snapshot(actor, cites.mark, &key) else {
                 continue;
             };
-            if self.purge_pending.get() {
-                actor.probe(&FILTER_DURING_PURGE);
-            }
+            self.purge_pending
+                .probe_if(actor, &FILTER_DURING_PURGE, |p| *p);
             let applied = self.purges_applied.get();
             let Some(h) = self.get(actor, cites.mark, &key) else {
                 actor.probe(&FILTER_NPE);

@@ -19,7 +19,7 @@ use crate::models::om::startup::{data_after, load_snapshot_info, Replayed};
 use crate::models::om::{OmRow, SNAPSHOT_INFO_TABLE};
 use crate::properties::Probe;
 use crate::recorder::{Actor, Recorder};
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::{Ghost, Witness};
 use crate::sync::{thread, Arc};
 
 /// A swap took the purge of a snapshot together with an earlier purge of keys from it: the
@@ -45,14 +45,14 @@ pub struct SnapshotOm {
     crash: Ghost<Crash>,
     /// The index of the snapshot create the fault fires in; `None`: the first create flushed.
     crash_at: Ghost<Option<u64>>,
-    /// Ghost: responses queued and not yet committed.
-    in_flight: Ghost<usize>,
+    /// Responses queued and not yet committed (for probes).
+    in_flight: Witness<usize>,
     exits: Ghost<Vec<String>>,
     /// Ghost: the index of the response whose `addToDBBatch` terminated the OM.
     terminated_at: Ghost<Option<u64>>,
-    /// Ghost: the process died in the flush of a swap that took a snapshot's purge together
-    /// with a purge of keys from that snapshot.
-    crashed_in_shared_swap: Ghost<bool>,
+    /// The process died in the flush of a swap that took a snapshot's purge together with a
+    /// purge of keys from that snapshot (for a probe).
+    crashed_in_shared_swap: Witness<bool>,
 }
 
 impl SnapshotOm {
@@ -80,10 +80,10 @@ impl SnapshotOm {
             buffer: DoubleBuffer::new(),
             crash: Ghost::new(crash),
             crash_at: Ghost::new(None),
-            in_flight: Ghost::new(0),
+            in_flight: Witness::new(0),
             exits: Ghost::new(Vec::new()),
             terminated_at: Ghost::new(None),
-            crashed_in_shared_swap: Ghost::new(false),
+            crashed_in_shared_swap: Witness::new(false),
         }
     }
 
@@ -136,10 +136,10 @@ impl SnapshotOm {
         self.buffer.await_flush(actor, java)
     }
 
-    /// Whether some response was applied and is not yet committed (ghost: no scheduling
-    /// point).
-    pub fn in_flight(&self) -> bool {
-        self.in_flight.with(|n| *n > 0)
+    /// How many responses were applied and are not yet committed: a witness, for probes
+    /// (no scheduling point).
+    pub fn in_flight(&self) -> &Witness<usize> {
+        &self.in_flight
     }
 
     /// Whether the plan's crash fired.
@@ -148,9 +148,10 @@ impl SnapshotOm {
     }
 
     /// Whether the process died in the flush of a swap that took a snapshot's purge together
-    /// with a purge of keys from that snapshot (ghost): the window HDDS-11453's fix splits.
-    pub fn crashed_in_shared_swap(&self) -> bool {
-        self.crashed_in_shared_swap.get()
+    /// with a purge of keys from that snapshot: the window HDDS-11453's fix splits (a
+    /// witness, for its probe).
+    pub fn crashed_in_shared_swap(&self) -> &Witness<bool> {
+        &self.crashed_in_shared_swap
     }
 
     /// Every termination (ghost).
@@ -173,10 +174,10 @@ impl SnapshotOm {
             }
         };
         // Applied: in flight until its batch commits.
-        self.in_flight.with(|n| *n += 1);
+        self.in_flight.update(|n| *n += 1);
         let added = self.buffer.add(actor, response);
         if !added {
-            self.in_flight.with(|n| *n -= 1);
+            self.in_flight.update(|n| *n -= 1);
         }
         added
     }
@@ -219,7 +220,7 @@ impl SnapshotOm {
                     Ok(last_index) => flushed = last_index,
                     Err(crashed) => {
                         if shared && crashed {
-                            self.crashed_in_shared_swap.set(true);
+                            self.crashed_in_shared_swap.update(|c| *c = true);
                         }
                         return;
                     }
@@ -274,7 +275,7 @@ impl SnapshotOm {
         stage_tx_info(&mut batch, term, index);
         self.store.commit(actor, c.flush_batch, batch);
         self.buffer.flushed(index);
-        self.in_flight.with(|n| *n = n.saturating_sub(part.len()));
+        self.in_flight.update(|n| *n = n.saturating_sub(part.len()));
         Ok(index)
     }
 
