@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Formatting, and clippy with -D warnings under each backend.
+# Formatting, clippy with -D warnings under each backend, and the libraries' docs (broken
+# intra-doc links are errors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/env.sh
@@ -10,3 +11,4 @@ cargo clippy --release --workspace --all-targets -- -D warnings
 # run on the default build).
 (loom_env && cargo clippy --release -p ozone-ha-check-core --all-targets -- -D warnings)
 (threads_env && cargo clippy --release -p ozone-ha-check-core --all-targets -- -D warnings)
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --workspace --lib

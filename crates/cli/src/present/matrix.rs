@@ -3,7 +3,7 @@
 //! whose verdict is not the expected one carries a red `UNEXPECTED` bar saying what was
 //! expected. Each cell links to its case's details, and each violation to its diagram.
 //!
-//! [`html`] draws a matrix for the page; [`svg`] draws matrices as one picture (for a
+//! [`html()`] draws a matrix for the page; [`svg`] draws matrices as one picture (for a
 //! README, where a page cannot be embedded): `report --format svg-matrix`.
 
 use super::svg::wrap;

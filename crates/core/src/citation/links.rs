@@ -1,7 +1,7 @@
 //! Where a trace step's Java method links to: the cited file at the pinned commit on
 //! GitHub, with the method's line range (`#L<first>-L<last>`) when a checkout located it.
-//! A historical source's citation (see [`check`](mod@super::check)) links to its file at that
-//! source's own commit, never at the pin.
+//! A historical source's citation (which `ozone-ha-check cite` checks at that source's
+//! commit) links to its file at that source's own commit, never at the pin.
 //!
 //! Without a checkout ([`Links::files()`]) every link points to the file. With one
 //! (`ozone_ha_check_cite::resolve_links`), each cited method is located by parsing the

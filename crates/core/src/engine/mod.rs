@@ -49,7 +49,7 @@ pub enum Engine {
     /// shuttle's depth-first enumeration.
     Dfs,
     /// Depth-first search over the facade's own states: every schedule, each state explored
-    /// once ([`stateful`]); no preemption bound (default build).
+    /// once (the `engine::stateful` module); no preemption bound (default build).
     Stateful,
     /// One recorded or steered schedule under shuttle.
     Replay,

@@ -17,7 +17,8 @@
 //!
 //! - `two-handlers`: TODO which actors run, which fault happens. Two handlers update the row.
 //! - `three-handlers`: TODO. Three handlers update the row.
-//! - `generated`: every workload of the vocabulary ([`VOCABULARY`]) within its bounds, each
+//! - `generated`: every workload of the vocabulary
+//!   ([`VOCABULARY`](crate::scenarios::hdds_template::VOCABULARY)) within its bounds, each
 //!   drawn by the engine: TODO the requests and faults the Java path meets. Here: up to
 //!   three updates, each on its own handler.
 //!

@@ -6,7 +6,7 @@
 //!
 //! | build | backend | what it is for |
 //! |---|---|---|
-//! | default | [shuttle](https://docs.rs/shuttle) | random, PCT and DFS schedule exploration, the stateful search ([`crate::engine::stateful`]), replay |
+//! | default | [shuttle](https://docs.rs/shuttle) | random, PCT and DFS schedule exploration, the stateful search (`engine::stateful`), replay |
 //! | `RUSTFLAGS="--cfg loom"` | [loom](https://docs.rs/loom) | exhaustive exploration with DPOR under a preemption bound |
 //! | `RUSTFLAGS="--cfg ohc_threads"` | OS threads, parking_lot, crossbeam | stress runs as production runs them |
 //!

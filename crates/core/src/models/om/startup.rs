@@ -64,7 +64,7 @@ pub enum Replayed {
 }
 
 /// Restart an OM whose DB is `store` and replay every key request after its stored index:
-/// [`restart_replay`] from the reopened DB.
+/// [`replay_after`] from the reopened DB.
 pub fn restart_and_replay(
     store: &Arc<Store<OmRow>>,
     log: &RaftLog<OmRequest>,

@@ -19,7 +19,7 @@
 //! (`DelegatedCodec.CopyType.SHALLOW`, SnapshotInfo.java:56-63 at 5306f65603f), so a purge
 //! that rewrites the next snapshot's previous id through it also changes what the create's
 //! response writes. HDDS-8665 made `get` return a copy (`SnapshotInfo.copyObject`). The heap of
-//! [`Objects`] keeps that identity: a row is serialized when it is put into a batch.
+//! `Objects` keeps that identity: a row is serialized when it is put into a batch.
 //!
 //! Abstracted away: snapshot names stand for both the snapshot id and the table key; the
 //! checkpoint directories, the snapshot cache and everything else a create or purge does
