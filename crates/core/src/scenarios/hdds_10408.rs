@@ -178,6 +178,7 @@ use crate::citation::java::{
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::deleting_service::{
     self, DUPLICATE_AFTER_FLUSH, DUPLICATE_BEFORE_FLUSH, DUPLICATE_PURGE_SUBMITTED,
 };
@@ -352,6 +353,14 @@ const fn purge_cites(purge_request: &'static crate::citation::Citation) -> Purge
     }
 }
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 /// The double buffer is the parent's for every variant (no variant's behaviour differs in it
 /// for this log).
 const fn with(purge: &'static PurgeCites) -> Cites {
@@ -359,6 +368,7 @@ const fn with(purge: &'static PurgeCites) -> Cites {
         add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
         flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
         split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+        buffer: &BUFFER,
         purge: Some(purge),
         create: None,
     }

@@ -181,6 +181,7 @@
 use crate::choices;
 use crate::citation::java::{hdds_10590 as fix, hdds_10590_parent as parent};
 use crate::engine::{Budget, Engine};
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::chain::{
     self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateGuard, FilterCites,
     GlobalPrevOfNext, Info, FILTER_DURING_PURGE,
@@ -345,6 +346,14 @@ pub const PURGED_STAYS_PURGED: Invariant<End> = Invariant::eventually(
     },
 );
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 const PARENT_CITES: ChainCites = ChainCites {
     // No create in these logs.
     create: None,
@@ -354,6 +363,7 @@ const PARENT_CITES: ChainCites = ChainCites {
     purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
     flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
     add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+    buffer: &BUFFER,
     // `ChainLoadsAtRestart` runs the load over the end's rows; no OM restarts in the logs.
     load: &parent::SnapshotChainManager::loadFromSnapshotInfoTable,
     set_property: Some((

@@ -187,6 +187,7 @@ use crate::citation::java::{hdds_11152 as fix, hdds_11152_parent as parent};
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::node::SnapshotOm;
 use crate::models::om::snapshot::requests::{
     self, SnapshotRequest, PURGE_APPLIED_BEFORE_KEYS_FLUSHED,
@@ -372,12 +373,21 @@ const fn purge_cites(java: Java) -> PurgeCites {
     }
 }
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 /// The double buffer is the parent's for every variant: the fix does not change it.
 const fn with(purge: &'static PurgeCites) -> Cites {
     Cites {
         add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
         flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
         split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+        buffer: &BUFFER,
         purge: Some(purge),
         create: None,
     }

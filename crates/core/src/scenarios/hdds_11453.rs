@@ -169,6 +169,7 @@ use crate::citation::java::{hdds_11453 as fix, hdds_11453_parent as parent};
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::node::{SnapshotOm, PURGE_SWAPPED_WITH_ITS_KEYS};
 use crate::models::om::snapshot::requests::{self, Crash, SnapshotRequest};
 use crate::models::om::snapshot::restarts::{Restarts, Watch};
@@ -249,6 +250,14 @@ pub const NO_REPLAY_AGAINST_PURGED_SNAPSHOT: Invariant<Opened> = Invariant::even
     },
 );
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 impl Variant {
     /// The commits its steps cite: the parent's, and the fix's split for `fixed`.
     pub fn cites(self) -> &'static Cites {
@@ -269,6 +278,7 @@ impl Variant {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
             split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            buffer: &BUFFER,
             purge: Some(&PURGE),
             create: None,
         };

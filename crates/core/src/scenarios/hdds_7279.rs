@@ -123,6 +123,7 @@ use crate::citation::java::{hdds_7279 as fix, hdds_7279_parent as parent, hdds_7
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::node::{SnapshotOm, CREATE_SWAPPED_WITH_EARLIER};
 use crate::models::om::snapshot::reference::apply_in_order;
 use crate::models::om::snapshot::requests::{self, SnapshotRequest};
@@ -230,6 +231,23 @@ pub const SNAPSHOT_CREATED: Invariant<End> = Invariant::eventually(
     },
 );
 
+/// The parent's double buffer: the swap is `setReadyBuffer`, inlined in the `flushTransactions`
+/// loop, and `stop` clears `isRunning` itself (no `stopDaemon` yet).
+const BUFFER_PARENT: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::setReadyBuffer,
+};
+
+/// The fix's double buffer (also under HDDS-7906's split, which leaves these methods alone).
+const BUFFER_FIX: BufferCites = BufferCites {
+    add: &fix::OzoneManagerDoubleBuffer::add,
+    stop: &fix::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &fix::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &fix::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 const CREATES_PARENT: CreateCites = CreateCites {
     key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
     create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
@@ -254,6 +272,7 @@ impl Variant {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::flushTransactions,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushTransactions,
             split: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+            buffer: &BUFFER_PARENT,
             purge: None,
             create: Some(&CREATES_PARENT),
         };
@@ -261,6 +280,7 @@ impl Variant {
             add_to_batch: &fix::OzoneManagerDoubleBuffer::flushBatch,
             flush_batch: &fix::OzoneManagerDoubleBuffer::flushBatch,
             split: &fix::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            buffer: &BUFFER_FIX,
             ..BUGGY
         };
         const SPLIT_AT_CREATE: Cites = Cites {

@@ -142,6 +142,7 @@ use crate::citation::Label;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::put_tx_info;
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::bootstrap::{
     self, serve, LockOrder, ServletCites, Tarball, CREATE_IN_FLIGHT_AT_BOOTSTRAP,
 };
@@ -369,6 +370,14 @@ pub fn workload_log(workload: &Workload) -> (RaftLog<SnapshotRequest>, usize) {
     (log, before.unwrap_or(snapshots))
 }
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 impl Variant {
     /// The knobs: the create's flush as at the variant's commit.
     pub fn java(self) -> Java {
@@ -399,6 +408,7 @@ impl Variant {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
             split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            buffer: &BUFFER,
             purge: None,
             create: Some(&CREATES),
         };

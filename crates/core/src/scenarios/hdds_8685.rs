@@ -165,6 +165,7 @@ use crate::citation::java::hdds_8685_parent as parent;
 use crate::kit::raft_log::RaftLog;
 use crate::kit::store::{Store, Tables};
 use crate::kit::tx_info::{put_tx_info, stored_index};
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::node::SnapshotOm;
 use crate::models::om::snapshot::reference::apply_in_order;
 pub use crate::models::om::snapshot::reference::Reference;
@@ -303,6 +304,14 @@ pub const SNAPSHOT_HOLDS_ITS_PREFIX: Invariant<End> = Invariant::eventually(
     },
 );
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 const CREATES: CreateCites = CreateCites {
     key_request: Some(&parent::OMKeyCreateRequest::validateAndUpdateCache),
     create_request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
@@ -330,6 +339,7 @@ impl Variant {
             add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
             flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
             split: &parent::OzoneManagerDoubleBuffer::splitReadyBufferAtCreateSnapshot,
+            buffer: &BUFFER,
             purge: None,
             create: Some(&CREATES),
         };

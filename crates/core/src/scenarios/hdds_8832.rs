@@ -178,6 +178,7 @@
 
 use crate::choices;
 use crate::citation::java::{hdds_8665 as h8665, hdds_8832 as fix, hdds_8832_parent as parent};
+use crate::models::om::double_buffer::BufferCites;
 use crate::models::om::snapshot::chain::{
     self, Chain, ChainCites, ChainJava, ChainOm, ChainRequest, CreateCites, CreateGuard,
     GlobalPrevOfNext, Info, CREATE_DURING_PURGE_FLUSH,
@@ -298,6 +299,14 @@ pub const CHAIN_LOADS_AT_RESTART: Invariant<End> = Invariant::eventually(
     },
 );
 
+/// The double buffer's own methods, at the commit its other methods come from.
+const BUFFER: BufferCites = BufferCites {
+    add: &parent::OzoneManagerDoubleBuffer::add,
+    stop: &parent::OzoneManagerDoubleBuffer::stop,
+    flush_transactions: &parent::OzoneManagerDoubleBuffer::flushTransactions,
+    swap: &parent::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+};
+
 const PARENT_CITES: ChainCites = ChainCites {
     create: Some(CreateCites {
         request: &parent::OMSnapshotCreateRequest::validateAndUpdateCache,
@@ -310,6 +319,7 @@ const PARENT_CITES: ChainCites = ChainCites {
     purge_response: &parent::OMSnapshotPurgeResponse::addToDBBatch,
     flush_batch: &parent::OzoneManagerDoubleBuffer::flushBatch,
     add_to_batch: &parent::OzoneManagerDoubleBuffer::addToBatch,
+    buffer: &BUFFER,
     load: &parent::SnapshotChainManager::loadFromSnapshotInfoTable,
     set_property: None,
 };

@@ -30,6 +30,15 @@
 //! apply thread at 10000 pending transactions, far beyond these plans), the 1 s timed wait
 //! (a plain wait here: `add` and `stop` notify), the pause flag, metrics.
 //!
+//! Its steps cite the methods through a [`BufferCites`]: the pinned commit's by default
+//! ([`BufferCites::HEAD`]), and, for a model of an older commit, the methods at that commit. From
+//! 6fe2ab80115 (HDDS-7279's fix) on the loop, `canFlush`, the swap and `stopDaemon` are the ones
+//! above (later commits add the pause flag and the flush notifier, abstracted here). Before it
+//! the swap is `setReadyBuffer`, called from inside the `flushTransactions` loop
+//! (`while (isRunning.get()) { if (canFlush()) { swap; flush } }`, an interrupt of `canFlush`
+//! caught in the loop), `stop` clears `isRunning` and interrupts by itself, and `canFlush` waits
+//! without a timeout: the same three steps, with the same outcomes after a stop.
+//!
 //! The buffer is generic over the response it queues: the key requests of HDDS-16092 and the
 //! S3 secret requests of HDDS-17215 share it.
 
@@ -94,6 +103,31 @@ struct Buffers<R> {
     flushed: u64,
 }
 
+/// The `OzoneManagerDoubleBuffer` methods the buffer's steps cite, at one commit: a model of
+/// an older commit cites the methods as they were there.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferCites {
+    /// `add`: queue a response and notify.
+    pub add: &'static Citation,
+    /// `stop` (`stopDaemon` from 6fe2ab80115 on): `isRunning = false`, the interrupt.
+    pub stop: &'static Citation,
+    /// The `flushTransactions` loop: where the daemon exits.
+    pub flush_transactions: &'static Citation,
+    /// The swap of the current and ready buffers (`swapCurrentAndReadyBuffer`, `setReadyBuffer`
+    /// before 6fe2ab80115).
+    pub swap: &'static Citation,
+}
+
+impl BufferCites {
+    /// The methods at the pinned commit.
+    pub const HEAD: BufferCites = BufferCites {
+        add: &java::OzoneManagerDoubleBuffer::add,
+        stop: &java::OzoneManagerDoubleBuffer::stop,
+        flush_transactions: &java::OzoneManagerDoubleBuffer::flushTransactions,
+        swap: &java::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
+    };
+}
+
 /// The double buffer's monitor and its current buffer.
 #[derive(Debug)]
 pub struct DoubleBuffer<R> {
@@ -108,6 +142,8 @@ pub struct DoubleBuffer<R> {
     /// Ghost: a copy of the monitor's [`Life`], so that the daemon that reads `isRunning` as
     /// false can tell a stop (it logs its exit) from a process that is gone (no more steps).
     life: Ghost<Life>,
+    /// The methods its steps cite.
+    cites: &'static BufferCites,
 }
 
 impl<R: Indexed> Default for DoubleBuffer<R> {
@@ -117,8 +153,13 @@ impl<R: Indexed> Default for DoubleBuffer<R> {
 }
 
 impl<R: Indexed> DoubleBuffer<R> {
-    /// A running, empty double buffer.
+    /// A running, empty double buffer citing the pinned commit's methods.
     pub fn new() -> Self {
+        Self::with_cites(&BufferCites::HEAD)
+    }
+
+    /// A running, empty double buffer whose steps cite `cites`.
+    pub fn with_cites(cites: &'static BufferCites) -> Self {
         Self {
             monitor: Mutex::labelled(
                 "double buffer",
@@ -132,6 +173,7 @@ impl<R: Indexed> DoubleBuffer<R> {
             not_empty: Condvar::new(),
             is_running: Volatile::new(true),
             life: Ghost::new(Life::Running),
+            cites,
         }
     }
 
@@ -142,7 +184,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         if b.life.gone() {
             return false;
         }
-        actor.step_with(&java::OzoneManagerDoubleBuffer::add, || {
+        actor.step_with(self.cites.add, || {
             format!("queue response of index {}", response.index())
         });
         b.added = b.added.max(response.index());
@@ -190,7 +232,7 @@ impl<R: Indexed> DoubleBuffer<R> {
             b.life = Life::Stopped;
             self.life.set(b.life);
         }
-        actor.step_with(&java::OzoneManagerDoubleBuffer::stop, || {
+        actor.step_with(self.cites.stop, || {
             format!(
                 "{why}: isRunning = false ({} responses not swapped)",
                 b.current.len()
@@ -237,11 +279,11 @@ impl<R: Indexed> DoubleBuffer<R> {
     /// One turn of the `flushTransactions` loop up to the swap: [`DoubleBuffer::is_running`],
     /// [`DoubleBuffer::can_flush`], then [`DoubleBuffer::swap`]. `None` when the daemon exits.
     pub fn next_batch(&self, actor: &Actor) -> Option<Vec<R>> {
-        const JAVA: &Citation = &java::OzoneManagerDoubleBuffer::flushTransactions;
+        let java = self.cites.flush_transactions;
         // A process that is gone takes no more steps; a stopped one says why its loop ends.
         let exits = |life: Life, why: &str| {
             if !life.gone() {
-                actor.step(JAVA, format!("{why}: the flush thread exits"));
+                actor.step(java, format!("{why}: the flush thread exits"));
             }
         };
         if !self.is_running() {
@@ -290,10 +332,9 @@ impl<R: Indexed> DoubleBuffer<R> {
         }
         let ready = std::mem::take(&mut b.current);
         let indices: Vec<u64> = ready.iter().map(Indexed::index).collect();
-        actor.step_with(
-            &java::OzoneManagerDoubleBuffer::swapCurrentAndReadyBuffer,
-            || format!("ready buffer: indices {indices:?}"),
-        );
+        actor.step_with(self.cites.swap, || {
+            format!("ready buffer: indices {indices:?}")
+        });
         Some(ready)
     }
 }

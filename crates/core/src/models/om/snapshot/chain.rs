@@ -32,7 +32,7 @@
 use super::Stage;
 use crate::citation::Citation;
 use crate::kit::store::{Store, Tables, WriteBatch};
-use crate::models::om::double_buffer::{DoubleBuffer, Indexed};
+use crate::models::om::double_buffer::{BufferCites, DoubleBuffer, Indexed};
 use crate::models::om::SNAPSHOT_INFO_TABLE;
 use crate::properties::Probe;
 use crate::recorder::Actor;
@@ -346,6 +346,8 @@ pub struct ChainCites {
     pub flush_batch: &'static Citation,
     /// `OzoneManagerDoubleBuffer.addToBatch` (where an exception terminates the OM).
     pub add_to_batch: &'static Citation,
+    /// The double buffer's own methods (`add`, `stop`, the flush loop, the swap).
+    pub buffer: &'static BufferCites,
     /// `SnapshotChainManager.loadFromSnapshotInfoTable` (an OM start).
     pub load: &'static Citation,
     /// `OMSnapshotSetPropertyRequest.validateAndUpdateCache` and
@@ -506,7 +508,7 @@ impl ChainOm {
             objects: Mutex::labelled("snapshotInfoTable cache", Objects::default()),
             chain: Mutex::labelled("snapshot chain", chain),
             monitor: Mutex::labelled("SnapshotChainManager monitor", ()),
-            buffer: DoubleBuffer::new(),
+            buffer: DoubleBuffer::with_cites(java.cites.buffer),
             purge_flushing: Witness::new(false),
             checked_no_next: Witness::new(BTreeSet::new()),
             snapshot_locks: snapshots

@@ -36,6 +36,7 @@ pub mod restarts;
 
 pub use deleting_service::PurgeRevision;
 
+use super::double_buffer::BufferCites;
 use super::{OmRow, OmTables};
 use crate::citation::{java, Citation};
 use crate::kit::store::{Store, WriteBatch};
@@ -320,6 +321,8 @@ pub struct Cites {
     pub flush_batch: &'static Citation,
     /// `OzoneManagerDoubleBuffer.splitReadyBufferAtCreateSnapshot`.
     pub split: &'static Citation,
+    /// The double buffer's own methods (`add`, `stop`, the flush loop, the swap).
+    pub buffer: &'static BufferCites,
     /// For logs with snapshot purges.
     pub purge: Option<&'static PurgeCites>,
     /// For logs with key writes and snapshot creates.

@@ -75,9 +75,9 @@ impl SnapshotOm {
     /// An OM over `store` and `snaps` whose process dies once, where `crash` says.
     pub fn with_crash(store: Arc<Store<OmRow>>, snaps: Snapshots, crash: Crash) -> Self {
         Self {
+            buffer: DoubleBuffer::with_cites(snaps.cites().buffer),
             store,
             snaps,
-            buffer: DoubleBuffer::new(),
             crash: Ghost::new(crash),
             crash_at: Ghost::new(None),
             in_flight: Witness::new(0),
