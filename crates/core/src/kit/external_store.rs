@@ -30,13 +30,14 @@
 //! store.put(&me, vault, "om2", 1, "u1", 7).unwrap();
 //! assert!(store.get(&me, vault, "om2", 2, "u1").is_err());
 //! assert_eq!(store.get(&me, vault, "om2", 3, "u1").unwrap(), Some(7));
-//! assert_eq!(store.high_water(), 3);
+//! rec.quiesce();
+//! assert_eq!(store.high_water().settled(&rec), 3);
 //! # });
 //! ```
 
 use crate::citation::Label;
 use crate::recorder::Actor;
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::{Ghost, Witness};
 use crate::sync::Mutex;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -81,7 +82,8 @@ struct State<V> {
 /// The shared store.
 pub struct ExternalStore<V> {
     state: Mutex<State<V>>,
-    high_water: Ghost<u64>,
+    /// For probes only (see [`ExternalStore::high_water`]).
+    high_water: Witness<u64>,
     failures: Ghost<u64>,
     /// Faults armed while running ([`ExternalStore::arm`]): the caller's next call fails.
     armed: Ghost<Vec<(&'static str, bool)>>,
@@ -99,7 +101,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
                     fault,
                 },
             ),
-            high_water: Ghost::new(0),
+            high_water: Witness::new(0),
             failures: Ghost::new(0),
             armed: Ghost::new(Vec::new()),
         }
@@ -117,7 +119,7 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     ) -> Result<R, StoreError> {
         let java: Label = java.into();
         let mut s = self.state.lock();
-        self.high_water.with(|h| *h = (*h).max(index));
+        self.high_water.update(|h| *h = (*h).max(index));
         let n = {
             let n = s.calls.entry(caller).or_default();
             *n += 1;
@@ -245,14 +247,15 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
     }
 
     /// A call made before its entry had an index (a leader's `preExecute`) turned out to be for
-    /// entry `index`: count it in the high-water mark (ghost: not a scheduling point).
+    /// entry `index`: count it in the high-water mark (a witness: not a scheduling point).
     pub fn note_index(&self, index: u64) {
-        self.high_water.with(|h| *h = (*h).max(index));
+        self.high_water.update(|h| *h = (*h).max(index));
     }
 
-    /// The highest log index any call was made for (ghost: not a scheduling point).
-    pub fn high_water(&self) -> u64 {
-        self.high_water.get()
+    /// The highest log index any call was made for: a witness, for probes (not a scheduling
+    /// point, not part of the state).
+    pub fn high_water(&self) -> &Witness<u64> {
+        &self.high_water
     }
 
     /// How many injected failures fired (ghost).

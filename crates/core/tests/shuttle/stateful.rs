@@ -4,7 +4,7 @@
 
 use crate::support::collect;
 use ozone_ha_check::engine::{DriveError, Strategy};
-use ozone_ha_check::sync::ghost::Ghost;
+use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
 
@@ -279,6 +279,44 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     let (_, disjoint) = effort(|| lock_sections(false));
     let (_, shared) = effort(|| lock_sections(true));
     assert_eq!((disjoint, shared), (39, 280));
+}
+
+/// Two tasks, each a lock section, a write to a cell (a ghost, or a witness when `witness`),
+/// and a second lock section on the same mutex.
+fn cell_between_sections(witness: bool) -> String {
+    let m = Arc::new(Mutex::new(0u8));
+    let ghost = Arc::new(Ghost::new(0u8));
+    let seen = Arc::new(Witness::new(0u8));
+    let body = move |m: &Mutex<u8>, ghost: &Ghost<u8>, seen: &Witness<u8>| {
+        *m.lock() += 1;
+        if witness {
+            seen.update(|n| *n += 1);
+        } else {
+            ghost.with(|n| *n += 1);
+        }
+        *m.lock() += 1;
+    };
+    let t = {
+        let (m, ghost, seen) = (Arc::clone(&m), Arc::clone(&ghost), Arc::clone(&seen));
+        thread::spawn("t", move || body(&m, &ghost, &seen))
+    };
+    body(&m, &ghost, &seen);
+    t.join();
+    let v = *m.lock();
+    v.to_string()
+}
+
+fn a_witness_is_not_part_of_the_state() {
+    for witness in [false, true] {
+        let seen = same_outcomes(move || cell_between_sections(witness));
+        assert_eq!(seen, BTreeSet::from(["4".to_string()]));
+    }
+    // The ghost's two write orders are two states (the cell is a recorded object); the
+    // witness's are one, so the search visits fewer states with it (and reaches the same
+    // final states, above): 49 and 42.
+    let (_, ghost) = effort(|| cell_between_sections(false));
+    let (_, witness) = effort(|| cell_between_sections(true));
+    assert_eq!((ghost, witness), (49, 42));
 }
 
 /// The main task alone, three lock sections on one mutex: no decision has a second option.
@@ -763,6 +801,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,
         notify_one_wakes_either_waiter_under_both_engines,
         lock_sections_on_disjoint_and_shared_mutexes,
+        a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
         random_programs_reach_the_same_final_states_under_both_engines,

@@ -386,9 +386,10 @@ impl Om {
     }
 
     fn late_probe(&self, actor: &Actor, index: u64) {
-        if self.shared.store.high_water() > index {
-            actor.probe(&LATE_APPLY);
-        }
+        self.shared
+            .store
+            .high_water()
+            .probe_if(actor, &LATE_APPLY, |h| *h > index);
     }
 
     /// [`S3SecretManagerImpl.getSecret`](java::S3SecretManagerImpl::getSecret) (also what
