@@ -1576,7 +1576,7 @@ impl Case for Prepared {
                 .collect(),
             store: shared.store().rows(),
             issued: shared.issued(),
-            terminations: shared.terminations(),
+            terminations: shared.terminations(recorder),
         };
         let main = Actor::new("main", recorder);
         main.step(

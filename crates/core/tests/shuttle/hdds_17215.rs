@@ -105,7 +105,9 @@ fn lagging_follower_rejects_the_assign_then_terminates_on_every_restart() {
             assert!(again.terminated(), "restart {restart}");
             assert_eq!(stored_index(&again.db().durable()), 2);
         }
-        let t = shared.terminations();
+        // The run is over: every thread is done.
+        rec.quiesce();
+        let t = shared.terminations(&rec);
         assert_eq!(t.len(), 3);
         assert!(
             t.iter().all(|t| t.contains("omDBAccessIdInfo == null")),
@@ -219,7 +221,8 @@ fn store_failure_terminates_and_a_flushed_error_response_skips_the_entry() {
         assert_eq!(stored_index(&om2.db().durable()), 3);
         assert!(has_access_id(&om1.db().durable()));
         assert!(!has_access_id(&om2.db().durable()), "om2 skipped index 2");
-        assert_eq!(shared.terminations().len(), 1);
+        rec.quiesce();
+        assert_eq!(shared.terminations(&rec).len(), 1);
     });
 }
 

@@ -114,9 +114,10 @@ pub struct Shared {
     store: ExternalStore<StoredSecret>,
     design: Design,
     issued: Ghost<BTreeMap<AccessId, Option<Secret>>>,
-    terminations: Ghost<Vec<String>>,
+    /// Every termination, as `om: why`: read only once the run quiesced, for whether there
+    /// was one and which came first (detail text only), hence a witness.
+    terminations: Witness<Vec<String>>,
     decisions: Ghost<BTreeMap<u64, Decision>>,
-    error_flushed: Ghost<Vec<u64>>,
     deleted_at: Ghost<BTreeMap<AccessId, u64>>,
     /// What each OM's apply of each entry would tell its client (first apply only), and what
     /// the leaders told, by index: read only after every thread ended, by OM and by index
@@ -141,9 +142,8 @@ impl Shared {
             ),
             design,
             issued: Ghost::new(issued.iter().copied().collect()),
-            terminations: Ghost::new(Vec::new()),
+            terminations: Witness::new(Vec::new()),
             decisions: Ghost::new(BTreeMap::new()),
-            error_flushed: Ghost::new(Vec::new()),
             deleted_at: Ghost::new(BTreeMap::new()),
             outcomes: Witness::new(BTreeMap::new()),
             answers: Witness::new(Vec::new()),
@@ -165,9 +165,9 @@ impl Shared {
         self.issued.get()
     }
 
-    /// Every termination so far, as `om: why`.
-    pub fn terminations(&self) -> Vec<String> {
-        self.terminations.get()
+    /// Every termination, as `om: why`, once `recorder` has quiesced.
+    pub fn terminations(&self, recorder: &Recorder) -> Vec<String> {
+        self.terminations.settled(recorder)
     }
 
     /// The entry at `index` carries the leader's `decision` (`leader-side`).
@@ -998,7 +998,7 @@ impl Om {
         );
         self.shared
             .terminations
-            .with(|t| t.push(format!("{}: {why}", self.name)));
+            .update(|t| t.push(format!("{}: {why}", self.name)));
     }
 
     /// An orderly stop of the flush thread (`OzoneManagerDoubleBuffer.stop`).
@@ -1082,7 +1082,6 @@ impl Om {
         self.db.commit(actor, JAVA, batch);
         if !errors.is_empty() {
             actor.probe(&ERROR_FLUSHED);
-            self.shared.error_flushed.with(|e| e.extend(errors));
         }
         // `clearS3Cache`: the index -> key map, then an unconditional invalidate per key.
         let keys = self.cache.lock().keys_at(&epochs);
