@@ -168,6 +168,13 @@ fn how_far(r: &Report) -> String {
         match (r.engine, r.settings.as_str()) {
             (Engine::Loom, "no preemption bound") => " (exhausted, unbounded)".to_string(),
             (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
+            (Engine::Stateful, _) => match r.states {
+                Some(states) if states > 0 => format!(
+                    " (exhausted: {states} states, {:.2} executions per state)",
+                    r.executions as f64 / states as f64
+                ),
+                _ => " (exhausted)".to_string(),
+            },
             _ => " (exhausted)".to_string(),
         }
     } else {

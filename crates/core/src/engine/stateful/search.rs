@@ -5,6 +5,7 @@ use super::registry::{self, Footprint};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One decision of the stateful search: the tasks it could run (the one that ran before
@@ -28,6 +29,12 @@ struct Frame {
     /// Per option, what its transition touched, once observed (`None` too when it was global:
     /// a global transition never sleeps).
     footprints: Vec<Option<Footprint>>,
+    /// Whether this is the decision where the state was looked up (the first after an
+    /// operation): once it is popped, every path from the state has been taken or cut.
+    lookup: bool,
+    /// Whether some path below this decision was refused by the pass's bound, or cut at a
+    /// state whose own paths were not all taken: the state is then not [complete](Stateful).
+    incomplete: bool,
 }
 
 /// A task asleep at a decision, with what its transition from there touches.
@@ -56,8 +63,16 @@ impl Frame {
 
 /// The last preemption bound whose pass runs alone: the passes bounded by 0, 1 and 2
 /// preemptions take every execution; from bound 3 on, the deepening and the unbounded search
-/// take executions in turn.
+/// share them ([`share`]).
 const ALONE: usize = 2;
+
+/// How many executions the unbounded search takes for each one of the deepening's pass
+/// bounded by `bound` (past [`ALONE`]): one at bound 3, twice as many at each bound after.
+/// Few violations need many preemptions, and a case that holds is proven by the unbounded
+/// search alone: the deepening's share shrinks as its passes grow.
+fn share(bound: usize) -> usize {
+    1 << bound.saturating_sub(ALONE + 1).min(20)
+}
 
 /// Depth-first search over schedules that explores each state once.
 ///
@@ -79,9 +94,11 @@ const ALONE: usize = 2;
 /// the depth-first order of the unbounded search reaches the far corners of its space. The
 /// *unbounded search* is the one whose end proves a case. The passes bounded by 0, 1 and 2
 /// ([`ALONE`]) run alone, as they are cheap; then the unbounded search starts, and the two
-/// take executions in turn, one each, until either exhausts: the unbounded search's proof
-/// costs at most twice its own executions past those three passes, and a violation within
-/// bound k is found within twice the executions the deepening needs to reach it.
+/// share the executions until either exhausts: the pass bounded by 3 takes one execution for
+/// each of the unbounded search's, the pass bounded by k one for each 2^(k - 3) ([`share`]).
+/// The unbounded search's proof costs at most twice its own executions past the first three
+/// passes (less as the passes grow), and a violation within bound k >= 3 is found within
+/// 1 + 2^(k - 3) times the executions the deepening needs to reach it.
 ///
 /// A bounded pass keys its visited states by the task that runs next and keeps the fewest
 /// preemptions each was reached with: a state reached again with fewer has more of its
@@ -101,6 +118,10 @@ const ALONE: usize = 2;
 /// only when its sleep set contains the stored one; otherwise it is explored again and the
 /// stored set becomes the intersection.
 ///
+/// A state that a search finished with every path from it taken is *complete*, whichever
+/// search finished it: every search cuts a path there (the [module documentation](super)
+/// has the rule and the argument).
+///
 /// Given a [`Part`] of a generated space, the search explores only the executions whose
 /// choices begin with one of the part's prefixes: the other values of a choice are not
 /// options. Two executions with different choices are different states (a value is the
@@ -111,8 +132,10 @@ pub(crate) struct Stateful {
     /// unbounded search.
     search: Search,
     /// The other search, once both run (from the first bound past [`ALONE`]): the two
-    /// take executions in turn.
+    /// share the executions ([`share`]).
     other: Option<Search>,
+    /// The executions the unbounded search has taken since the deepening's last one.
+    since_deepening: usize,
     depth: usize,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
@@ -133,6 +156,18 @@ pub(crate) struct Stateful {
     part: Option<Part>,
     /// The values of this execution's choices so far, in order.
     choices: Vec<u64>,
+    /// Every state any of the searches looked up, by signature, and whether it is
+    /// *complete*: a search finished it with every execution through it covered by one it
+    /// explored (see [`Stateful`]). Every search cuts a path at a complete state.
+    states: HashMap<Key, bool>,
+}
+
+/// A state's signature as a map key: two words rather than a `u128`, whose 16-byte alignment
+/// would pad every entry of the visited maps (a third more memory per state).
+type Key = [u64; 2];
+
+fn key(signature: u128) -> Key {
+    [signature as u64, (signature >> 64) as u64]
 }
 
 /// One depth-first search: a pass of the deepening (with a preemption bound) or the
@@ -143,7 +178,9 @@ struct Search {
     bound: Option<usize>,
     /// Whether this pass's bound has refused an option, so that its paths are not all.
     refused: bool,
-    visited: std::collections::HashMap<(u128, u32), Seen>,
+    visited: HashMap<(Key, u32), Seen>,
+    /// The stored sleep sets, end to end; a [`Seen`] names its slice.
+    sleeps: Vec<(u32, u32)>,
 }
 
 impl Search {
@@ -152,30 +189,29 @@ impl Search {
             stack: Vec::new(),
             bound,
             refused: false,
-            visited: std::collections::HashMap::new(),
+            visited: HashMap::new(),
+            sleeps: Vec::new(),
         }
     }
 
-    /// The distinct states this search visited. A bounded pass keys a state once per task
-    /// that may go on from it, so its keys are counted by signature (linear: called when a
-    /// pass exhausts the search, not per execution).
-    fn distinct_states(&self) -> usize {
-        if self.bound.is_none() {
-            return self.visited.len();
-        }
-        let mut signatures: Vec<u128> = self.visited.keys().map(|k| k.0).collect();
-        signatures.sort_unstable();
-        signatures.dedup();
-        signatures.len()
+    /// What to keep of a state reached with `cost` preemptions and explored with `sleep`
+    /// (a state's older set, when it had one, is left behind: a set only shrinks, and
+    /// rarely).
+    fn store_sleep(&mut self, cost: u16, sleep: &[(u32, u32)]) -> Seen {
+        let start = u32::try_from(self.sleeps.len()).expect("fewer than 2^32 stored sleepers");
+        let len = u16::try_from(sleep.len()).expect("fewer than 2^16 tasks");
+        self.sleeps.extend_from_slice(sleep);
+        Seen { cost, len, start }
     }
 }
 
-/// What the search keeps of a visited state: the fewest preemptions it was reached with (a
-/// bounded pass), and the sleep set it was explored with, sorted stable task names (the
-/// unbounded search).
+/// What the search keeps of a visited state, in eight bytes: the fewest preemptions it was
+/// reached with (a bounded pass), and the sleep set it was explored with, sorted (stable task
+/// name, where it stands) pairs (the unbounded search), as a slice of [`Search::sleeps`].
 struct Seen {
-    cost: usize,
-    sleep: Box<[(u32, u32)]>,
+    cost: u16,
+    len: u16,
+    start: u32,
 }
 
 /// How a stateful search ended, besides running out of executions or being stopped.
@@ -183,9 +219,7 @@ struct Seen {
 pub(crate) struct SearchEnd {
     pub(crate) exhausted: bool,
     pub(crate) failure: Option<String>,
-    /// Distinct states visited by the search that exhausted, or while none has, by the
-    /// unbounded search (by the current bounded pass before it starts; there a state counts
-    /// once per task that may go on from it, an upper bound).
+    /// Distinct states met by any of the searches.
     pub(crate) states: usize,
 }
 
@@ -194,6 +228,7 @@ impl Stateful {
         Self {
             search: Search::new(Some(0)),
             other: None,
+            since_deepening: 0,
             depth: 0,
             looked_up_at: None,
             finishing: false,
@@ -202,6 +237,7 @@ impl Stateful {
             end,
             part,
             choices: Vec::new(),
+            states: HashMap::new(),
         }
     }
 
@@ -227,25 +263,30 @@ impl Stateful {
             .collect()
     }
 
-    /// Whether option `i` of `frame` keeps the path within this pass's bound.
-    fn allowed(&self, frame: &Frame, i: usize) -> bool {
-        self.search
-            .bound
-            .is_none_or(|b| frame.preemptions_after(i) <= b)
-    }
-
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
-        while let Some(frame) = self.search.stack.last() {
+        while let Some(frame) = self.search.stack.last_mut() {
             if let Some(next) = frame.awake_after(frame.chosen) {
-                if self.allowed(frame, next) {
-                    self.search.stack.last_mut().expect("a frame").chosen = next;
+                if self
+                    .search
+                    .bound
+                    .is_none_or(|b| frame.preemptions_after(next) <= b)
+                {
+                    frame.chosen = next;
                     return true;
                 }
                 // Every later option costs the same preemption: all are refused.
                 self.search.refused = true;
+                frame.incomplete = true;
             }
-            self.search.stack.pop();
+            let done = self.search.stack.pop().expect("a frame");
+            if done.incomplete {
+                if let Some(parent) = self.search.stack.last_mut() {
+                    parent.incomplete = true;
+                }
+            } else if done.lookup && done.sleep.is_empty() {
+                self.states.insert(key(done.signature), true);
+            }
         }
         false
     }
@@ -279,7 +320,7 @@ impl Stateful {
             _ => {
                 let mut end = self.end.borrow_mut();
                 end.exhausted = true;
-                end.states = self.search.distinct_states();
+                end.states = self.states.len();
                 return false;
             }
         };
@@ -288,15 +329,6 @@ impl Stateful {
             self.other = Some(Search::new(None));
         }
         true
-    }
-
-    /// The states to report while the search runs: the unbounded search's once it has
-    /// started, the current bounded pass's before.
-    fn states(&self) -> usize {
-        match (&self.search.bound, &self.other) {
-            (Some(_), Some(unbounded)) => unbounded.visited.len(),
-            _ => self.search.visited.len(),
-        }
     }
 
     /// The sleep set of the state the transition `done` (just observed) led to from the
@@ -341,7 +373,7 @@ impl Stateful {
 impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
         // Kept up to date, as the exploration may be stopped after any execution.
-        self.end.borrow_mut().states = self.states();
+        self.end.borrow_mut().states = self.states.len();
         if self.end.borrow().failure.is_some() {
             return None;
         }
@@ -354,9 +386,19 @@ impl Scheduler for Stateful {
             if !self.backtrack() && !self.next_pass() {
                 return None;
             }
-            // Once both searches run, they take executions in turn.
+            // Once both searches run, they share the executions.
             if let Some(other) = &mut self.other {
-                std::mem::swap(&mut self.search, other);
+                let turn = match (self.search.bound, other.bound) {
+                    (None, Some(bound)) => {
+                        self.since_deepening += 1;
+                        self.since_deepening >= share(bound)
+                    }
+                    _ => true,
+                };
+                if turn {
+                    self.since_deepening = 0;
+                    std::mem::swap(&mut self.search, other);
+                }
             }
         }
         if self.left == 0 {
@@ -441,8 +483,14 @@ impl Scheduler for Stateful {
             0
         };
         let sleep = self.sleep_after(done.as_ref(), &options);
-        if self.looked_up_at != Some(operations) {
+        let lookup = self.looked_up_at != Some(operations);
+        if lookup {
             self.looked_up_at = Some(operations);
+            // Every execution through a complete state is covered: no search goes on there.
+            if *self.states.entry(key(signature)).or_insert(false) {
+                self.finishing = true;
+                return Self::run(options[0]);
+            }
             // A bounded pass tells states apart by who runs next too: the same state costs a
             // preemption more or less depending on the task that ran before. The unbounded
             // search tells them apart by where each task stands, so that a task asleep in two
@@ -452,34 +500,41 @@ impl Scheduler for Stateful {
             } else {
                 0
             };
-            let key = (signature, next);
             let mut names: Vec<(u32, u32)> =
                 sleep.iter().map(|s| registry::standing(s.task)).collect();
             names.sort_unstable();
-            match self.search.visited.entry(key) {
-                std::collections::hash_map::Entry::Occupied(mut seen) => {
-                    let seen = seen.get_mut();
+            let cost = u16::try_from(cost).expect("fewer than 2^16 preemptions on a path");
+            let search = &mut self.search;
+            let k = (key(signature), next);
+            let seen = match search.visited.get(&k).map(|s| (s.cost, s.start, s.len)) {
+                Some((before_cost, start, len)) => {
+                    let before = &search.sleeps[start as usize..][..usize::from(len)];
                     // Explored before from as few preemptions, with no task awake then that
                     // is asleep now: everything this visit would explore was explored.
-                    if seen.cost <= cost && seen.sleep.iter().all(|t| names.contains(t)) {
+                    if before_cost <= cost && before.iter().all(|t| names.contains(t)) {
+                        // Not complete (or it would have been cut above): a bounded pass
+                        // left some of its paths untaken, and so some of this one's.
+                        if let Some(parent) = search.stack.last_mut() {
+                            parent.incomplete |= search.bound.is_some();
+                        }
                         self.finishing = true;
                         return Self::run(options[0]);
                     }
-                    seen.cost = seen.cost.min(cost);
-                    seen.sleep = seen
-                        .sleep
+                    let both: Vec<(u32, u32)> = before
                         .iter()
                         .copied()
                         .filter(|t| names.contains(t))
                         .collect();
+                    let cost = before_cost.min(cost);
+                    if both.len() == before.len() {
+                        Seen { cost, len, start }
+                    } else {
+                        search.store_sleep(cost, &both)
+                    }
                 }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(Seen {
-                        cost,
-                        sleep: names.into(),
-                    });
-                }
-            }
+                None => search.store_sleep(cost, &names),
+            };
+            search.visited.insert(k, seen);
         }
         let n = options.len();
         let mut frame = Frame {
@@ -495,6 +550,8 @@ impl Scheduler for Stateful {
             } else {
                 Vec::new()
             },
+            lookup,
+            incomplete: false,
         };
         // Every task asleep: each execution from here is covered elsewhere.
         let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
@@ -564,6 +621,8 @@ impl Scheduler for Stateful {
             signature,
             sleep: Vec::new(),
             footprints: Vec::new(),
+            lookup: false,
+            incomplete: false,
         });
         self.depth += 1;
         self.choices.push(first as u64);
