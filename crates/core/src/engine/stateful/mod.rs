@@ -142,28 +142,28 @@
 //! that is not complete; the unbounded search, when it explored the state with no task
 //! asleep (with one asleep, some paths from it were left to the equivalent ones explored
 //! before, whose states may differ). Every continuation from a complete state was then
-//! explored from it, or one equivalent to it was (sleep sets below it), after some prefix to
-//! the same state; run after another prefix to that state it makes the same transitions
-//! (rule 1), so it meets the same violations inside them and the same final state. Completeness holds whatever the bound, so every search cuts a path at a complete
-//! state (pass k + 1 at what pass k finished, the unbounded search at what a pass finished,
-//! and the passes at what the unbounded search finished). Measured on the holding cases, it
+//! explored from it, or one equivalent to it was (sleep sets below it), after some prefix
+//! to the same state; run after another prefix to that state it makes the same transitions
+//! (rule 1), so it meets the same violations inside them and the same final state.
+//! Completeness holds whatever the bound, so every search cuts a path at a complete state
+//! (pass k + 1 at what pass k finished, the unbounded search at what a pass finished, and
+//! the passes at what the unbounded search finished). Measured on the holding cases, it
 //! saves the deepening and the unbounded search alike (hdds-10408 fixed/leader 145,381
 //! executions to 114,416, with the shares above) and visits the same states.
 //!
-//! *What each can claim.* A bounded pass's paths are a subset of the unbounded search's;
-//! a violation it finds is a real execution. If a pass ended without its bound refusing
-//! any option (no path was cut for the bound; cuts by the visited states lead to states
+//! *What each can claim.* A bounded pass's paths are a subset of the unbounded search's; a
+//! violation it finds is a real execution. If a pass ended without its bound refusing any
+//! option (no path was cut for the bound; cuts by the visited states lead to states
 //! explored with no bound refused either, or complete ones), it explored every path the
 //! unbounded search would or cut it where all were explored, and it exhausts the case: both
-//! searches stop. Otherwise the case is exhausted
-//! only when the unbounded search ends; interleaving changes nothing of it, as each of its
-//! executions replays its own stack from the root and its visited states are its own. An
-//! execution limit or a time budget that stops both is a stop, never a proof. A violation
-//! within bound k >= 3 is found within about 1 + 2^(k - 3) times the executions pass k
-//! needs to reach it (and passes 0 to k - 1); a case the unbounded search exhausts costs it
-//! at most twice the executions it took alone past pass 2, less when a bounded pass
-//! exhausts first or the passes grow. The states a report counts are those any of the
-//! searches met.
+//! searches stop. Otherwise the case is exhausted only when the unbounded search ends;
+//! interleaving changes nothing of it, as each of its executions replays its own stack from
+//! the root and its visited states are its own. An execution limit or a time budget that
+//! stops both is a stop, never a proof. A violation within bound k >= 3 is found within
+//! about 1 + 2^(k - 3) times the executions pass k needs to reach it (and passes 0 to
+//! k - 1); a case the unbounded search exhausts costs it at most twice the executions it
+//! took alone past pass 2, less when a bounded pass exhausts first or the passes grow. The
+//! states a report counts are those any of the searches met.
 //!
 //! # Names and signatures
 //!

@@ -5,7 +5,7 @@ use super::registry::{self, Footprint};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
 use std::rc::Rc;
 
 /// One decision of the stateful search: the tasks it could run (the one that ran before
@@ -193,25 +193,28 @@ impl Search {
             sleeps: Vec::new(),
         }
     }
-
-    /// What to keep of a state reached with `cost` preemptions and explored with `sleep`
-    /// (a state's older set, when it had one, is left behind: a set only shrinks, and
-    /// rarely).
-    fn store_sleep(&mut self, cost: u16, sleep: &[(u32, u32)]) -> Seen {
-        let start = u32::try_from(self.sleeps.len()).expect("fewer than 2^32 stored sleepers");
-        let len = u16::try_from(sleep.len()).expect("fewer than 2^16 tasks");
-        self.sleeps.extend_from_slice(sleep);
-        Seen { cost, len, start }
-    }
 }
 
 /// What the search keeps of a visited state, in eight bytes: the fewest preemptions it was
 /// reached with (a bounded pass), and the sleep set it was explored with, sorted (stable task
 /// name, where it stands) pairs (the unbounded search), as a slice of [`Search::sleeps`].
+#[derive(Clone, Copy)]
 struct Seen {
     cost: u16,
     len: u16,
     start: u32,
+}
+
+impl Seen {
+    /// What to keep of a state reached with `cost` preemptions and explored with `sleep`,
+    /// whose pairs go to the end of `sleeps` (a state's older set, when it had one, is left
+    /// behind: a set only shrinks, and rarely).
+    fn keep(sleeps: &mut Vec<(u32, u32)>, cost: u16, sleep: &[(u32, u32)]) -> Self {
+        let start = u32::try_from(sleeps.len()).expect("fewer than 2^32 stored sleepers");
+        let len = u16::try_from(sleep.len()).expect("fewer than 2^16 tasks");
+        sleeps.extend_from_slice(sleep);
+        Self { cost, len, start }
+    }
 }
 
 /// How a stateful search ended, besides running out of executions or being stopped.
@@ -504,18 +507,24 @@ impl Scheduler for Stateful {
                 sleep.iter().map(|s| registry::standing(s.task)).collect();
             names.sort_unstable();
             let cost = u16::try_from(cost).expect("fewer than 2^16 preemptions on a path");
-            let search = &mut self.search;
-            let k = (key(signature), next);
-            let seen = match search.visited.get(&k).map(|s| (s.cost, s.start, s.len)) {
-                Some((before_cost, start, len)) => {
-                    let before = &search.sleeps[start as usize..][..usize::from(len)];
+            let Search {
+                stack,
+                bound,
+                visited,
+                sleeps,
+                ..
+            } = &mut self.search;
+            match visited.entry((key(signature), next)) {
+                Entry::Occupied(mut entry) => {
+                    let seen = entry.get_mut();
+                    let before = &sleeps[seen.start as usize..][..usize::from(seen.len)];
                     // Explored before from as few preemptions, with no task awake then that
                     // is asleep now: everything this visit would explore was explored.
-                    if before_cost <= cost && before.iter().all(|t| names.contains(t)) {
+                    if seen.cost <= cost && before.iter().all(|t| names.contains(t)) {
                         // Not complete (or it would have been cut above): a bounded pass
                         // left some of its paths untaken, and so some of this one's.
-                        if let Some(parent) = search.stack.last_mut() {
-                            parent.incomplete |= search.bound.is_some();
+                        if let Some(parent) = stack.last_mut() {
+                            parent.incomplete |= bound.is_some();
                         }
                         self.finishing = true;
                         return Self::run(options[0]);
@@ -525,16 +534,17 @@ impl Scheduler for Stateful {
                         .copied()
                         .filter(|t| names.contains(t))
                         .collect();
-                    let cost = before_cost.min(cost);
-                    if both.len() == before.len() {
-                        Seen { cost, len, start }
+                    let cost = seen.cost.min(cost);
+                    *seen = if both.len() == before.len() {
+                        Seen { cost, ..*seen }
                     } else {
-                        search.store_sleep(cost, &both)
-                    }
+                        Seen::keep(sleeps, cost, &both)
+                    };
                 }
-                None => search.store_sleep(cost, &names),
-            };
-            search.visited.insert(k, seen);
+                Entry::Vacant(entry) => {
+                    entry.insert(Seen::keep(sleeps, cost, &names));
+                }
+            }
         }
         let n = options.len();
         let mut frame = Frame {
