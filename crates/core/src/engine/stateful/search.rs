@@ -156,31 +156,74 @@ pub(crate) struct Stateful {
     part: Option<Part>,
     /// The values of this execution's choices so far, in order.
     choices: Vec<u64>,
-    /// Every state any of the searches looked up, by signature, and whether it is
-    /// *complete*: a search finished it with every execution through it covered by one it
-    /// explored (see [`Stateful`]). Every search cuts a path at a complete state.
-    states: HashMap<Key, bool>,
+    /// Every state any of the searches looked up, by signature: whether it is *complete*
+    /// (a search finished it with every execution through it covered by one it explored, see
+    /// [`Stateful`]; every search cuts a path there), and the unbounded search's visit.
+    states: HashMap<Key, Met>,
+    /// The sleep sets the unbounded search explored its states with, end to end; a [`Met`]
+    /// names its slice.
+    sleeps: Vec<(u32, u32)>,
 }
 
 /// A state's signature as a map key: two words rather than a `u128`, whose 16-byte alignment
-/// would pad every entry of the visited maps (a third more memory per state).
+/// would pad every entry of the maps (a third more memory per state).
 type Key = [u64; 2];
+
+/// What the searches keep of a state beside its signature, in eight bytes (24 bytes a map
+/// entry): whether it is complete, and whether the unbounded search visited it and with which
+/// sleep set, sorted (stable task name, where it stands) pairs as a slice of
+/// [`Stateful::sleeps`].
+#[derive(Clone, Copy, Default)]
+struct Met {
+    complete: bool,
+    visited: bool,
+    len: u16,
+    start: u32,
+}
+
+impl Met {
+    /// The unbounded search at this state with the sleep set `sleep`: true when a visit with
+    /// no task awake that is asleep now explored everything this one would. Otherwise the
+    /// state is explored (again), and the stored set becomes the intersection (a set only
+    /// shrinks, and rarely; an older one is left behind in `sleeps`).
+    fn visit(&mut self, sleeps: &mut Vec<(u32, u32)>, sleep: &[(u32, u32)]) -> bool {
+        let kept: Vec<(u32, u32)> = if self.visited {
+            let before = &sleeps[self.start as usize..][..usize::from(self.len)];
+            if before.iter().all(|t| sleep.contains(t)) {
+                return true;
+            }
+            before
+                .iter()
+                .copied()
+                .filter(|t| sleep.contains(t))
+                .collect()
+        } else {
+            sleep.to_vec()
+        };
+        self.visited = true;
+        self.start = u32::try_from(sleeps.len()).expect("fewer than 2^32 stored sleepers");
+        self.len = u16::try_from(kept.len()).expect("fewer than 2^16 tasks");
+        sleeps.extend_from_slice(&kept);
+        false
+    }
+}
 
 fn key(signature: u128) -> Key {
     [signature as u64, (signature >> 64) as u64]
 }
 
 /// One depth-first search: a pass of the deepening (with a preemption bound) or the
-/// unbounded search, with its own stack and visited states.
+/// unbounded search, with its own stack. A pass keeps its own visited states; the unbounded
+/// search keeps its visits in [`Stateful::states`].
 struct Search {
     stack: Vec<Frame>,
     /// The preemption bound of this pass; `None` for the unbounded search.
     bound: Option<usize>,
     /// Whether this pass's bound has refused an option, so that its paths are not all.
     refused: bool,
-    visited: HashMap<(Key, u32), Seen>,
-    /// The stored sleep sets, end to end; a [`Seen`] names its slice.
-    sleeps: Vec<(u32, u32)>,
+    /// A pass's visited states (by signature and the task that runs next), each with the
+    /// fewest preemptions it was reached with.
+    visited: HashMap<(Key, u32), u16>,
 }
 
 impl Search {
@@ -190,30 +233,7 @@ impl Search {
             bound,
             refused: false,
             visited: HashMap::new(),
-            sleeps: Vec::new(),
         }
-    }
-}
-
-/// What the search keeps of a visited state, in eight bytes: the fewest preemptions it was
-/// reached with (a bounded pass), and the sleep set it was explored with, sorted (stable task
-/// name, where it stands) pairs (the unbounded search), as a slice of [`Search::sleeps`].
-#[derive(Clone, Copy)]
-struct Seen {
-    cost: u16,
-    len: u16,
-    start: u32,
-}
-
-impl Seen {
-    /// What to keep of a state reached with `cost` preemptions and explored with `sleep`,
-    /// whose pairs go to the end of `sleeps` (a state's older set, when it had one, is left
-    /// behind: a set only shrinks, and rarely).
-    fn keep(sleeps: &mut Vec<(u32, u32)>, cost: u16, sleep: &[(u32, u32)]) -> Self {
-        let start = u32::try_from(sleeps.len()).expect("fewer than 2^32 stored sleepers");
-        let len = u16::try_from(sleep.len()).expect("fewer than 2^16 tasks");
-        sleeps.extend_from_slice(sleep);
-        Self { cost, len, start }
     }
 }
 
@@ -241,6 +261,7 @@ impl Stateful {
             part,
             choices: Vec::new(),
             states: HashMap::new(),
+            sleeps: Vec::new(),
         }
     }
 
@@ -288,7 +309,7 @@ impl Stateful {
                     parent.incomplete = true;
                 }
             } else if done.lookup && done.sleep.is_empty() {
-                self.states.insert(key(done.signature), true);
+                self.states.entry(key(done.signature)).or_default().complete = true;
             }
         }
         false
@@ -479,71 +500,60 @@ impl Scheduler for Stateful {
             .stack
             .last()
             .map_or(0, |f| f.preemptions_after(f.chosen));
-        // Without a bound, how a state was reached does not matter.
-        let cost = if self.search.bound.is_some() {
-            preemptions
-        } else {
-            0
-        };
         let sleep = self.sleep_after(done.as_ref(), &options);
         let lookup = self.looked_up_at != Some(operations);
         if lookup {
             self.looked_up_at = Some(operations);
+            let Self {
+                states,
+                sleeps,
+                search,
+                ..
+            } = self;
+            let met = states.entry(key(signature)).or_default();
             // Every execution through a complete state is covered: no search goes on there.
-            if *self.states.entry(key(signature)).or_insert(false) {
+            if met.complete {
                 self.finishing = true;
                 return Self::run(options[0]);
             }
-            // A bounded pass tells states apart by who runs next too: the same state costs a
-            // preemption more or less depending on the task that ran before. The unbounded
-            // search tells them apart by where each task stands, so that a task asleep in two
-            // visits of a state is asleep before the same transition.
-            let next = if self.search.bound.is_some() && continues {
-                registry::task_name(options[0])
-            } else {
-                0
-            };
-            let mut names: Vec<(u32, u32)> =
-                sleep.iter().map(|s| registry::standing(s.task)).collect();
-            names.sort_unstable();
-            let cost = u16::try_from(cost).expect("fewer than 2^16 preemptions on a path");
-            let Search {
-                stack,
-                bound,
-                visited,
-                sleeps,
-                ..
-            } = &mut self.search;
-            match visited.entry((key(signature), next)) {
-                Entry::Occupied(mut entry) => {
-                    let seen = entry.get_mut();
-                    let before = &sleeps[seen.start as usize..][..usize::from(seen.len)];
-                    // Explored before from as few preemptions, with no task awake then that
-                    // is asleep now: everything this visit would explore was explored.
-                    if seen.cost <= cost && before.iter().all(|t| names.contains(t)) {
-                        // Not complete (or it would have been cut above): a bounded pass
-                        // left some of its paths untaken, and so some of this one's.
-                        if let Some(parent) = stack.last_mut() {
-                            parent.incomplete |= bound.is_some();
-                        }
-                        self.finishing = true;
-                        return Self::run(options[0]);
+            let covered = if search.bound.is_some() {
+                // A bounded pass tells states apart by who runs next too: the same state
+                // costs a preemption more or less depending on the task that ran before.
+                // Reached before with as few preemptions, everything this visit would explore
+                // was explored.
+                let next = if continues {
+                    registry::task_name(options[0])
+                } else {
+                    0
+                };
+                let cost = u16::try_from(preemptions).expect("fewer than 2^16 preemptions");
+                match search.visited.entry((key(signature), next)) {
+                    Entry::Occupied(mut entry) if *entry.get() > cost => {
+                        entry.insert(cost);
+                        false
                     }
-                    let both: Vec<(u32, u32)> = before
-                        .iter()
-                        .copied()
-                        .filter(|t| names.contains(t))
-                        .collect();
-                    let cost = seen.cost.min(cost);
-                    *seen = if both.len() == before.len() {
-                        Seen { cost, ..*seen }
-                    } else {
-                        Seen::keep(sleeps, cost, &both)
-                    };
+                    Entry::Occupied(_) => true,
+                    Entry::Vacant(entry) => {
+                        entry.insert(cost);
+                        false
+                    }
                 }
-                Entry::Vacant(entry) => {
-                    entry.insert(Seen::keep(sleeps, cost, &names));
+            } else {
+                // The unbounded search tells states apart by where each task stands, so that
+                // a task asleep in two visits of a state is asleep before the same transition.
+                let mut names: Vec<(u32, u32)> =
+                    sleep.iter().map(|s| registry::standing(s.task)).collect();
+                names.sort_unstable();
+                met.visit(sleeps, &names)
+            };
+            if covered {
+                // Not complete (or it would have been cut above): a bounded pass left some of
+                // its paths untaken, and so some of this one's.
+                if let Some(parent) = search.stack.last_mut() {
+                    parent.incomplete |= search.bound.is_some();
                 }
+                self.finishing = true;
+                return Self::run(options[0]);
             }
         }
         let n = options.len();
