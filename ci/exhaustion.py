@@ -6,7 +6,12 @@ bench/exhaustion-before.json), they are written into bench/RESULTS.md by the one
 that file: `ozone-ha-check bench --merge bench/results.json` (crates/cli/src/bench/exhaustion.rs).
 
 Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
-                        [--only SCENARIO ...] [--which all|holding|violating]
+                        [--only SCENARIO ...] [--which all|holding|violating] [--no-loom]
+       ci/exhaustion.py --join OUT.json PART.json ...
+
+`--no-loom` runs the stateful column alone (LOOM_BINARY is then not run); `--join` puts the
+runs of several such files (loom's and the stateful engine's, or shards of scenarios) together,
+a case's runs in the order the files are given.
 
 LOOM_BINARY is a loom build of ozone-ha-check (`RUSTFLAGS="--cfg loom"`), BINARY a default
 build. A holding `generated` plan (a scenario's vocabulary) that the stateful engine does not
@@ -41,6 +46,7 @@ def explore(binary, s, v, p, bound, box, space=None):
         "ms": r["elapsed_ms"],
         "first_violation": r.get("first_violation"),
         "points": round(sum(points.values()), 1),
+        **({"states": r["states"]} if r.get("states") is not None else {}),
         **({"requests": space[0], "faults": space[1]} if space else {}),
     }
 
@@ -71,7 +77,7 @@ def smaller_spaces(stateful, s, v, bounds, box, progress):
     return runs, [{"requests": r, "faults": f} for r, f in proven]
 
 
-def measure(binary, stateful, box, only, which, progress):
+def measure(binary, stateful, box, only, which, progress, loom=True):
     listed = json.loads(subprocess.run([binary, "list", "--json"], capture_output=True,
                                        text=True, check=True).stdout)
     rows = []
@@ -85,6 +91,8 @@ def measure(binary, stateful, box, only, which, progress):
                 continue
             row = {"scenario": s, "variant": v, "plan": p, "expected": case["expected"], "runs": []}
             bounds = ["2", "3", "none"] if holds else ["0", "1", "2", "3"]
+            if not loom:
+                bounds = []
             if stateful and holds:
                 run = explore(stateful, s, v, p, "stateful", box)
                 row["runs"].append(run)
@@ -93,11 +101,11 @@ def measure(binary, stateful, box, only, which, progress):
                          f"{run['ms']} ms")
                 vocabulary = scenario.get("vocabulary")
                 if p == "generated" and vocabulary:
-                    bounds = vocabulary["bounds"]
+                    space = vocabulary["bounds"]
                     if run["exhausted"] and run["verdict"] != "violated":
-                        row["proven"] = [dict(bounds)]
+                        row["proven"] = [dict(space)]
                     elif run["verdict"] != "violated":
-                        smaller, row["proven"] = smaller_spaces(stateful, s, v, bounds, box,
+                        smaller, row["proven"] = smaller_spaces(stateful, s, v, space, box,
                                                                 progress)
                         row["runs"] += smaller
             for bound in bounds:
@@ -118,7 +126,26 @@ def key(row):
     return (row["scenario"], row["variant"], row["plan"])
 
 
+def join(files):
+    """The rows of several runs of this script as one list, in the first file's order (a case
+    only in a later file after them); a case's runs and fields taken from every file."""
+    rows, at = [], {}
+    for f in files:
+        for row in json.load(open(f)):
+            if key(row) in at:
+                old = at[key(row)]
+                old["runs"] += row["runs"]
+                old.update({k: v for k, v in row.items() if k != "runs"})
+            else:
+                at[key(row)] = row
+                rows.append(row)
+    return rows
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--join":
+        json.dump(join(sys.argv[3:]), open(sys.argv[2], "w"), indent=1)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("binary", help="a loom build of ozone-ha-check")
     ap.add_argument("out")
@@ -126,9 +153,12 @@ def main():
     ap.add_argument("--box", type=float, default=60.0)
     ap.add_argument("--only", nargs="*", default=[], help="only these scenarios")
     ap.add_argument("--which", choices=["all", "holding", "violating"], default="all")
+    ap.add_argument("--no-loom", action="store_true", help="the stateful column alone")
     a = ap.parse_args()
+    if a.no_loom and not a.stateful:
+        sys.exit("--no-loom needs --stateful BINARY")
     rows = measure(a.binary, a.stateful, a.box, set(a.only), a.which,
-                   lambda m: print(m, flush=True))
+                   lambda m: print(m, flush=True), loom=not a.no_loom)
     json.dump(rows, open(a.out, "w"), indent=1)
     broken = [key(r) for r in rows if r["expected"] == "holds"
               and any(run["verdict"] == "violated" for run in r["runs"])]

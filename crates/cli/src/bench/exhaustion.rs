@@ -26,6 +26,19 @@ pub struct Case {
     pub expected: String,
     /// One exploration per bound tried, in order.
     pub runs: Vec<Run>,
+    /// For a `generated` plan, the largest bounds the stateful engine exhausted (none of them
+    /// covered by another), when it was tried at smaller ones than the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proven: Option<Vec<Space>>,
+}
+
+/// The bounds of a generated space.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Space {
+    /// At most this many requests.
+    pub requests: u64,
+    /// At most this many faults.
+    pub faults: u64,
 }
 
 /// One exploration of a case.
@@ -45,6 +58,15 @@ pub struct Run {
     pub first_violation: Option<u64>,
     /// Scheduling points an execution passes, on average.
     pub points: f64,
+    /// Distinct states met (the stateful engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<u64>,
+    /// The bounds of the generated space explored, when not its default ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// See `requests`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<u64>,
 }
 
 impl Case {
@@ -52,8 +74,11 @@ impl Case {
         (&self.scenario, &self.variant, &self.plan)
     }
 
+    /// The exploration at `bound`, over the default space.
     fn at(&self, bound: &str) -> Option<&Run> {
-        self.runs.iter().find(|r| r.bound == bound)
+        self.runs
+            .iter()
+            .find(|r| r.bound == bound && r.requests.is_none())
     }
 
     fn holds(&self) -> bool {
@@ -98,6 +123,75 @@ fn cell(run: Option<&Run>) -> String {
             thousands(r.executions),
             r.ms as f64 / 1000.0
         ),
+    }
+}
+
+/// `n` things, in the plural unless one.
+fn counted(n: u64, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// As [`cell`], with the states and executions per state of an exhausted stateful run.
+fn with_states(run: Option<&Run>) -> String {
+    let mut text = cell(run);
+    if let Some(r) = run.filter(|r| r.exhausted) {
+        if let Some(states) = r.states.filter(|&n| n > 0) {
+            let _ = write!(
+                text,
+                " ({} states, {:.2} per state)",
+                thousands(states),
+                r.executions as f64 / states as f64
+            );
+        }
+    }
+    text
+}
+
+/// The stateful engine's exploration: as [`cell`], with the states and executions per state
+/// of an exhausted one, and, for a generated space it did not exhaust, the largest smaller
+/// spaces it did.
+fn stateful_cell(case: Option<&Case>) -> String {
+    let Some(case) = case else {
+        return "-".into();
+    };
+    let mut text = with_states(case.at("stateful"));
+    let smaller: Vec<String> = case
+        .proven
+        .iter()
+        .flatten()
+        .filter_map(|space| {
+            let r = case.runs.iter().find(|r| {
+                r.bound == "stateful"
+                    && r.requests == Some(space.requests)
+                    && r.faults == Some(space.faults)
+            })?;
+            Some(format!(
+                "{}, {}: {}",
+                counted(space.requests, "request"),
+                counted(space.faults, "fault"),
+                with_states(Some(r))
+            ))
+        })
+        .collect();
+    if !smaller.is_empty() {
+        let _ = write!(text, "; exhausted at {}", smaller.join("; "));
+    }
+    text
+}
+
+/// The stateful engine's time over loom's without a bound, when at least one of them
+/// exhausted the case (a bound when the other was stopped by its box).
+fn ratio(case: &Case) -> String {
+    let (Some(s), Some(l)) = (case.at("stateful"), case.at("none")) else {
+        return "-".into();
+    };
+    // A run under a millisecond counts as one: the ratio stays finite.
+    let (ts, tl) = (s.ms.max(1) as f64, l.ms.max(1) as f64);
+    match (s.exhausted, l.exhausted) {
+        (true, true) => format!("{:.2}", ts / tl),
+        (true, false) => format!("< {:.2}", ts / tl),
+        (false, true) => format!("> {:.2}", ts / tl),
+        (false, false) => "-".into(),
     }
 }
 
@@ -161,7 +255,13 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
         names.push("points/execution".into());
     }
     if stateful {
-        names.push("stateful engine".into());
+        if compare {
+            names.push("stateful engine before".into());
+        }
+        names.extend([
+            "stateful engine".into(),
+            "stateful time / loom unbounded time".into(),
+        ]);
     }
     head(out, &names);
     for case in after.iter().filter(|c| c.holds()) {
@@ -185,7 +285,10 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
         }
         cells.push(case.at("2").map_or("-".into(), |r| points(r.points)));
         if stateful {
-            cells.push(cell(case.at("stateful")));
+            if compare {
+                cells.push(stateful_cell(prev));
+            }
+            cells.extend([stateful_cell(Some(case)), ratio(case)]);
         }
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
@@ -252,5 +355,55 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(points(60.0), "60.0");
         assert_eq!(points(54.9), "54.9");
+    }
+
+    fn run(bound: &str, executions: u64, exhausted: bool, ms: u64) -> Run {
+        Run {
+            bound: bound.into(),
+            verdict: "held".into(),
+            executions,
+            exhausted,
+            ms,
+            first_violation: None,
+            points: 10.0,
+            states: None,
+            requests: None,
+            faults: None,
+        }
+    }
+
+    #[test]
+    fn the_stateful_cell_gives_states_and_the_smaller_spaces_proven() {
+        let mut default = run("stateful", 900, false, 60_000);
+        default.states = Some(800);
+        let mut smaller = run("stateful", 14_117, true, 1_200);
+        smaller.states = Some(9_269);
+        (smaller.requests, smaller.faults) = (Some(2), Some(1));
+        let case = Case {
+            scenario: "s".into(),
+            variant: "fixed".into(),
+            plan: "generated".into(),
+            expected: "holds".into(),
+            runs: vec![default, smaller, run("none", 50, true, 30_000)],
+            proven: Some(vec![Space {
+                requests: 2,
+                faults: 1,
+            }]),
+        };
+        assert_eq!(
+            stateful_cell(Some(&case)),
+            "> 900 (not done in 60 s); exhausted at 2 requests, 1 fault: 14,117 in 1.2 s \
+             (9,269 states, 1.52 per state)"
+        );
+        assert_eq!(ratio(&case), "> 2.00");
+        let mut only = case.clone();
+        only.runs[0] = only.runs[1].clone();
+        only.runs[0].requests = None;
+        only.proven = None;
+        assert_eq!(
+            stateful_cell(Some(&only)),
+            "14,117 in 1.2 s (9,269 states, 1.52 per state)"
+        );
+        assert_eq!(ratio(&only), "0.04");
     }
 }
