@@ -326,13 +326,17 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
         "{BEGIN}\n\n## Exhausting the holding cases: loom at bound 2, 3 and none; the stateful engine\n\n\
          Made by `ci/exhaustion.py`; every exploration is boxed at {} s (a cell that was stopped \
          says after how long). \"Points\" are the scheduling points an execution passes (the \
-         facade's count, what loom branches on). ",
+         facade's count, what loom branches on). The stateful engine's cell gives, for a \
+         case it exhausted, the distinct states it met and its executions per state, and for \
+         a `generated` plan it did not exhaust at the default bounds, the largest smaller \
+         spaces it did; the last column is its time over loom's without a bound (`<` when \
+         the box stopped loom, `>` when it stopped the stateful engine). ",
         time_box(after)
     );
     if !before.is_empty() {
         let _ = write!(
             out,
-            "\"Before\" is the earlier run given as `--before` (boxed at {} s).",
+            "\"Before\" is an earlier run, `bench/exhaustion-before.json` (boxed at {} s).",
             time_box(before)
         );
     }
