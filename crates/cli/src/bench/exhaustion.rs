@@ -4,6 +4,7 @@
 //! `bench/exhaustion.json` (an earlier run may be kept as `bench/exhaustion-before.json`);
 //! [`render`] writes the section from them, between [`BEGIN`] and [`END`].
 
+use ozone_ha_check::workload::Bounds;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,16 +30,7 @@ pub struct Case {
     /// For a `generated` plan, the largest bounds the stateful engine exhausted (none of them
     /// covered by another), when it was tried at smaller ones than the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proven: Option<Vec<Space>>,
-}
-
-/// The bounds of a generated space.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Space {
-    /// At most this many requests.
-    pub requests: u64,
-    /// At most this many faults.
-    pub faults: u64,
+    pub proven: Option<Vec<Bounds>>,
 }
 
 /// One exploration of a case.
@@ -63,10 +55,10 @@ pub struct Run {
     pub states: Option<u64>,
     /// The bounds of the generated space explored, when not its default ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requests: Option<u64>,
+    pub requests: Option<usize>,
     /// See `requests`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub faults: Option<u64>,
+    pub faults: Option<usize>,
 }
 
 impl Case {
@@ -127,7 +119,7 @@ fn cell(run: Option<&Run>) -> String {
 }
 
 /// `n` things, in the plural unless one.
-fn counted(n: u64, thing: &str) -> String {
+fn counted(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
@@ -389,7 +381,7 @@ mod tests {
             plan: "generated".into(),
             expected: "holds".into(),
             runs: vec![default, smaller, run("none", 50, true, 30_000)],
-            proven: Some(vec![Space {
+            proven: Some(vec![Bounds {
                 requests: 2,
                 faults: 1,
             }]),
