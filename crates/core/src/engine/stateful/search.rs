@@ -187,24 +187,29 @@ impl Met {
     /// state is explored (again), and the stored set becomes the intersection (a set only
     /// shrinks, and rarely; an older one is left behind in `sleeps`).
     fn visit(&mut self, sleeps: &mut Vec<(u32, u32)>, sleep: &[(u32, u32)]) -> bool {
-        let kept: Vec<(u32, u32)> = if self.visited {
-            let before = &sleeps[self.start as usize..][..usize::from(self.len)];
-            if before.iter().all(|t| sleep.contains(t)) {
-                return true;
-            }
-            before
-                .iter()
-                .copied()
-                .filter(|t| sleep.contains(t))
-                .collect()
-        } else {
-            sleep.to_vec()
-        };
+        if !self.visited {
+            self.store(sleeps, sleep);
+            return false;
+        }
+        let before = &sleeps[self.start as usize..][..usize::from(self.len)];
+        if before.iter().all(|t| sleep.contains(t)) {
+            return true;
+        }
+        let kept: Vec<(u32, u32)> = before
+            .iter()
+            .copied()
+            .filter(|t| sleep.contains(t))
+            .collect();
+        self.store(sleeps, &kept);
+        false
+    }
+
+    /// Record a visit with the sleep set `set`, appended to the arena.
+    fn store(&mut self, sleeps: &mut Vec<(u32, u32)>, set: &[(u32, u32)]) {
         self.visited = true;
         self.start = u32::try_from(sleeps.len()).expect("fewer than 2^32 stored sleepers");
-        self.len = u16::try_from(kept.len()).expect("fewer than 2^16 tasks");
-        sleeps.extend_from_slice(&kept);
-        false
+        self.len = u16::try_from(set.len()).expect("fewer than 2^16 tasks");
+        sleeps.extend_from_slice(set);
     }
 }
 
