@@ -101,6 +101,11 @@ pub enum Strategy {
         executions: usize,
         /// Only this part of a generated space (`None`: all of it).
         part: Option<Part>,
+        /// Whether the passes bounded by 0, 1, 2, ... preemptions run beside the unbounded
+        /// search (they find a violation that needs few preemptions early). Off, the
+        /// unbounded search runs alone: what the tests of its reductions compare, as the
+        /// passes would reach every outcome of a small model themselves.
+        deepening: bool,
     },
     /// Re-run one recorded schedule under shuttle.
     Replay {
@@ -201,7 +206,9 @@ impl Strategy {
                 depth, executions, ..
             } => format!("depth {depth}, {executions} executions"),
             Strategy::Dfs { executions } => format!("at most {executions} executions"),
-            Strategy::Stateful { executions, part } => {
+            Strategy::Stateful {
+                executions, part, ..
+            } => {
                 let of = part.as_ref().map_or(String::new(), |p| {
                     format!(", part {}/{} of the workloads", p.index, p.count)
                 });

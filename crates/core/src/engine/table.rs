@@ -432,6 +432,7 @@ impl Engine {
             Engine::Stateful => Strategy::Stateful {
                 executions,
                 part: None,
+                deepening: true,
             },
             Engine::Loom => Strategy::Loom {
                 preemption_bound: ask.preemption_bound.as_option(),

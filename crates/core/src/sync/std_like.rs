@@ -532,6 +532,10 @@ pub mod thread {
                 None => f(),
             })
             .unwrap_or_else(|e| panic!("cannot spawn thread {name}: {e}"));
+        #[cfg(not(loom))]
+        if let Some(stable) = stable {
+            stateful::spawned(stable, usize::from(handle.thread().id()));
+        }
         JoinHandle {
             handle,
             name: stable,

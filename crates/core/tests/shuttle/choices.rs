@@ -57,6 +57,7 @@ fn the_stateful_engine_exhausts_every_workload_and_interleaving() {
         Strategy::Stateful {
             executions: 100_000,
             part: None,
+            deepening: true,
         },
         workload_then_race,
     )
@@ -119,6 +120,7 @@ fn the_stateful_engine_explores_choices_that_follow_a_race() {
         Strategy::Stateful {
             executions: 100_000,
             part: None,
+            deepening: true,
         },
         choice_after_a_race,
     )
@@ -243,6 +245,7 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
         &Strategy::Stateful {
             executions: 100_000,
             part: None,
+            deepening: true,
         },
         drawn_workload,
     );
@@ -275,6 +278,7 @@ fn the_draws_keep_to_the_vocabularys_preconditions() {
         &Strategy::Stateful {
             executions: 100_000,
             part: None,
+            deepening: true,
         },
         || {
             let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
@@ -374,6 +378,7 @@ fn the_template_generated_plan_breaks_under_pct_and_replays() {
             Strategy::Stateful {
                 executions: 1_000_000,
                 part: None,
+                deepening: true,
             },
         ),
     )

@@ -775,6 +775,7 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 Strategy::Stateful {
                     executions: 500_000,
                     part: None,
+                    deepening: true,
                 },
             )
             .bounds(Some(Bounds {
@@ -882,6 +883,7 @@ fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
             Strategy::Stateful {
                 executions: 500_000,
                 part: None,
+                deepening: true,
             },
         )
         .bounds(Some(Bounds {

@@ -18,6 +18,7 @@ fn drawn(v: Vocabulary, part: Option<Part>) -> BTreeSet<String> {
         &Strategy::Stateful {
             executions: 1_000_000,
             part,
+            deepening: true,
         },
         move || v.show(&v.draw(v.bounds)),
     );
@@ -86,6 +87,7 @@ fn part_report(variant: &str, index: usize, count: usize, executions: usize) -> 
             Strategy::Stateful {
                 executions,
                 part: Some(v.split(v.bounds, index, count)),
+                deepening: true,
             },
         ),
     )
@@ -209,6 +211,7 @@ fn reports_without_parts_pass_through() {
             Strategy::Stateful {
                 executions: 1_000_000,
                 part: None,
+                deepening: true,
             },
         ),
     )

@@ -5,7 +5,7 @@
 use crate::support::collect;
 use ozone_ha_check::engine::{DriveError, Strategy};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
-use ozone_ha_check::sync::{channel, thread, Arc, Condvar, Mutex, RwLock, Volatile};
+use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
 
 fn outcomes<F: Fn() -> String + Send + Sync + 'static>(
@@ -18,7 +18,9 @@ fn outcomes<F: Fn() -> String + Send + Sync + 'static>(
     (c.driven.map(|d| d.exhausted), states, executions)
 }
 
-/// Both engines exhaust `model`, and the stateful one reaches the same final states.
+/// Both engines exhaust `model`, and the stateful one reaches the same final states, with
+/// its preemption-bounded passes and without them (the unbounded search alone, whose
+/// reductions the passes would otherwise cover for).
 fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> BTreeSet<String> {
     let (dfs, all, dfs_runs) = outcomes(
         Strategy::Dfs {
@@ -27,17 +29,20 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
         model.clone(),
     );
     assert!(dfs.unwrap(), "the enumeration must finish");
-    let (stateful, seen, runs) = outcomes(
-        Strategy::Stateful {
-            executions: 2_000_000,
-            part: None,
-        },
-        model,
-    );
-    assert!(stateful.unwrap(), "the stateful search must finish");
-    assert_eq!(seen, all);
-    assert!(runs > 0 && dfs_runs > 0);
-    seen
+    for deepening in [true, false] {
+        let (stateful, seen, runs) = outcomes(
+            Strategy::Stateful {
+                executions: 2_000_000,
+                part: None,
+                deepening,
+            },
+            model.clone(),
+        );
+        assert!(stateful.unwrap(), "the stateful search must finish");
+        assert_eq!(seen, all, "deepening: {deepening}");
+        assert!(runs > 0 && dfs_runs > 0);
+    }
+    all
 }
 
 /// Two read-then-write increments under separate lock sections: the lost update is reached.
@@ -140,6 +145,7 @@ fn a_deadlock_is_a_model_failure() {
         Strategy::Stateful {
             executions: 10_000,
             part: None,
+            deepening: true,
         },
         || {
             let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
@@ -170,6 +176,7 @@ fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
     let strategy = Strategy::Stateful {
         executions: 1_000_000,
         part: None,
+        deepening: true,
     };
     let buggy = explore(scenario, &Request::new("buggy", "base", strategy.clone())).unwrap();
     assert_eq!(buggy.verdict, Verdict::Violated);
@@ -237,6 +244,7 @@ fn effort<F: Fn() -> String + Send + Sync + 'static>(model: F) -> (usize, usize)
         &Strategy::Stateful {
             executions: 2_000_000,
             part: None,
+            deepening: true,
         },
         model,
     );
@@ -338,6 +346,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
         &Strategy::Stateful {
             executions: 1_000,
             part: None,
+            deepening: true,
         },
         sections_alone,
     );
@@ -419,6 +428,46 @@ fn a_violation_behind_independent_operations_is_reached() {
     assert_eq!(seen.len(), 3, "{seen:?}");
 }
 
+/// A choice whose transition depends on the value: A chooses, and on the second value
+/// appends to a ghost cell in the same transition (a ghost access is no yield point); B
+/// appends to it. A's transition on the first value touches nothing of B's, so a search that
+/// put A to sleep with that footprint would never run B's append before A's on the second.
+fn a_choice_that_touches_on_one_value() -> String {
+    let order = Arc::new(Ghost::new(Vec::<String>::new()));
+    let a = {
+        let order = Arc::clone(&order);
+        thread::spawn("a", move || {
+            if choose(2) == 1 {
+                order.with(|o| o.push("a".into()));
+            }
+        })
+    };
+    let b = {
+        let order = Arc::clone(&order);
+        thread::spawn("b", move || order.with(|o| o.push("b".into())))
+    };
+    a.join();
+    b.join();
+    format!("{:?}", order.get())
+}
+
+fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
+    // The unbounded search alone: the bounded passes reach every outcome of so small a model.
+    let (stateful, seen, _) = outcomes(
+        Strategy::Stateful {
+            executions: 10_000,
+            part: None,
+            deepening: false,
+        },
+        a_choice_that_touches_on_one_value,
+    );
+    assert!(stateful.unwrap(), "the stateful search must finish");
+    let expected: BTreeSet<String> = [r#"["b"]"#, r#"["a", "b"]"#, r#"["b", "a"]"#]
+        .map(String::from)
+        .into();
+    assert_eq!(seen, expected);
+}
+
 /// Small random programs over the facade, run under both engines: the stateful engine must
 /// reach exactly the final states (or the deadlock) that shuttle's depth-first enumeration
 /// reaches.
@@ -426,7 +475,7 @@ mod programs {
     use super::outcomes;
     use ozone_ha_check::engine::{DriveError, Strategy as Engine};
     use ozone_ha_check::sync::ghost::Ghost;
-    use ozone_ha_check::sync::{channel, thread, Arc, Condvar, Mutex, RwLock, Volatile};
+    use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
     use std::collections::BTreeSet;
@@ -462,6 +511,11 @@ mod programs {
         Ghost(u8),
         /// Spawn a grandchild that runs these operations, and join it at once.
         SpawnJoin(Vec<Op>),
+        /// Choose one of two values (a generated workload's next request), logged, and on the
+        /// second append to ghost cell 0 (a ghost access is no yield point, so it is in the
+        /// choosing transition: its footprint depends on the value). The number is the choice's slot in the program (numbered once it is drawn),
+        /// where the enumeration, which does not explore values, takes a fixed one.
+        Choose(usize),
     }
 
     fn leaf() -> impl Strategy<Value = Op> {
@@ -481,6 +535,11 @@ mod programs {
         ]
     }
 
+    /// Choices, as a fifth of the operations at the top level of a task.
+    fn top() -> impl Strategy<Value = Op> {
+        prop_oneof![4 => op(), 1 => Just(Op::Choose(0))]
+    }
+
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             9 => leaf(),
@@ -492,15 +551,34 @@ mod programs {
     /// Every receive gets a send, and every wait a notification, in the next task, so that a
     /// program deadlocks only through the order of its operations.
     pub fn program(ops: usize) -> impl Strategy<Value = Vec<Vec<Op>>> {
-        prop::collection::vec(prop::collection::vec(op(), 0..=ops), 2..4).prop_map(|mut tasks| {
-            let n = tasks.len();
-            for t in 0..n {
-                let mut needs = Vec::new();
-                blocking(&tasks[t], &mut needs);
-                tasks[(t + 1) % n].extend(needs);
-            }
-            tasks
-        })
+        prop::collection::vec(prop::collection::vec(top(), 0..=ops), 2..4)
+            .prop_map(|mut tasks| {
+                let n = tasks.len();
+                for t in 0..n {
+                    let mut needs = Vec::new();
+                    blocking(&tasks[t], &mut needs);
+                    tasks[(t + 1) % n].extend(needs);
+                }
+                let mut slot = 0;
+                for op in tasks.iter_mut().flatten() {
+                    if let Op::Choose(s) = op {
+                        *s = slot;
+                        slot += 1;
+                    }
+                }
+                tasks
+            })
+            // At most three choices: the enumeration runs once per assignment of values.
+            .prop_filter("at most three choices", |tasks| choices(tasks) <= 3)
+    }
+
+    /// The number of choices in a program.
+    fn choices(tasks: &[Vec<Op>]) -> usize {
+        tasks
+            .iter()
+            .flatten()
+            .filter(|op| matches!(op, Op::Choose(_)))
+            .count()
     }
 
     /// The operations that let each blocking operation of `ops` go on.
@@ -528,6 +606,8 @@ mod programs {
         channels: Vec<(channel::Sender<u8>, channel::Receiver<u8>)>,
         monitors: Vec<(Mutex<Tokens>, Condvar)>,
         ghosts: Vec<Ghost<Vec<usize>>>,
+        /// The value of each choice, for the enumeration; `None`: the engine chooses.
+        fixed: Option<Vec<usize>>,
     }
 
     fn run(world: &Arc<World>, me: usize, ops: &[Op], log: &mut Vec<String>) {
@@ -578,12 +658,22 @@ mod programs {
                     });
                     log.extend(child.join());
                 }
+                Op::Choose(slot) => {
+                    let value = match &world.fixed {
+                        Some(values) => values[*slot],
+                        None => choose(2),
+                    };
+                    log.push(format!("x{slot}={value}"));
+                    if value == 1 {
+                        world.ghosts[0].with(|g| g.push(me));
+                    }
+                }
             }
         }
     }
 
     /// One execution of `tasks`: the final state as text.
-    fn execute(tasks: &[Vec<Op>]) -> String {
+    fn execute(tasks: &[Vec<Op>], fixed: Option<Vec<usize>>) -> String {
         let n = usize::from(OBJECTS);
         let world = Arc::new(World {
             locks: (0..n).map(|_| Mutex::new(0)).collect(),
@@ -594,6 +684,7 @@ mod programs {
                 .map(|_| (Mutex::new((0, Vec::new())), Condvar::new()))
                 .collect(),
             ghosts: (0..n).map(|_| Ghost::new(Vec::new())).collect(),
+            fixed,
         });
         let children: Vec<_> = tasks[1..]
             .iter()
@@ -626,10 +717,14 @@ mod programs {
     }
 
     /// The final states of `tasks` under `strategy`, or "deadlock"; `None` when the engine
-    /// did not finish within its limit.
-    fn reached(strategy: Engine, tasks: &[Vec<Op>]) -> Option<Result<BTreeSet<String>, String>> {
+    /// did not finish within its limit. With `fixed`, every choice takes its value from it.
+    fn reached(
+        strategy: Engine,
+        tasks: &[Vec<Op>],
+        fixed: Option<Vec<usize>>,
+    ) -> Option<Result<BTreeSet<String>, String>> {
         let tasks = tasks.to_vec();
-        let (driven, seen, _) = outcomes(strategy, move || execute(&tasks));
+        let (driven, seen, _) = outcomes(strategy, move || execute(&tasks, fixed.clone()));
         match driven {
             Ok(true) => Some(Ok(seen)),
             Ok(false) => None,
@@ -656,6 +751,8 @@ mod programs {
         pub longest_task: usize,
         /// The most tasks in a compared program (grandchildren included).
         pub most_tasks: usize,
+        /// Of the programs compared, those that make a choice.
+        pub choosing: u32,
     }
 
     fn size(ops: &[Op]) -> (usize, usize) {
@@ -686,22 +783,44 @@ mod programs {
             }
         }));
         let run = TestRunner::new(config).run(&program(ops), |tasks| {
-            let Some(dfs) = reached(Engine::Dfs { executions: LIMIT }, &tasks) else {
-                covered.borrow_mut().too_large += 1;
-                return Err(TestCaseError::reject("too large to enumerate"));
-            };
-            let stateful = reached(
-                Engine::Stateful {
-                    executions: LIMIT,
-                    part: None,
-                },
-                &tasks,
-            )
-            .expect("the stateful search finishes where the enumeration does");
-            prop_assert_eq!(&stateful, &dfs);
+            // The enumeration does not explore choices: it runs once for each assignment of
+            // values, and a deadlock under any of them is the program's outcome.
+            let c = choices(&tasks);
+            let mut dfs = Ok(BTreeSet::new());
+            for assignment in 0..1usize << c {
+                let values = (0..c).map(|i| (assignment >> i) & 1).collect();
+                let Some(one) = reached(Engine::Dfs { executions: LIMIT }, &tasks, Some(values))
+                else {
+                    covered.borrow_mut().too_large += 1;
+                    return Err(TestCaseError::reject("too large to enumerate"));
+                };
+                dfs = match (dfs, one) {
+                    (Ok(mut all), Ok(seen)) => {
+                        all.extend(seen);
+                        Ok(all)
+                    }
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
+            }
+            // With the bounded passes, and without them: the unbounded search alone, whose
+            // reductions (sleep sets) the passes would otherwise cover for on small programs.
+            for deepening in [true, false] {
+                let stateful = reached(
+                    Engine::Stateful {
+                        executions: LIMIT,
+                        part: None,
+                        deepening,
+                    },
+                    &tasks,
+                    None,
+                )
+                .expect("the stateful search finishes where the enumeration does");
+                prop_assert_eq!(&stateful, &dfs, "deepening: {}", deepening);
+            }
             let mut c = covered.borrow_mut();
             c.compared += 1;
             c.deadlocked += u32::from(dfs.is_err());
+            c.choosing += u32::from(choices(&tasks) > 0);
             let sizes: Vec<(usize, usize)> = tasks.iter().map(|t| size(t)).collect();
             let longest = sizes.iter().map(|s| s.0).max().unwrap_or(0);
             c.longest_task = c.longest_task.max(longest);
@@ -726,6 +845,7 @@ fn random_programs_reach_the_same_final_states_under_both_engines() {
     println!("{c:?}");
     assert!(c.compared >= 64, "{c:?}");
     assert!(c.deadlocked > 0 && c.deadlocked < c.compared, "{c:?}");
+    assert!(c.choosing > 0 && c.choosing < c.compared, "{c:?}");
 }
 
 /// The stateful engine's second assumption (`engine::stateful`): every piece of state two tasks
@@ -804,6 +924,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
+        a_choosing_transition_never_sleeps_on_another_values_footprint,
         random_programs_reach_the_same_final_states_under_both_engines,
         models_share_state_only_through_the_facade,
     ]

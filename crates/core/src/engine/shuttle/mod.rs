@@ -106,11 +106,15 @@ pub(super) fn drive(
             exploration,
             Some(*executions),
         ),
-        Strategy::Stateful { executions, part } => {
+        Strategy::Stateful {
+            executions,
+            part,
+            deepening,
+        } => {
             let end = Rc::new(RefCell::new(SearchEnd::default()));
             stateful::registry::activate();
             let driven = run_recorded(
-                Stateful::new(*executions, part.clone(), Rc::clone(&end)),
+                Stateful::new(*executions, part.clone(), *deepening, Rc::clone(&end)),
                 exploration,
                 None,
             );

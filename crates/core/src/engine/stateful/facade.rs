@@ -7,4 +7,4 @@ pub(crate) use super::registry::{
     spawning, started, touch, unblock, ObjectId, Op,
 };
 #[cfg(not(any(loom, ohc_threads)))]
-pub(crate) use super::registry::{choosing, chose};
+pub(crate) use super::registry::{choosing, chose, spawned};

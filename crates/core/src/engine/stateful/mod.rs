@@ -71,13 +71,23 @@
 //! A *transition* is a task's run from one decision to the next; the registry observes what
 //! it touched ([`registry::Footprint`]): every object whose facade state it read or changed
 //! (an operation recorded on it, a lock found held or released, a condition variable whose
-//! waiters it read or woke), or *global* when it spawned, started, exited or joined a thread
-//! (until the task's next operation, as those pass through shuttle's own bookkeeping) or made
-//! a choice. Two transitions of different tasks from one state are *independent* when neither
-//! is global and no object is in both footprints; anything else is dependent. Independent
-//! transitions commute: run in either order they reach the same state (each object's chain
-//! grows alike, so the signature is the same) and neither enables or disables the other
-//! (a task is blocked or woken only through an object it touched). Data a lock guards is not
+//! waiters it read or woke, the spawner's object when it spawned a thread, the task's own
+//! choice object when it made a choice), and, when it exited or joined a thread, that
+//! thread's exit object until the task's next operation (a join may block inside shuttle
+//! until the exiting thread's last transition, after its exit is recorded: both touch the
+//! exit object). Two transitions of different tasks from one state are *independent* when
+//! no object is in both footprints; anything else is dependent. Independent transitions
+//! commute: run in either order they reach the same state (each object's chain grows alike,
+//! so the signature is the same) and neither enables or disables the other (a task is
+//! blocked or woken only through an object it touched; a spawned task is created by its
+//! spawner's transition, and its start touches nothing until its first operation). Two
+//! spawns that commute give their children each other's shuttle ids: the engine names a
+//! task by its stable name (its spawner and spawn order) in states and stored sleep sets,
+//! from the spawner's transition that makes it, before it first runs. A
+//! transition that made a choice is a different transition for each value, with its own
+//! footprint: it never sleeps, but tasks asleep before it stay asleep through it when they
+//! are independent of the value's transition, as every value is explored wherever a
+//! sleeping task was run first. Data a lock guards is not
 //! in the footprint, and need not be: two tasks touch it only while holding the lock, so two
 //! transitions enabled together that both touch it both take or release the lock (a reader's
 //! hold shares only reads), and the lock is in both footprints. The footprint is observed

@@ -6,7 +6,7 @@
 //! is a no-op.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// An object of the facade (a lock, a condition variable, a ghost cell, a task's exit), named
 /// by its creator and creation order. [`UNNAMED`] is an object made outside an execution.
@@ -47,31 +47,22 @@ pub(crate) enum Op {
 
 /// What one transition of a task (its run from one scheduling decision to the next) touched:
 /// the objects whose facade state it read or changed (a lock taken, found held or released;
-/// a condition variable's waiters; a ghost cell), or `global` when it did something whose effect is not
-/// confined to named objects (a spawn, a task's start or exit, a join, a choice).
+/// a condition variable's waiters; a ghost cell; the spawner's object; the task's own choice
+/// object), and the exit object of a thread that the transition exits or joins, until the
+/// task's next operation (see [`lifecycle`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Footprint {
     objects: Vec<ObjectId>,
-    global: bool,
 }
 
 impl Footprint {
-    /// Whether two transitions of different tasks commute: neither is global and they touch
-    /// no object in common. Anything else is taken as dependent.
+    /// Whether two transitions of different tasks commute: they touch no object in common.
     #[cfg(not(any(loom, ohc_threads)))]
     pub(crate) fn independent(&self, other: &Footprint) -> bool {
-        !self.global
-            && !other.global
-            && !self
-                .objects
-                .iter()
-                .any(|o| other.objects.binary_search(o).is_ok())
-    }
-
-    /// Whether this transition did something global.
-    #[cfg(not(any(loom, ohc_threads)))]
-    pub(crate) fn global(&self) -> bool {
-        self.global
+        !self
+            .objects
+            .iter()
+            .any(|o| other.objects.binary_search(o).is_ok())
     }
 }
 
@@ -124,10 +115,9 @@ struct Execution {
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     running: Option<usize>,
     footprint: Footprint,
-    /// Tasks (by shuttle id) between a spawn, start, exit or join and their next operation:
-    /// their transitions are global, as they pass through shuttle's own bookkeeping of
-    /// threads.
-    lifecycle: BTreeSet<usize>,
+    /// Tasks (by shuttle id) between an exit or a join and their next operation, with the
+    /// exit object of the thread concerned, which their transitions touch ([`lifecycle`]).
+    lifecycle: BTreeMap<usize, ObjectId>,
     /// Per task (by stable name): the scheduling decisions it has passed since its last
     /// recorded operation, which tells apart the points a task stops at between two
     /// operations.
@@ -250,8 +240,8 @@ pub(crate) fn new_object() -> ObjectId {
 pub(crate) fn point() {
     if active() && !std::thread::panicking() {
         within(|r, task| {
-            if r.execution.lifecycle.remove(&task) {
-                r.execution.footprint.global = true;
+            if let Some(exit) = r.execution.lifecycle.remove(&task) {
+                r.touch(exit);
             }
         });
         crate::sync::thread::yield_now();
@@ -292,30 +282,29 @@ pub(crate) fn touch(object: ObjectId) {
     with(|r| r.touch(object));
 }
 
-/// The running transition has an effect beyond named objects.
-fn global() {
-    with(|r| r.execution.footprint.global = true);
-}
-
-/// The current task enters shuttle's bookkeeping of threads: its transitions are global
-/// until its next operation.
-fn lifecycle() {
+/// The current task exits, or joins, the thread whose exit object is `exit`: its
+/// transitions touch `exit` until its next operation. A join may block inside shuttle until
+/// the exiting thread's last transition (after its exit is recorded, shuttle switches once
+/// more before the task ends), so both touch the exit object and are dependent.
+fn lifecycle(exit: ObjectId) {
     within(|r, task| {
-        r.execution.footprint.global = true;
-        r.execution.lifecycle.insert(task);
+        r.touch(exit);
+        r.execution.lifecycle.insert(task, exit);
     });
 }
 
-/// The engine runs the task with this shuttle id until the next decision; its transition is
-/// global while it is in shuttle's bookkeeping of threads.
+/// The engine runs the task with this shuttle id until the next decision; its transition
+/// touches a thread's exit object while it is in shuttle's bookkeeping of that thread.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn begin_transition(task: usize) {
     with(|r| {
         let e = &mut r.execution;
-        e.footprint = Footprint {
-            objects: Vec::new(),
-            global: e.lifecycle.contains(&task),
-        };
+        e.footprint = Footprint::default();
+        if let Some(&exit) = e.lifecycle.get(&task) {
+            if r.tracking {
+                e.footprint.objects.push(exit);
+            }
+        }
         e.running = Some(task);
     });
 }
@@ -391,10 +380,7 @@ pub(crate) fn signature() -> (u128, u64) {
 /// for a random value is that decision.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn choosing(n: usize) {
-    within(|r, _| {
-        r.execution.footprint.global = true;
-        r.execution.choosing = Some(n);
-    });
+    within(|r, _| r.execution.choosing = Some(n));
 }
 
 /// The number of options of the choice being made, if the engine's request for a random
@@ -436,15 +422,32 @@ pub(crate) fn spawning() -> Option<u32> {
         let order = *n;
         (spawner_object(r, parent), r.names.task(parent, order))
     })?;
-    lifecycle();
     record(object, Op::Spawn);
     Some(child)
 }
 
-/// The first thing a spawned task does: take its stable name.
+/// Shuttle made the thread named `name` as the task with this id. Shuttle switches once
+/// inside a spawn, before it makes the task, so two spawns' tasks are numbered in the order
+/// their spawners come back from that switch; the child is named here, in the spawner's
+/// transition that made it (before the child can run), so that a child that has not run yet
+/// (and may be asleep) is told apart from the others. Making the task changes nothing
+/// another task sees but shuttle's numbering, which the engine never puts in a state: that
+/// transition, and the child's start, touch no more than their own operations.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn spawned(name: u32, task: usize) {
+    with(|r| r.execution.names.insert(task, name));
+}
+
+/// The first thing a spawned task does: check the name it was given when it was made.
 pub(crate) fn started(name: u32) {
-    within(|r, task| r.execution.names.insert(task, name));
-    lifecycle();
+    within(|r, task| {
+        assert_eq!(
+            r.execution.names.get(&task),
+            Some(&name),
+            "the stateful engine names each spawned task when shuttle makes it, before it \
+             runs: task {task} was not"
+        );
+    });
 }
 
 /// The current task, named `name`, has finished its work.
@@ -453,7 +456,7 @@ pub(crate) fn finished(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
-    lifecycle();
+    lifecycle(exit);
     record(exit, Op::Exit);
     with(|r| r.execution.finished.push(name));
     unblock(exit);
@@ -466,9 +469,9 @@ pub(crate) fn await_exit(name: u32) {
     };
     loop {
         point();
-        global();
+        touch(exit);
         if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
-            lifecycle();
+            lifecycle(exit);
             record(exit, Op::Join);
             return;
         }

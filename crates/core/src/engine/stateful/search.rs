@@ -26,8 +26,8 @@ struct Frame {
     /// taken, as every execution that starts with one of them is covered by an execution
     /// explored elsewhere (see [`Stateful`]).
     sleep: Vec<Sleeper>,
-    /// Per option, what its transition touched, once observed (`None` too when it was global:
-    /// a global transition never sleeps).
+    /// Per option, what its transition touched, once observed (`None` too when it made a
+    /// choice: its footprint depends on the value, so it never sleeps).
     footprints: Vec<Option<Footprint>>,
     /// Whether this is the decision where the state was looked up (the first after an
     /// operation): once it is popped, every path from the state has been taken or cut.
@@ -110,10 +110,10 @@ fn share(bound: usize) -> usize {
 ///
 /// The unbounded search adds sleep sets (Godefroid's state-space caching with sleep sets; the
 /// [module documentation](super) has the argument). Each transition (a task's run from one
-/// decision to the next) is observed to touch a set of objects ([`Footprint`]), or to be
-/// global. Once an option of a decision is explored, it sleeps in the states reached by its
-/// later siblings, and a sleeping task stays asleep through transitions independent of its
-/// own; a sleeping task is not taken. A visited state keeps the sleep set it was explored
+/// decision to the next) is observed to touch a set of objects ([`Footprint`]). Once an
+/// option of a decision is explored, it sleeps in the states reached by its later siblings,
+/// and a sleeping task stays asleep through transitions independent of its own; a sleeping
+/// task is not taken. A visited state keeps the sleep set it was explored
 /// with, as (task, where it stands) pairs ([`registry::standing`]), and a later visit is cut
 /// only when its sleep set contains the stored one; otherwise it is explored again and the
 /// stored set becomes the intersection.
@@ -252,9 +252,16 @@ pub(crate) struct SearchEnd {
 }
 
 impl Stateful {
-    pub(crate) fn new(executions: usize, part: Option<Part>, end: Rc<RefCell<SearchEnd>>) -> Self {
+    /// A search of at most `executions` executions, over `part` of a generated space if
+    /// given; without `deepening`, the unbounded search alone.
+    pub(crate) fn new(
+        executions: usize,
+        part: Option<Part>,
+        deepening: bool,
+        end: Rc<RefCell<SearchEnd>>,
+    ) -> Self {
         Self {
-            search: Search::new(Some(0)),
+            search: Search::new(deepening.then_some(0)),
             other: None,
             since_deepening: 0,
             depth: 0,
@@ -362,19 +369,22 @@ impl Stateful {
 
     /// The sleep set of the state the transition `done` (just observed) led to from the
     /// decision before it: the tasks asleep there and the options explored there before it,
-    /// those whose transitions are independent of `done` and that can still run. Empty in a
-    /// bounded pass, at the first decision, after a choice and after a global transition.
+    /// those whose transitions are independent of `done` and that can still run. The
+    /// decision before is the one the transition started at: the choices the transition made
+    /// on the way are passed over. Empty in a bounded pass and at the first decision.
     fn sleep_after(&self, done: Option<&Footprint>, options: &[usize]) -> Vec<Sleeper> {
+        // The decision the transition started at: the last one that was not a choice (the
+        // choices after it were made by the transition's own task).
+        let start = self.search.stack[..self.depth]
+            .iter()
+            .rposition(|f| !f.choice);
         let (Some(done), None, Some(parent)) = (
             done,
             self.search.bound,
-            self.depth.checked_sub(1).map(|d| &self.search.stack[d]),
+            start.map(|d| &self.search.stack[d]),
         ) else {
             return Vec::new();
         };
-        if parent.choice || done.global() {
-            return Vec::new();
-        }
         let explored = (0..parent.chosen)
             .filter(|&j| !parent.asleep(j))
             .filter_map(|j| {
@@ -482,7 +492,6 @@ impl Scheduler for Stateful {
             done.as_ref(),
         ) {
             if !parent.choice
-                && !done.global()
                 && self.search.bound.is_none()
                 && parent.footprints[parent.chosen].is_none()
             {
