@@ -225,10 +225,27 @@ fn head(out: &mut String, names: &[String]) {
     );
 }
 
+/// Whether an earlier run is given and its loom explorations differ from this one's. When
+/// only the stateful engine's column was measured again, the file carries loom's runs over
+/// and the tables show loom's columns once.
+fn loom_changed(after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) -> bool {
+    let loom = |case: &Case| -> Vec<Run> {
+        case.runs
+            .iter()
+            .filter(|r| r.bound != "stateful")
+            .cloned()
+            .collect()
+    };
+    !before.is_empty()
+        && after
+            .iter()
+            .any(|c| before.get(&c.key()).is_none_or(|p| loom(p) != loom(c)))
+}
+
 /// The table of holding cases: executions to exhaust each at bound 2, 3 and none, before
 /// and after when an earlier run is given, points per execution, the stateful engine.
 fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) {
-    let compare = !before.is_empty();
+    let compare = loom_changed(after, before);
     let stateful = after.iter().any(|c| c.at("stateful").is_some());
     let mut names: Vec<String> = ["scenario", "variant", "plan"].map(String::from).to_vec();
     for b in ["2", "3", "none"] {
@@ -247,7 +264,7 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
         names.push("points/execution".into());
     }
     if stateful {
-        if compare {
+        if !before.is_empty() {
             names.push("stateful engine before".into());
         }
         names.extend([
@@ -277,7 +294,7 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
         }
         cells.push(case.at("2").map_or("-".into(), |r| points(r.points)));
         if stateful {
-            if compare {
+            if !before.is_empty() {
                 cells.push(stateful_cell(prev));
             }
             cells.extend([stateful_cell(Some(case)), ratio(case)]);
@@ -288,7 +305,7 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
 
 /// The table of violating cases: the smallest bound that breaks each.
 fn violating_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) {
-    let compare = !before.is_empty();
+    let compare = loom_changed(after, before);
     let mut names: Vec<String> = ["scenario", "variant", "plan"].map(String::from).to_vec();
     if compare {
         names.extend(["before".into(), "after".into()]);
@@ -331,6 +348,12 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
             "\"Before\" is an earlier run, `bench/exhaustion-before.json` (boxed at {} s).",
             time_box(before)
         );
+        if !loom_changed(after, &old) {
+            out.push_str(
+                " Both files hold the same loom runs (only the stateful engine was measured \
+                 again), so loom's columns are shown once.",
+            );
+        }
     }
     out.push_str("\n\n");
     holding_table(&mut out, after, &old);
@@ -401,5 +424,32 @@ mod tests {
             "14,117 in 1.2 s (9,269 states, 1.52 per state)"
         );
         assert_eq!(ratio(&only), "0.04");
+    }
+
+    #[test]
+    fn loom_columns_are_shown_once_when_both_runs_hold_the_same_loom_runs() {
+        let mut stateful = run("stateful", 900, true, 1_000);
+        stateful.states = Some(800);
+        let case = Case {
+            scenario: "s".into(),
+            variant: "fixed".into(),
+            plan: "p".into(),
+            expected: "holds".into(),
+            runs: vec![run("2", 10, true, 5), stateful.clone()],
+            proven: None,
+        };
+        let mut before = case.clone();
+        before.runs[1].executions = 1_800;
+        let carried = render(std::slice::from_ref(&case), std::slice::from_ref(&before));
+        assert!(!carried.contains("bound 2 before"), "{carried}");
+        assert!(carried.contains("stateful engine before"), "{carried}");
+        assert!(
+            carried.contains("loom's columns are shown once"),
+            "{carried}"
+        );
+        before.runs[0].executions = 20;
+        let remeasured = render(&[case], &[before]);
+        assert!(remeasured.contains("bound 2 before"), "{remeasured}");
+        assert!(!remeasured.contains("shown once"), "{remeasured}");
     }
 }
