@@ -298,14 +298,11 @@ fn lifecycle(exit: ObjectId) {
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn begin_transition(task: usize) {
     with(|r| {
-        let e = &mut r.execution;
-        e.footprint = Footprint::default();
-        if let Some(&exit) = e.lifecycle.get(&task) {
-            if r.tracking {
-                e.footprint.objects.push(exit);
-            }
+        r.execution.footprint = Footprint::default();
+        if let Some(exit) = r.execution.lifecycle.get(&task).copied() {
+            r.touch(exit);
         }
-        e.running = Some(task);
+        r.execution.running = Some(task);
     });
 }
 
