@@ -113,10 +113,10 @@ fn share(bound: usize) -> usize {
 /// decision to the next) is observed to touch a set of objects ([`Footprint`]). Once an
 /// option of a decision is explored, it sleeps in the states reached by its later siblings,
 /// and a sleeping task stays asleep through transitions independent of its own; a sleeping
-/// task is not taken. A visited state keeps the sleep set it was explored
-/// with, as (task, where it stands) pairs ([`registry::standing`]), and a later visit is cut
-/// only when its sleep set contains the stored one; otherwise it is explored again and the
-/// stored set becomes the intersection.
+/// task is not taken. A visited state keeps the sleep set it was explored with, as (task,
+/// where it stands) pairs ([`registry::standing`]), and a later visit is cut only when its
+/// sleep set contains the stored one; otherwise it is explored again and the stored set
+/// becomes the intersection.
 ///
 /// A state that a search finished with every path from it taken is *complete*, whichever
 /// search finished it: every search cuts a path there (the [module documentation](super)
