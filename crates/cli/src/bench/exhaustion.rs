@@ -244,8 +244,12 @@ fn loom_changed(after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) ->
 
 /// The table of holding cases: executions to exhaust each at bound 2, 3 and none, before
 /// and after when an earlier run is given, points per execution, the stateful engine.
-fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) {
-    let compare = loom_changed(after, before);
+fn holding_table(
+    out: &mut String,
+    after: &[Case],
+    before: &BTreeMap<(&str, &str, &str), &Case>,
+    compare: bool,
+) {
     let stateful = after.iter().any(|c| c.at("stateful").is_some());
     let mut names: Vec<String> = ["scenario", "variant", "plan"].map(String::from).to_vec();
     for b in ["2", "3", "none"] {
@@ -304,8 +308,12 @@ fn holding_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str
 }
 
 /// The table of violating cases: the smallest bound that breaks each.
-fn violating_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &str, &str), &Case>) {
-    let compare = loom_changed(after, before);
+fn violating_table(
+    out: &mut String,
+    after: &[Case],
+    before: &BTreeMap<(&str, &str, &str), &Case>,
+    compare: bool,
+) {
     let mut names: Vec<String> = ["scenario", "variant", "plan"].map(String::from).to_vec();
     if compare {
         names.extend(["before".into(), "after".into()]);
@@ -331,6 +339,7 @@ fn violating_table(out: &mut String, after: &[Case], before: &BTreeMap<(&str, &s
 /// (`before`, empty when there is none).
 pub fn render(after: &[Case], before: &[Case]) -> String {
     let old: BTreeMap<_, _> = before.iter().map(|c| (c.key(), c)).collect();
+    let compare = loom_changed(after, &old);
     let mut out = format!(
         "{BEGIN}\n\n## Exhausting the holding cases: loom at bound 2, 3 and none; the stateful engine\n\n\
          Made by `ci/exhaustion.py`; every exploration is boxed at {} s (a cell that was stopped \
@@ -348,7 +357,7 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
             "\"Before\" is an earlier run, `bench/exhaustion-before.json` (boxed at {} s).",
             time_box(before)
         );
-        if !loom_changed(after, &old) {
+        if !compare {
             out.push_str(
                 " Both files hold the same loom runs (only the stateful engine was measured \
                  again), so loom's columns are shown once.",
@@ -356,9 +365,9 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
         }
     }
     out.push_str("\n\n");
-    holding_table(&mut out, after, &old);
+    holding_table(&mut out, after, &old, compare);
     out.push_str("\n### Smallest preemption bound that breaks each violating case\n\n");
-    violating_table(&mut out, after, &old);
+    violating_table(&mut out, after, &old, compare);
     let _ = writeln!(out, "\n{END}");
     out
 }
