@@ -17,8 +17,9 @@ LOOM_BINARY is a loom build of ozone-ha-check (`RUSTFLAGS="--cfg loom"`), BINARY
 build. A holding `generated` plan (a scenario's vocabulary) that the stateful engine does not
 exhaust at its default bounds is tried at smaller bounds too, requests 1, 2, ... and faults 0,
 1, ... (a larger count only after the smaller one was exhausted), so the report states the
-largest spaces proven (`proven`: the bounds exhausted that no other exhausted pair covers). Each exploration runs under `check --time-budget`, so a case that does not finish
-within the box is reported as not exhausted with the executions it reached. Exit 1 when a
+largest spaces proven (`proven`: the bounds exhausted and held, not vacuous, that no other
+such pair covers; `--join` derives it again from the runs). Each exploration runs under
+`check --time-budget`, so a case that does not finish within the box is reported as not exhausted with the executions it reached. Exit 1 when a
 holding case breaks or a violating case is not broken at any bound up to 3. Figures from a
 shared machine are indicative.
 """
@@ -54,8 +55,8 @@ def explore(binary, s, v, p, bound, box, space=None):
 def smaller_spaces(stateful, s, v, bounds, box, progress):
     """The stateful engine on the generated plan at bounds below the default: requests grow
     from 1 while the smallest fault count is exhausted, faults grow while exhausted. Returns
-    the runs and the Pareto frontier of the exhausted bounds."""
-    runs, exhausted = [], []
+    the runs and the Pareto frontier of the exhausted, held bounds (`frontier`)."""
+    runs = []
     for requests in range(1, bounds["requests"] + 1):
         grew = False
         for faults in range(0, bounds["faults"] + 1):
@@ -68,13 +69,22 @@ def smaller_spaces(stateful, s, v, bounds, box, progress):
                      f"{'exhausted' if run['exhausted'] else 'not exhausted'}, {run['ms']} ms")
             if run["verdict"] == "violated" or not run["exhausted"]:
                 break
-            exhausted.append((requests, faults))
             grew = True
         if not grew:
             break
-    proven = [b for b in exhausted
-              if not any(o != b and o[0] >= b[0] and o[1] >= b[1] for o in exhausted)]
-    return runs, [{"requests": r, "faults": f} for r, f in proven]
+    return runs, frontier(runs)
+
+
+def frontier(runs):
+    """The largest spaces proven: the bounds of the exhausted, held (not vacuous) runs that no
+    other such run covers. A vacuous run was exhausted without reaching the race window: it
+    proves nothing about the fix, so it is no proven space, though a larger one is still
+    tried after it."""
+    held = [(r["requests"], r["faults"]) for r in runs
+            if r.get("requests") is not None and r["exhausted"] and r["verdict"] == "held"]
+    proven = [b for b in held
+              if not any(o != b and o[0] >= b[0] and o[1] >= b[1] for o in held)]
+    return [{"requests": r, "faults": f} for r, f in sorted(proven)]
 
 
 def measure(binary, stateful, box, only, which, progress, loom=True):
@@ -102,8 +112,10 @@ def measure(binary, stateful, box, only, which, progress, loom=True):
                 vocabulary = scenario.get("vocabulary")
                 if p == "generated" and vocabulary:
                     space = vocabulary["bounds"]
-                    if run["exhausted"] and run["verdict"] != "violated":
+                    if run["exhausted"] and run["verdict"] == "held":
                         row["proven"] = [dict(space)]
+                    elif run["exhausted"] and run["verdict"] == "vacuous":
+                        row["proven"] = []  # a smaller space is vacuous too
                     elif run["verdict"] != "violated":
                         smaller, row["proven"] = smaller_spaces(stateful, s, v, space, box,
                                                                 progress)
@@ -139,6 +151,12 @@ def join(files):
             else:
                 at[key(row)] = row
                 rows.append(row)
+    for row in rows:
+        if any(r.get("requests") is not None for r in row["runs"]):
+            row["proven"] = frontier(row["runs"])
+        elif "proven" in row and any(r["bound"] == "stateful" and r["verdict"] == "vacuous"
+                                     for r in row["runs"]):
+            row["proven"] = []
     return rows
 
 

@@ -101,20 +101,29 @@ fn points(p: f64) -> String {
     }
 }
 
-/// An exploration as a cell: executions and seconds, or how far it got in its box.
+/// An exploration as a cell: executions and seconds, or how far it got in its box;
+/// `vacuous` first when no execution reached the race window the scenario requires.
 fn cell(run: Option<&Run>) -> String {
-    match run {
-        None => "-".into(),
-        Some(r) if r.exhausted => format!(
+    let Some(r) = run else {
+        return "-".into();
+    };
+    let extent = if r.exhausted {
+        format!(
             "{} in {:.1} s",
             thousands(r.executions),
             r.ms as f64 / 1000.0
-        ),
-        Some(r) => format!(
+        )
+    } else {
+        format!(
             "> {} (not done in {:.0} s)",
             thousands(r.executions),
             r.ms as f64 / 1000.0
-        ),
+        )
+    };
+    if r.verdict == "vacuous" {
+        format!("vacuous: {extent}")
+    } else {
+        extent
     }
 }
 
@@ -348,7 +357,9 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          case it exhausted, the distinct states it met and its executions per state, and for \
          a `generated` plan it did not exhaust at the default bounds, the largest smaller \
          spaces it did; the last column is its time over loom's without a bound (`<` when \
-         the box stopped loom, `>` when it stopped the stateful engine). ",
+         the box stopped loom, `>` when it stopped the stateful engine). A cell that begins \
+         `vacuous:` reached no race window the scenario requires: it proves nothing about the \
+         fix, and a vacuous smaller space is not given as proven. ",
         time_box(after)
     );
     if !before.is_empty() {
@@ -433,6 +444,11 @@ mod tests {
             "14,117 in 1.2 s (9,269 states, 1.52 per state)"
         );
         assert_eq!(ratio(&only), "0.04");
+        only.runs[0].verdict = "vacuous".into();
+        assert_eq!(
+            stateful_cell(Some(&only)),
+            "vacuous: 14,117 in 1.2 s (9,269 states, 1.52 per state)"
+        );
     }
 
     #[test]
