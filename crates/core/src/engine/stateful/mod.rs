@@ -200,11 +200,13 @@
 //!
 //! [`registry`] keeps the state; [`facade`] is the one narrow interface the sync facade
 //! calls (every hook `pub(crate)`, none part of the public API); the search itself is a
-//! shuttle scheduler (`search.rs`), driven by the shuttle driver like the others.
+//! shuttle scheduler (`search.rs`), with the table of the states it met (`states.rs`), driven by the shuttle driver like the others.
 
 pub(crate) mod facade;
 pub(crate) mod registry;
 #[cfg(not(any(loom, ohc_threads)))]
 mod search;
+#[cfg(not(any(loom, ohc_threads)))]
+mod states;
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) use search::{SearchEnd, Stateful};

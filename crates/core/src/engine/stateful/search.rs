@@ -2,10 +2,10 @@
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
 use super::registry::{self, Footprint};
+use super::states::{Key, PassVisits, States};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
-use std::collections::hash_map::{Entry, HashMap};
 use std::rc::Rc;
 
 /// One decision of the stateful search: the tasks it could run (the one that ran before
@@ -158,77 +158,21 @@ pub(crate) struct Stateful {
     choices: Vec<u64>,
     /// Every state any of the searches looked up, by signature: whether it is *complete*
     /// (a search finished it with every execution through it covered by one it explored, see
-    /// [`Stateful`]; every search cuts a path there), and the unbounded search's visit.
-    states: HashMap<Key, Met>,
-    /// The sleep sets the unbounded search explored its states with, end to end; a [`Met`]
-    /// names its slice.
-    sleeps: Vec<(u32, u32)>,
-}
-
-/// A state's signature as a map key: two words rather than a `u128`, whose 16-byte alignment
-/// would pad every entry of the maps (a third more memory per state).
-type Key = [u64; 2];
-
-/// What the searches keep of a state beside its signature, in eight bytes (24 bytes a map
-/// entry): whether it is complete, and whether the unbounded search visited it and with which
-/// sleep set, sorted (stable task name, where it stands) pairs as a slice of
-/// [`Stateful::sleeps`].
-#[derive(Clone, Copy, Default)]
-struct Met {
-    complete: bool,
-    visited: bool,
-    len: u16,
-    start: u32,
-}
-
-impl Met {
-    /// The unbounded search at this state with the sleep set `sleep`: true when a visit with
-    /// no task awake that is asleep now explored everything this one would. Otherwise the
-    /// state is explored (again), and the stored set becomes the intersection (a set only
-    /// shrinks, and rarely; an older one is left behind in `sleeps`).
-    fn visit(&mut self, sleeps: &mut Vec<(u32, u32)>, sleep: &[(u32, u32)]) -> bool {
-        if !self.visited {
-            self.store(sleeps, sleep);
-            return false;
-        }
-        let before = &sleeps[self.start as usize..][..usize::from(self.len)];
-        if before.iter().all(|t| sleep.contains(t)) {
-            return true;
-        }
-        let kept: Vec<(u32, u32)> = before
-            .iter()
-            .copied()
-            .filter(|t| sleep.contains(t))
-            .collect();
-        self.store(sleeps, &kept);
-        false
-    }
-
-    /// Record a visit with the sleep set `set`, appended to the arena.
-    fn store(&mut self, sleeps: &mut Vec<(u32, u32)>, set: &[(u32, u32)]) {
-        self.visited = true;
-        self.start = u32::try_from(sleeps.len()).expect("fewer than 2^32 stored sleepers");
-        self.len = u16::try_from(set.len()).expect("fewer than 2^16 tasks");
-        sleeps.extend_from_slice(set);
-    }
-}
-
-fn key(signature: u128) -> Key {
-    [signature as u64, (signature >> 64) as u64]
+    /// [`Stateful`]; every search cuts a path there), the unbounded search's visit and the
+    /// current pass's.
+    states: States,
 }
 
 /// One depth-first search: a pass of the deepening (with a preemption bound) or the
-/// unbounded search, with its own stack. A pass keeps its own visited states; the unbounded
-/// search keeps its visits in [`Stateful::states`].
+/// unbounded search, with its own stack. Both keep their visits in [`Stateful::states`].
 struct Search {
     stack: Vec<Frame>,
     /// The preemption bound of this pass; `None` for the unbounded search.
     bound: Option<usize>,
     /// Whether this pass's bound has refused an option, so that its paths are not all.
     refused: bool,
-    /// A pass's visited states (by signature and the task that runs next), each with the
-    /// fewest preemptions it was reached with.
-    visited: HashMap<(Key, u32), u16>,
+    /// A pass's visits of states beside those [`Stateful::states`] keeps.
+    pass: PassVisits,
 }
 
 impl Search {
@@ -237,7 +181,7 @@ impl Search {
             stack: Vec::new(),
             bound,
             refused: false,
-            visited: HashMap::new(),
+            pass: PassVisits::default(),
         }
     }
 }
@@ -272,8 +216,7 @@ impl Stateful {
             end,
             part,
             choices: Vec::new(),
-            states: HashMap::new(),
-            sleeps: Vec::new(),
+            states: States::default(),
         }
     }
 
@@ -321,7 +264,7 @@ impl Stateful {
                     parent.incomplete = true;
                 }
             } else if done.lookup && done.sleep.is_empty() {
-                self.states.entry(key(done.signature)).or_default().complete = true;
+                self.states.at(Key::new(done.signature)).complete = true;
             }
         }
         false
@@ -518,19 +461,15 @@ impl Scheduler for Stateful {
         let lookup = self.looked_up_at != Some(operations);
         if lookup {
             self.looked_up_at = Some(operations);
-            let Self {
-                states,
-                sleeps,
-                search,
-                ..
-            } = self;
-            let met = states.entry(key(signature)).or_default();
+            let Self { states, search, .. } = self;
+            let key = Key::new(signature);
+            let met = states.at(key);
             // Every execution through a complete state is covered: no search goes on there.
             if met.complete {
                 self.finishing = true;
                 return Self::run(options[0]);
             }
-            let covered = if search.bound.is_some() {
+            let covered = if let Some(bound) = search.bound {
                 // A bounded pass tells states apart by who runs next too: the same state
                 // costs a preemption more or less depending on the task that ran before.
                 // Reached before with as few preemptions, everything this visit would explore
@@ -541,24 +480,14 @@ impl Scheduler for Stateful {
                     0
                 };
                 let cost = u16::try_from(preemptions).expect("fewer than 2^16 preemptions");
-                match search.visited.entry((key(signature), next)) {
-                    Entry::Occupied(mut entry) if *entry.get() > cost => {
-                        entry.insert(cost);
-                        false
-                    }
-                    Entry::Occupied(_) => true,
-                    Entry::Vacant(entry) => {
-                        entry.insert(cost);
-                        false
-                    }
-                }
+                search.pass.reach(met, bound, key, next, cost)
             } else {
                 // The unbounded search tells states apart by where each task stands, so that
                 // a task asleep in two visits of a state is asleep before the same transition.
                 let mut names: Vec<(u32, u32)> =
                     sleep.iter().map(|s| registry::standing(s.task)).collect();
                 names.sort_unstable();
-                met.visit(sleeps, &names)
+                states.visit(key, &names)
             };
             if covered {
                 // Not complete (or it would have been cut above): a bounded pass left some of
