@@ -7,11 +7,16 @@ that file: `ozone-ha-check bench --merge bench/results.json` (crates/cli/src/ben
 
 Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
                         [--only SCENARIO ...] [--which all|holding|violating] [--no-loom]
+                        [--expect REFERENCE.json]
        ci/exhaustion.py --join OUT.json PART.json ...
 
 `--no-loom` runs the stateful column alone (LOOM_BINARY is then not run); `--join` puts the
 runs of several such files (loom's and the stateful engine's, or shards of scenarios) together,
 a case's runs in the order the files are given.
+
+With `--expect REFERENCE.json` (an earlier run, such as bench/exhaustion.json), a holding case
+that an engine exhausted without a bound in the reference and does not now, or a generated
+space proven there that no space proven now covers, is a regression: listed, and exit 1.
 
 LOOM_BINARY is a loom build of ozone-ha-check (`RUSTFLAGS="--cfg loom"`), BINARY a default
 build. A holding `generated` plan (a scenario's vocabulary) that the stateful engine does not
@@ -88,7 +93,9 @@ def frontier(runs):
 
 
 def measure(binary, stateful, box, only, which, progress, loom=True):
-    listed = json.loads(subprocess.run([binary, "list", "--json"], capture_output=True,
+    # Under --no-loom the loom build is not needed: the default build lists the cases.
+    listed = json.loads(subprocess.run([binary if loom else stateful, "list", "--json"],
+                                       capture_output=True,
                                        text=True, check=True).stdout)
     rows = []
     for scenario in listed:
@@ -160,6 +167,45 @@ def join(files):
     return rows
 
 
+def counted(n, thing):
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
+def covers(spaces, space):
+    """Whether one of `spaces` holds every workload of `space`."""
+    return any(o["requests"] >= space["requests"] and o["faults"] >= space["faults"]
+               for o in spaces)
+
+
+def regressions(rows, reference):
+    """What `rows` no longer reach that `reference` (an earlier run, such as
+    bench/exhaustion.json) did, for the cases both hold: a holding case an engine exhausted
+    without a bound that it no longer exhausts, a generated space proven that is no longer
+    covered by one proven now. A case the reference did not measure is not compared."""
+    before = {key(r): r for r in reference}
+    found = []
+    for row in rows:
+        old = before.get(key(row))
+        if row["expected"] != "holds" or old is None:
+            continue
+        name = " ".join(key(row))
+        for bound in ("stateful", "none"):
+            def default(r, b=bound):
+                return [run for run in r["runs"]
+                        if run["bound"] == b and run.get("requests") is None]
+            was, now = default(old), default(row)
+            if any(r["exhausted"] for r in was) and now and not any(r["exhausted"] for r in now):
+                engine = "the stateful engine" if bound == "stateful" else "loom unbounded"
+                found.append(f"{name}: {engine} exhausted it before and does not now")
+        for space in old.get("proven") or []:
+            if not covers(row.get("proven") or [], space):
+                found.append(f"{name}: the generated space of "
+                             f"{counted(space['requests'], 'request')} and "
+                             f"{counted(space['faults'], 'fault')} was proven before and is "
+                             "not now")
+    return found
+
+
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--join":
         json.dump(join(sys.argv[3:]), open(sys.argv[2], "w"), indent=1)
@@ -172,6 +218,9 @@ def main():
     ap.add_argument("--only", nargs="*", default=[], help="only these scenarios")
     ap.add_argument("--which", choices=["all", "holding", "violating"], default="all")
     ap.add_argument("--no-loom", action="store_true", help="the stateful column alone")
+    ap.add_argument("--expect", metavar="REFERENCE.json",
+                    help="fail when a holding case the reference exhausted (or a generated "
+                         "space it proved) is no longer")
     a = ap.parse_args()
     if a.no_loom and not a.stateful:
         sys.exit("--no-loom needs --stateful BINARY")
@@ -186,7 +235,10 @@ def main():
         print(f"UNEXPECTED: {' '.join(k)} broke", file=sys.stderr)
     for k in missed:
         print(f"UNEXPECTED: {' '.join(k)} did not break at any bound up to 3", file=sys.stderr)
-    sys.exit(1 if broken or missed else 0)
+    lost = regressions(rows, json.load(open(a.expect))) if a.expect else []
+    for message in lost:
+        print(f"REGRESSION: {message}", file=sys.stderr)
+    sys.exit(1 if broken or missed or lost else 0)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,9 @@ bash ci/rocksdb.sh
 stage "ozone-ha-check new: a new scenario's skeleton builds, lists, checks and passes its tests"
 bash ci/scaffold.sh
 
+stage "the bench scripts' own tests (ci/test_*.py)"
+python3 -m unittest discover -s ci -p 'test_*.py'
+
 stage "the GitHub action and the example Ozone workflow: YAML keys and actionlint"
 bash ci/action-check.sh
 
