@@ -140,6 +140,9 @@ pub struct Report {
     /// The states the stateful engine visited (its unbounded search, or the pass that exhausted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<usize>,
+    /// What the stateful engine's reductions saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<engine::Reduction>,
     /// Whether `--time-budget` ended the exploration before the engine did.
     pub out_of_time: bool,
     /// Scheduling decisions per execution, on average (shuttle engines only).
@@ -624,6 +627,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
             workloads: u64::try_from(p.workloads).unwrap_or(u64::MAX),
         }),
         states: driven.states,
+        reduction: driven.reduction,
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)

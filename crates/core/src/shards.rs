@@ -12,8 +12,9 @@
 //! - the search is exhausted only when every one of the N parts is present and exhausted;
 //! - the parts missing are named in the scope.
 //!
-//! Executions, states, violations, time and probe hits are summed over the parts (the time
-//! is what the parts took together, not the longest of them).
+//! Executions, states, what the reductions saved, violations, time and probe hits are
+//! summed over the parts (the time is what the parts took together, not the longest of
+//! them).
 
 use crate::explore::{Parts, Report, Verdict};
 use std::collections::BTreeMap;
@@ -95,6 +96,10 @@ fn join_case(mut parts: Vec<Report>) -> Report {
     out.violations = parts.iter().map(|r| r.violations).sum();
     out.elapsed_ms = parts.iter().map(|r| r.elapsed_ms).sum();
     out.states = parts.iter().filter_map(|r| r.states).reduce(|a, b| a + b);
+    out.reduction = parts
+        .iter()
+        .filter_map(|r| r.reduction)
+        .reduce(|a, b| a + b);
     out.out_of_time = parts.iter().any(|r| r.out_of_time);
     out.probes = summed(parts.iter().map(|r| &r.probes));
     out.probe_executions = summed(parts.iter().map(|r| &r.probe_executions));

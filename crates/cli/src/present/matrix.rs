@@ -774,6 +774,7 @@ mod tests {
             scope: None,
             parts: None,
             states: None,
+            reduction: None,
             out_of_time: false,
             decisions_per_execution: None,
             tasks: None,

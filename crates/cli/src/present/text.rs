@@ -170,8 +170,13 @@ fn how_far(r: &Report) -> String {
             (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
             (Engine::Stateful, _) => match r.states {
                 Some(states) if states > 0 => format!(
-                    " (exhausted: {states} states, {:.2} executions per state)",
-                    r.executions as f64 / states as f64
+                    " (exhausted: {states} states, {:.2} executions per state{})",
+                    r.executions as f64 / states as f64,
+                    r.reduction.map_or_else(String::new, |c| format!(
+                        "; cut: {} paths at a state met before, {} at a complete state; \
+                         {} options asleep",
+                        c.revisits, c.complete, c.asleep
+                    ))
                 ),
                 _ => " (exhausted)".to_string(),
             },

@@ -127,6 +127,7 @@ pub(super) fn drive(
         executions: executions.load(Ordering::SeqCst),
         exhausted: !stopped,
         states: None,
+        reduction: None,
         switches: None,
     })
 }

@@ -280,9 +280,38 @@ pub struct Driven {
     /// The states the stateful engine's unbounded search, or the pass that exhausted, visited
     /// (`None` for the other engines).
     pub states: Option<usize>,
+    /// What the stateful engine's reductions saved (`None` for the other engines).
+    pub reduction: Option<Reduction>,
     /// For a replayed or guided execution: the decisions at which it left the
     /// non-preemptive default, as `(decision, task)`.
     pub switches: Option<Vec<(usize, usize)>>,
+}
+
+/// What the stateful engine's reductions saved: the paths it cut where a state met before
+/// covered them, and the options it did not take because their task was asleep. Each cut or
+/// option left is one subtree of paths (at least one execution) not explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reduction {
+    /// Paths cut at a state explored before with no more preemptions (a bounded pass) or a
+    /// sleep set it contains (the unbounded search): state caching.
+    pub revisits: u64,
+    /// Paths cut at a *complete* state, one some search finished with every path from it.
+    pub complete: u64,
+    /// Options of a decision not taken because their task was asleep: sleep sets.
+    pub asleep: u64,
+}
+
+/// The sum of two parts' reductions.
+impl std::ops::Add for Reduction {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            revisits: self.revisits + other.revisits,
+            complete: self.complete + other.complete,
+            asleep: self.asleep + other.asleep,
+        }
+    }
 }
 
 /// Why a drive failed.

@@ -32,6 +32,7 @@ pub(super) fn drive(
         executions,
         exhausted: false,
         states: None,
+        reduction: None,
         switches: None,
     })
 }

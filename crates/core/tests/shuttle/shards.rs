@@ -118,6 +118,13 @@ fn joined_parts_all_exhausted_hold_exhausted() {
         j.executions,
         parts.iter().map(|r| r.executions).sum::<usize>()
     );
+    let (a, b) = (parts[0].reduction.unwrap(), parts[1].reduction.unwrap());
+    assert_eq!(j.reduction, Some(a + b));
+    assert_eq!(
+        j.reduction.unwrap().revisits,
+        a.revisits + b.revisits,
+        "summed field by field"
+    );
     let info = j.parts.as_ref().unwrap();
     assert_eq!(info.present, vec![1, 2]);
     assert!(info.missing().is_empty());

@@ -3,7 +3,7 @@
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
 use crate::support::collect;
-use ozone_ha_check::engine::{DriveError, Strategy};
+use ozone_ha_check::engine::{DriveError, Reduction, Strategy};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -355,6 +355,35 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
     assert_eq!(driven.executions, 1);
     // The root and the state after each of the four lock sections.
     assert_eq!(driven.states, Some(5));
+}
+
+/// What the reductions saved on `model`, exhausted by the unbounded search alone.
+fn reduction<F: Fn() -> String + Send + Sync + 'static>(model: F) -> Reduction {
+    let c = collect(
+        &Strategy::Stateful {
+            executions: 1_000_000,
+            part: None,
+            deepening: false,
+        },
+        model,
+    );
+    let driven = c.driven.expect("the stateful search runs");
+    assert!(driven.exhausted);
+    driven
+        .reduction
+        .expect("a stateful search counts its reductions")
+}
+
+fn the_reductions_are_counted_where_they_cut() {
+    // One task: no decision has a second option, so nothing is cut or put to sleep.
+    assert_eq!(reduction(sections_alone), Reduction::default());
+    // Sections on their own mutexes commute: their reorderings are left asleep, and the
+    // orders that remain meet states met before.
+    let disjoint = reduction(|| lock_sections(false));
+    assert!(disjoint.asleep > 0 && disjoint.revisits > 0, "{disjoint:?}");
+    // The other engines count none.
+    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_alone);
+    assert_eq!(other.driven.expect("DFS runs").reduction, None);
 }
 
 /// Two monitors, each with its own waiter, and the main task notifying one then the other:
@@ -916,6 +945,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         a_lost_update_is_reached_and_the_search_ends,
         a_bounded_pass_that_exhausts_reports_its_states,
+        the_reductions_are_counted_where_they_cut,
         every_final_state_is_reached_with_each_kind_of_object,
         a_deadlock_is_a_model_failure,
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,

@@ -75,6 +75,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
         executions: t.executions,
         exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
         states: None,
+        reduction: None,
         switches: None,
     })
 }
@@ -126,6 +127,7 @@ pub(super) fn drive(
             }
             driven.exhausted = end.exhausted;
             driven.states = Some(end.states);
+            driven.reduction = Some(end.reduction);
             Ok(driven)
         }
         Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),

@@ -193,6 +193,8 @@ pub(crate) struct SearchEnd {
     pub(crate) failure: Option<String>,
     /// Distinct states met by any of the searches.
     pub(crate) states: usize,
+    /// What the reductions saved, over every search.
+    pub(crate) reduction: crate::engine::Reduction,
 }
 
 impl Stateful {
@@ -466,6 +468,7 @@ impl Scheduler for Stateful {
             let met = states.at(key);
             // Every execution through a complete state is covered: no search goes on there.
             if met.complete {
+                self.end.borrow_mut().reduction.complete += 1;
                 self.finishing = true;
                 return Self::run(options[0]);
             }
@@ -490,6 +493,7 @@ impl Scheduler for Stateful {
                 states.visit(key, &names)
             };
             if covered {
+                self.end.borrow_mut().reduction.revisits += 1;
                 // Not complete (or it would have been cut above): a bounded pass left some of
                 // its paths untaken, and so some of this one's.
                 if let Some(parent) = search.stack.last_mut() {
@@ -516,6 +520,8 @@ impl Scheduler for Stateful {
             lookup,
             incomplete: false,
         };
+        let asleep = (0..n).filter(|&i| frame.asleep(i)).count();
+        self.end.borrow_mut().reduction.asleep += asleep as u64;
         // Every task asleep: each execution from here is covered elsewhere.
         let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
             self.finishing = true;
