@@ -4,6 +4,7 @@
 //! `bench/exhaustion.json` (an earlier run may be kept as `bench/exhaustion-before.json`);
 //! [`render`] writes the section from them, between [`BEGIN`] and [`END`].
 
+use ozone_ha_check::engine::Reduction;
 use ozone_ha_check::workload::Bounds;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -53,6 +54,9 @@ pub struct Run {
     /// Distinct states met (the stateful engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<u64>,
+    /// What the stateful engine's reductions saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<Reduction>,
     /// The bounds of the generated space explored, when not its default ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<usize>,
@@ -180,6 +184,20 @@ fn stateful_cell(case: Option<&Case>) -> String {
     text
 }
 
+/// What the stateful engine's reductions saved at the default bounds: the paths cut at a
+/// state met before and at a complete one, and the options left asleep.
+fn reduction_cell(run: Option<&Run>) -> String {
+    match run.and_then(|r| r.reduction) {
+        Some(c) => format!(
+            "{} / {} / {}",
+            thousands(c.revisits),
+            thousands(c.complete),
+            thousands(c.asleep)
+        ),
+        None => "-".into(),
+    }
+}
+
 /// The stateful engine's time over loom's without a bound, when at least one of them
 /// exhausted the case (a bound when the other was stopped by its box).
 fn ratio(case: &Case) -> String {
@@ -260,6 +278,9 @@ fn holding_table(
     compare: bool,
 ) {
     let stateful = after.iter().any(|c| c.at("stateful").is_some());
+    let cuts = after
+        .iter()
+        .any(|c| c.at("stateful").is_some_and(|r| r.reduction.is_some()));
     let mut names: Vec<String> = ["scenario", "variant", "plan"].map(String::from).to_vec();
     for b in ["2", "3", "none"] {
         if compare {
@@ -284,6 +305,9 @@ fn holding_table(
             "stateful engine".into(),
             "stateful time / loom unbounded time".into(),
         ]);
+        if cuts {
+            names.push("stateful cuts: met before / complete / asleep".into());
+        }
     }
     head(out, &names);
     for case in after.iter().filter(|c| c.holds()) {
@@ -311,6 +335,9 @@ fn holding_table(
                 cells.push(stateful_cell(prev));
             }
             cells.extend([stateful_cell(Some(case)), ratio(case)]);
+            if cuts {
+                cells.push(reduction_cell(case.at("stateful")));
+            }
         }
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
@@ -359,7 +386,10 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          spaces it did; the last column is its time over loom's without a bound (`<` when \
          the box stopped loom, `>` when it stopped the stateful engine). A cell that begins \
          `vacuous:` reached no race window the scenario requires: it proves nothing about the \
-         fix, and a vacuous smaller space is not given as proven. ",
+         fix, and a vacuous smaller space is not given as proven. Where measured, the last \
+         column counts what the stateful engine's reductions saved at the default bounds: \
+         paths cut at a state met before (state caching) and at a complete state, and \
+         options left asleep (sleep sets), each a subtree not explored. ",
         time_box(after)
     );
     if !before.is_empty() {
@@ -406,6 +436,7 @@ mod tests {
             first_violation: None,
             points: 10.0,
             states: None,
+            reduction: None,
             requests: None,
             faults: None,
         }
@@ -449,6 +480,33 @@ mod tests {
             stateful_cell(Some(&only)),
             "vacuous: 14,117 in 1.2 s (9,269 states, 1.52 per state)"
         );
+    }
+
+    #[test]
+    fn the_reductions_get_a_column_once_a_stateful_run_has_them() {
+        let mut stateful = run("stateful", 900, true, 1_000);
+        let case = Case {
+            scenario: "s".into(),
+            variant: "fixed".into(),
+            plan: "p".into(),
+            expected: "holds".into(),
+            runs: vec![run("none", 10, true, 5), stateful.clone()],
+            proven: None,
+        };
+        assert!(!render(std::slice::from_ref(&case), &[]).contains("stateful cuts"));
+        stateful.reduction = Some(Reduction {
+            revisits: 1_234,
+            complete: 5,
+            asleep: 67_890,
+        });
+        let mut counted = case.clone();
+        counted.runs[1] = stateful;
+        let table = render(&[counted], &[]);
+        assert!(
+            table.contains("| stateful cuts: met before / complete / asleep |"),
+            "{table}"
+        );
+        assert!(table.contains("| 1,234 / 5 / 67,890 |"), "{table}");
     }
 
     #[test]
