@@ -3,7 +3,7 @@
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
 use crate::support::collect;
-use ozone_ha_check::engine::{DriveError, Reduction, Strategy};
+use ozone_ha_check::engine::{DriveError, Driven, Reduction, Strategy};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -237,19 +237,26 @@ fn notify_one_wakes_either_waiter_under_both_engines() {
     );
 }
 
-/// The stateful search's executions and the states its unbounded search visited on `model`,
-/// which it exhausts.
-fn effort<F: Fn() -> String + Send + Sync + 'static>(model: F) -> (usize, usize) {
+/// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
+/// passes).
+fn exhaust<F: Fn() -> String + Send + Sync + 'static>(model: F, deepening: bool) -> Driven {
     let c = collect(
         &Strategy::Stateful {
             executions: 2_000_000,
             part: None,
-            deepening: true,
+            deepening,
         },
         model,
     );
     let driven = c.driven.expect("the stateful search runs");
     assert!(driven.exhausted);
+    driven
+}
+
+/// The stateful search's executions and the states its unbounded search visited on `model`,
+/// which it exhausts.
+fn effort<F: Fn() -> String + Send + Sync + 'static>(model: F) -> (usize, usize) {
+    let driven = exhaust(model, true);
     (
         driven.executions,
         driven.states.expect("a stateful search counts states"),
@@ -359,17 +366,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
 
 /// What the reductions saved on `model`, exhausted by the unbounded search alone.
 fn reduction<F: Fn() -> String + Send + Sync + 'static>(model: F) -> Reduction {
-    let c = collect(
-        &Strategy::Stateful {
-            executions: 1_000_000,
-            part: None,
-            deepening: false,
-        },
-        model,
-    );
-    let driven = c.driven.expect("the stateful search runs");
-    assert!(driven.exhausted);
-    driven
+    exhaust(model, false)
         .reduction
         .expect("a stateful search counts its reductions")
 }
