@@ -161,6 +161,9 @@ pub(crate) struct Stateful {
     /// [`Stateful`]; every search cuts a path there), the unbounded search's visit and the
     /// current pass's.
     states: States,
+    /// What the reductions saved so far, over every search; written to [`SearchEnd`] with the
+    /// state count.
+    reduction: crate::engine::Reduction,
 }
 
 /// One depth-first search: a pass of the deepening (with a preemption bound) or the
@@ -219,6 +222,7 @@ impl Stateful {
             part,
             choices: Vec::new(),
             states: States::default(),
+            reduction: crate::engine::Reduction::default(),
         }
     }
 
@@ -302,6 +306,7 @@ impl Stateful {
                 let mut end = self.end.borrow_mut();
                 end.exhausted = true;
                 end.states = self.states.len();
+                end.reduction = self.reduction;
                 return false;
             }
         };
@@ -357,7 +362,11 @@ impl Stateful {
 impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
         // Kept up to date, as the exploration may be stopped after any execution.
-        self.end.borrow_mut().states = self.states.len();
+        {
+            let mut end = self.end.borrow_mut();
+            end.states = self.states.len();
+            end.reduction = self.reduction;
+        }
         if self.end.borrow().failure.is_some() {
             return None;
         }
@@ -468,7 +477,7 @@ impl Scheduler for Stateful {
             let met = states.at(key);
             // Every execution through a complete state is covered: no search goes on there.
             if met.complete {
-                self.end.borrow_mut().reduction.complete += 1;
+                self.reduction.complete += 1;
                 self.finishing = true;
                 return Self::run(options[0]);
             }
@@ -493,7 +502,7 @@ impl Scheduler for Stateful {
                 states.visit(key, &names)
             };
             if covered {
-                self.end.borrow_mut().reduction.revisits += 1;
+                self.reduction.revisits += 1;
                 // Not complete (or it would have been cut above): a bounded pass left some of
                 // its paths untaken, and so some of this one's.
                 if let Some(parent) = search.stack.last_mut() {
@@ -520,8 +529,7 @@ impl Scheduler for Stateful {
             lookup,
             incomplete: false,
         };
-        let asleep = (0..n).filter(|&i| frame.asleep(i)).count();
-        self.end.borrow_mut().reduction.asleep += asleep as u64;
+        self.reduction.asleep += (0..n).filter(|&i| frame.asleep(i)).count() as u64;
         // Every task asleep: each execution from here is covered elsewhere.
         let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
             self.finishing = true;
