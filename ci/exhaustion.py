@@ -24,7 +24,8 @@ exhaust at its default bounds is tried at smaller bounds too, requests 1, 2, ...
 1, ... (a larger count only after the smaller one was exhausted), so the report states the
 largest spaces proven (`proven`: the bounds exhausted and held, not vacuous, that no other
 such pair covers; `--join` derives it again from the runs). Each exploration runs under
-`check --time-budget`, so a case that does not finish within the box is reported as not exhausted with the executions it reached. Exit 1 when a
+`check --time-budget`, so a case that does not finish within the box is reported as not
+exhausted with the executions it reached. Exit 1 when a
 holding case breaks or a violating case is not broken at any bound up to 3. Figures from a
 shared machine are indicative.
 """
@@ -86,11 +87,11 @@ def frontier(runs):
     other such run covers. A vacuous run was exhausted without reaching the race window: it
     proves nothing about the fix, so it is no proven space, though a larger one is still
     tried after it."""
-    held = [(r["requests"], r["faults"]) for r in runs
-            if r.get("requests") is not None and r["exhausted"] and r["verdict"] == "held"]
-    proven = [b for b in held
-              if not any(o != b and o[0] >= b[0] and o[1] >= b[1] for o in held)]
-    return [{"requests": r, "faults": f} for r, f in sorted(proven)]
+    held = sorted({(r["requests"], r["faults"]) for r in runs
+                   if r.get("requests") is not None and r["exhausted"]
+                   and r["verdict"] == "held"})
+    spaces = [{"requests": r, "faults": f} for r, f in held]
+    return [b for b in spaces if not covers([o for o in spaces if o != b], b)]
 
 
 def measure(binary, stateful, box, only, which, progress, loom=True):
