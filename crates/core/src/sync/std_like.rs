@@ -48,6 +48,9 @@ impl StatefulLock {
                     self.held.store(true, SeqCst);
                     stateful::record(self.id, Op::Lock);
                 }
+                // The engine's lock is taken next, and shuttle's scheduling point in it is
+                // not a decision.
+                stateful::acquired();
                 return;
             }
             stateful::block(self.id);

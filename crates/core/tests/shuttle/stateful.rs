@@ -535,6 +535,11 @@ mod programs {
         Await(u8),
         /// Append to a ghost cell.
         Ghost(u8),
+        /// Add one under a mutex and append to a ghost cell in that hold, then append again
+        /// after the release. A ghost access is no yield point: both appends are in the
+        /// holder's transitions, one on each side of the release's stop, so another task's
+        /// append can fall between them only if that stop is a decision.
+        Guarded(u8, u8),
         /// Spawn a grandchild that runs these operations, and join it at once.
         SpawnJoin(Vec<Op>),
         /// Choose one of two values (a generated workload's next request), logged, and on the
@@ -557,7 +562,8 @@ mod programs {
             k.clone().prop_map(Op::Recv),
             (k.clone(), any::<bool>()).prop_map(|(cv, all)| Op::Notify { cv, all }),
             k.clone().prop_map(Op::Await),
-            k.prop_map(Op::Ghost),
+            k.clone().prop_map(Op::Ghost),
+            (k.clone(), k).prop_map(|(i, g)| Op::Guarded(i, g)),
         ]
     }
 
@@ -675,6 +681,14 @@ mod programs {
                     g.1.push(me);
                 }
                 Op::Ghost(i) => world.ghosts[k(i)].with(|g| g.push(me)),
+                Op::Guarded(i, g) => {
+                    {
+                        let mut held = world.locks[k(i)].lock();
+                        *held += 1;
+                        world.ghosts[k(g)].with(|v| v.push(me));
+                    }
+                    world.ghosts[k(g)].with(|v| v.push(me + 100));
+                }
                 Op::SpawnJoin(sub) => {
                     let (w, sub) = (Arc::clone(world), sub.clone());
                     let child = thread::spawn("grandchild", move || {

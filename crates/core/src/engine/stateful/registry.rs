@@ -122,6 +122,12 @@ struct Execution {
     /// recorded operation, which tells apart the points a task stops at between two
     /// operations.
     positions: BTreeMap<u32, u32>,
+    /// The engine cut this execution's path ([`finish`]): nothing more is looked up.
+    finishing: bool,
+    /// The task (by shuttle id) that just took a facade lock and is about to take the engine's
+    /// lock underneath, whose scheduling point is not a decision ([`acquired`]).
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    acquiring: Option<usize>,
 }
 
 #[derive(Default)]
@@ -236,16 +242,48 @@ pub(crate) fn new_object() -> ObjectId {
     .unwrap_or(UNNAMED)
 }
 
-/// Yield to the engine before an operation.
+/// Yield to the engine before an operation; in a finishing execution ([`finish`]), only a
+/// blocked task yields, as the engine would let any other go on anyway.
 pub(crate) fn point() {
     if active() && !std::thread::panicking() {
-        within(|r, task| {
+        let runs_on = within(|r, task| {
             if let Some(exit) = r.execution.lifecycle.remove(&task) {
                 r.touch(exit);
             }
+            r.execution.finishing && !r.execution.blocked.contains_key(&task)
         });
-        crate::sync::thread::yield_now();
+        if runs_on != Some(true) {
+            crate::sync::thread::yield_now();
+        }
     }
+}
+
+/// The engine cut this execution's path: it runs to its end without preemptions, and
+/// nothing more is looked up, so the tasks need not yield at their operations (each yield
+/// costs a pass through shuttle's scheduler) and their operations need not be recorded.
+/// Which tasks are blocked is still kept, as it decides who can run.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn finish() {
+    with(|r| {
+        r.execution.finishing = true;
+        r.tracking = false;
+    });
+}
+
+/// The current task took a facade lock (its operation is recorded) and takes the engine's
+/// lock underneath next. Shuttle stops the task once inside that lock, before any more of its
+/// code runs: a task run there instead of just before the operation could see no difference
+/// but the lock held, so that stop is not a decision ([`passing`]).
+pub(crate) fn acquired() {
+    within(|r, task| r.execution.acquiring = Some(task));
+}
+
+/// Whether shuttle stopped the task with this shuttle id at the engine's lock right after it
+/// took the facade's ([`acquired`]): the engine runs it on without a decision. Asked once per
+/// stop.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn passing(task: usize) -> bool {
+    with(|r| r.execution.acquiring.take() == Some(task)).unwrap_or(false)
 }
 
 /// Record that the current task did `op` on `object`.
@@ -263,6 +301,9 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
              tell its states apart (make every lock and ghost inside the case's run)"
         );
         let e = &mut r.execution;
+        if e.finishing {
+            return;
+        }
         let task = e.name_of(task);
         let old = e.chains.get(&object).copied().unwrap_or(0);
         let new = link(old, object, task, op, value);
