@@ -54,15 +54,16 @@
 //!    ends. *Caught:* not by the engine; the execution limit and `--time-budget` stop it, and
 //!    the report says the search did not exhaust. Models wait on condition variables instead.
 //!
-//! Given these, the engine makes every choice shuttle's own schedulers make: which runnable
-//! task goes next (which includes who takes a free lock first, a reader or a writer, as
-//! shuttle's unfair locks let any waiter win), and which waiter a `notify_one` wakes: as in
-//! shuttle, a `notify_one` makes every waiter that was registered at that moment runnable,
-//! and whichever of them the engine runs first consumes it (the others block again). Spawns
-//! and joins are decisions too, and so is every value of a model's choice
-//! ([`crate::sync::choose`]: which request a generated workload issues next); the value chosen
-//! is recorded as the chooser's operation, so two workloads that lead to the same state are
-//! explored on from it once. No operation wakes spuriously, under shuttle or here.
+//! Given these, the engine makes every choice shuttle's own schedulers make (but one that
+//! cannot change an outcome, below): which runnable task goes next (which includes who takes a
+//! free lock first, a reader or a writer, as shuttle's unfair locks let any waiter win), and
+//! which waiter a `notify_one` wakes: as in shuttle, a `notify_one` makes every waiter that was
+//! registered at that moment runnable, and whichever of them the engine runs first consumes it
+//! (the others block again). Spawns and joins are decisions too, and so is every value of a
+//! model's choice ([`crate::sync::choose`]: which request a generated workload issues next);
+//! the value chosen is recorded as the chooser's operation, so two workloads that lead to the
+//! same state are explored on from it once. No operation wakes spuriously, under shuttle or
+//! here.
 //!
 //! # Sleep sets
 //!
