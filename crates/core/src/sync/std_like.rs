@@ -48,9 +48,6 @@ impl StatefulLock {
                     self.held.store(true, SeqCst);
                     stateful::record(self.id, Op::Lock);
                 }
-                // The engine's lock is taken next, and shuttle's scheduling point in it is
-                // not a decision.
-                stateful::acquired();
                 return;
             }
             stateful::block(self.id);
@@ -65,6 +62,19 @@ impl StatefulLock {
         }
         stateful::unblock(self.id);
     }
+}
+
+/// Take the engine's lock underneath a facade lock: in the stateful engine's mode, just after
+/// the facade's was taken, shuttle's scheduling point inside it is not a decision
+/// ([`stateful::taking_engine_lock`]).
+fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> G {
+    if !stateful {
+        return take();
+    }
+    stateful::taking_engine_lock(true);
+    let guard = take();
+    stateful::taking_engine_lock(false);
+    guard
 }
 
 /// A mutual-exclusion lock (Java's `synchronized` or `ReentrantLock`, without re-entry).
@@ -131,7 +141,9 @@ impl<T> Mutex<T> {
             self.stateful.acquire(false);
         }
         MutexGuard {
-            guard: Some(self.inner.lock().unwrap_or_else(PoisonError::into_inner)),
+            guard: Some(engine_lock(stateful, || {
+                self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+            })),
             mutex: self,
             stateful,
         }
@@ -216,7 +228,9 @@ impl<T> RwLock<T> {
             self.stateful.acquire(true);
         }
         RwLockReadGuard {
-            guard: Some(self.inner.read().unwrap_or_else(PoisonError::into_inner)),
+            guard: Some(engine_lock(stateful, || {
+                self.inner.read().unwrap_or_else(PoisonError::into_inner)
+            })),
             lock: self,
             stateful,
         }
@@ -230,7 +244,9 @@ impl<T> RwLock<T> {
             self.stateful.acquire(false);
         }
         RwLockWriteGuard {
-            guard: Some(self.inner.write().unwrap_or_else(PoisonError::into_inner)),
+            guard: Some(engine_lock(stateful, || {
+                self.inner.write().unwrap_or_else(PoisonError::into_inner)
+            })),
             lock: self,
             stateful,
         }

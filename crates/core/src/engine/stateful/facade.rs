@@ -3,8 +3,8 @@
 //! the engine is visible to the facade.
 
 pub(crate) use super::registry::{
-    acquired, active, await_exit, block, block_task, current_task, finished, new_object, point,
-    record, spawning, started, touch, unblock, ObjectId, Op,
+    active, await_exit, block, block_task, current_task, finished, new_object, point, record,
+    spawning, started, taking_engine_lock, touch, unblock, ObjectId, Op,
 };
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) use super::registry::{choosing, chose, spawned};

@@ -193,14 +193,14 @@
 //! states that differ only there reach the same operations in the same orders, so the engine
 //! looks a state up only at the first decision after an operation.
 //!
-//! One such stop is not a decision: the one inside the engine's lock just after a task took
-//! the facade's ([`registry::acquired`]); the engine runs the task on. Nothing of the task has
-//! run since its operation, and the decision just before that operation is one. A transition
-//! of another task that does not touch the lock commutes with the operation, so running it at
-//! that stop reaches the state that running it just before the operation reaches. One that
-//! touches the lock finds it held and blocks, as it does at the holder's next stop: the holder
-//! cannot release it before that stop, as the release of the engine's lock is a stop (and a
-//! decision: the holder's code after it may touch what others touch). Measured: about a
+//! One such stop is not a decision: the one inside the engine's lock just after a task took the
+//! facade's ([`registry::taking_engine_lock`]); the engine runs the task on. Nothing of the
+//! task has run since its operation, and the decision just before that operation is one. A
+//! transition of another task that does not touch the lock commutes with the operation, so
+//! running it at that stop reaches the state that running it just before the operation reaches.
+//! One that touches the lock finds it held and blocks, as it does at the holder's next stop:
+//! the holder cannot release it before that stop, as the release of the engine's lock is a stop
+//! (and a decision: the holder's code after it may touch what others touch). Measured: about a
 //! quarter fewer executions (hdds-7279 fixed/two-oms 145,068 to 106,063).
 //!
 //! Once a path is cut, the execution runs to its end without preemptions, and the tasks pass

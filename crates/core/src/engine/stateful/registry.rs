@@ -125,7 +125,7 @@ struct Execution {
     /// The engine cut this execution's path ([`finish`]): nothing more is looked up.
     finishing: bool,
     /// The task (by shuttle id) that just took a facade lock and is about to take the engine's
-    /// lock underneath, whose scheduling point is not a decision ([`acquired`]).
+    /// lock underneath, whose scheduling point is not a decision ([`taking_engine_lock`]).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     acquiring: Option<usize>,
 }
@@ -270,17 +270,19 @@ pub(crate) fn finish() {
     });
 }
 
-/// The current task took a facade lock (its operation is recorded) and takes the engine's
-/// lock underneath next. Shuttle stops the task once inside that lock, before any more of its
-/// code runs: a task run there instead of just before the operation could see no difference
-/// but the lock held, so that stop is not a decision ([`passing`]).
-pub(crate) fn acquired() {
-    within(|r, task| r.execution.acquiring = Some(task));
+/// `true`: the current task took a facade lock (its operation is recorded) and takes the
+/// engine's lock underneath now; `false`: it has taken it. Shuttle stops the task once inside
+/// that lock, before any more of its code runs: a task run there instead of just before the
+/// operation could see no difference but the lock held, so that stop is not a decision
+/// ([`passing`]). Cleared once taken, so that a stop shuttle did not make there is never
+/// mistaken for a later one.
+pub(crate) fn taking_engine_lock(on: bool) {
+    within(|r, task| r.execution.acquiring = on.then_some(task));
 }
 
 /// Whether shuttle stopped the task with this shuttle id at the engine's lock right after it
-/// took the facade's ([`acquired`]): the engine runs it on without a decision. Asked once per
-/// stop.
+/// took the facade's ([`taking_engine_lock`]): the engine runs it on without a decision.
+/// Asked once per stop.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn passing(task: usize) -> bool {
     with(|r| r.execution.acquiring.take() == Some(task)).unwrap_or(false)
