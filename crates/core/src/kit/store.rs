@@ -40,7 +40,7 @@
 use crate::citation::Label;
 use crate::properties::{check_all, Invariant};
 use crate::recorder::{Actor, Recorder};
-use crate::sync::{Arc, Mutex};
+use crate::sync::{Arc, Native};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -308,7 +308,9 @@ struct State<V> {
 /// A RocksDB-like store shared by a node's threads. It outlives the node's restarts: what
 /// was committed survives [`Store::reopen`], the table cache does not.
 pub struct Store<V> {
-    state: Mutex<State<V>>,
+    /// Two reads commute (RocksDB takes no lock the model needs); under shuttle and loom
+    /// every access is one hold of one lock, as before.
+    state: Native<State<V>>,
     observer: Option<Observer<V>>,
     /// A real database following every write, if one was installed ([`install_shadows`]).
     shadow: Option<Box<dyn Shadow>>,
@@ -331,7 +333,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn with_state(durable: Tables<V>, observer: Option<Observer<V>>) -> Self {
         let shadow = new_shadow(&durable);
         Self {
-            state: Mutex::labelled(
+            state: Native::labelled(
                 "store",
                 State {
                     durable,
@@ -351,17 +353,18 @@ impl<V: Clone + fmt::Display> Store<V> {
         java: impl Into<Label>,
     ) {
         let java: Label = java.into();
-        let mut s = self.state.lock();
-        let before = self.observer.as_ref().map(|_| s.durable.clone());
-        if let Some(action) = mutate(&mut s, actor.tracing()) {
-            actor.step(java, action);
-        }
-        if let Some(m) = &self.shadow {
-            m.check_state(java.text(), &texts(&s.durable));
-        }
-        if let (Some(observe), Some(before)) = (&self.observer, before) {
-            observe(&before, &s.durable);
-        }
+        self.state.write(|s| {
+            let before = self.observer.as_ref().map(|_| s.durable.clone());
+            if let Some(action) = mutate(s, actor.tracing()) {
+                actor.step(java, action);
+            }
+            if let Some(m) = &self.shadow {
+                m.check_state(java.text(), &texts(&s.durable));
+            }
+            if let (Some(observe), Some(before)) = (&self.observer, before) {
+                observe(&before, &s.durable);
+            }
+        })
     }
 
     /// Apply `batch` to the committed rows and to the shadow database, if any: the body of
@@ -468,22 +471,23 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<V> {
         let java: Label = java.into();
-        let s = self.state.lock();
-        let (value, from) = match s.cache.get(&(table, key.to_string())) {
-            Some(cached) => (cached.clone(), "cache"),
-            None => (s.durable.get(table, key).cloned(), "db"),
-        };
-        if let (Some(m), "db") = (&self.shadow, from) {
-            m.check_read(
-                table,
-                key,
-                value.as_ref().map(ToString::to_string).as_deref(),
-            );
-        }
-        actor.step_with(java, || {
-            format!("read {table}/{key}={} (from {from})", show(&value))
-        });
-        value
+        self.state.read(|s| {
+            let (value, from) = match s.cache.get(&(table, key.to_string())) {
+                Some(cached) => (cached.clone(), "cache"),
+                None => (s.durable.get(table, key).cloned(), "db"),
+            };
+            if let (Some(m), "db") = (&self.shadow, from) {
+                m.check_read(
+                    table,
+                    key,
+                    value.as_ref().map(ToString::to_string).as_deref(),
+                );
+            }
+            actor.step_with(java, || {
+                format!("read {table}/{key}={} (from {from})", show(&value))
+            });
+            value
+        })
     }
 
     /// Read the committed row, skipping the cache (`Table.getSkipCache`).
@@ -495,19 +499,20 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<V> {
         let java: Label = java.into();
-        let s = self.state.lock();
-        let value = s.durable.get(table, key).cloned();
-        if let Some(m) = &self.shadow {
-            m.check_read(
-                table,
-                key,
-                value.as_ref().map(ToString::to_string).as_deref(),
-            );
-        }
-        actor.step_with(java, || {
-            format!("read {table}/{key}={} (skip cache)", show(&value))
-        });
-        value
+        self.state.read(|s| {
+            let value = s.durable.get(table, key).cloned();
+            if let Some(m) = &self.shadow {
+                m.check_read(
+                    table,
+                    key,
+                    value.as_ref().map(ToString::to_string).as_deref(),
+                );
+            }
+            actor.step_with(java, || {
+                format!("read {table}/{key}={} (skip cache)", show(&value))
+            });
+            value
+        })
     }
 
     /// Put an entry into the table cache (`Table.addCacheEntry`); nothing is written to disk.
@@ -520,18 +525,20 @@ impl<V: Clone + fmt::Display> Store<V> {
         value: V,
     ) {
         let java: Label = java.into();
-        let mut s = self.state.lock();
-        actor.step_with(java, || format!("cache {table}/{key}={value}"));
-        s.cache.insert((table, key.to_string()), Some(value));
+        self.state.write(|s| {
+            actor.step_with(java, || format!("cache {table}/{key}={value}"));
+            s.cache.insert((table, key.to_string()), Some(value));
+        })
     }
 
     /// Put a tombstone into the table cache (`Table.addCacheEntry(key, CacheValue.get(index))`
     /// with no value): reads through the cache see the row as deleted, the DB still holds it.
     pub fn cache_delete(&self, actor: &Actor, java: impl Into<Label>, table: TableName, key: &str) {
         let java: Label = java.into();
-        let mut s = self.state.lock();
-        actor.step_with(java, || format!("cache {table}/{key}=deleted (tombstone)"));
-        s.cache.insert((table, key.to_string()), None);
+        self.state.write(|s| {
+            actor.step_with(java, || format!("cache {table}/{key}=deleted (tombstone)"));
+            s.cache.insert((table, key.to_string()), None);
+        })
     }
 
     /// The table cache's entry for a key (`Table.getCacheValue`): `None` without one,
@@ -544,44 +551,48 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<Option<V>> {
         let java: Label = java.into();
-        let s = self.state.lock();
-        let entry = s.cache.get(&(table, key.to_string())).cloned();
-        actor.step_with(java, || match &entry {
-            None => format!("cache entry {table}/{key}: none"),
-            Some(None) => format!("cache entry {table}/{key}: tombstone"),
-            Some(Some(v)) => format!("cache entry {table}/{key}={v}"),
-        });
-        entry
+        self.state.read(|s| {
+            let entry = s.cache.get(&(table, key.to_string())).cloned();
+            actor.step_with(java, || match &entry {
+                None => format!("cache entry {table}/{key}: none"),
+                Some(None) => format!("cache entry {table}/{key}: tombstone"),
+                Some(Some(v)) => format!("cache entry {table}/{key}={v}"),
+            });
+            entry
+        })
     }
 
     /// Read every committed row in one step (a full scan of the tables, skipping the cache).
     pub fn scan(&self, actor: &Actor, java: impl Into<Label>) -> Tables<V> {
         let java: Label = java.into();
-        let s = self.state.lock();
-        actor.step(java, format!("read {}", s.durable));
-        s.durable.clone()
+        self.state.read(|s| {
+            actor.step(java, format!("read {}", s.durable));
+            s.durable.clone()
+        })
     }
 
     /// A checkpoint of the committed state (`RDBCheckpointManager.createCheckpoint`).
     pub fn checkpoint(&self, actor: &Actor, java: impl Into<Label>) -> Checkpoint<V> {
         let java: Label = java.into();
-        let s = self.state.lock();
-        if let Some(m) = &self.shadow {
-            m.checkpoint(&texts(&s.durable));
-        }
-        actor.step_with(java, || format!("checkpoint {}", s.durable));
-        s.durable.clone()
+        self.state.read(|s| {
+            if let Some(m) = &self.shadow {
+                m.checkpoint(&texts(&s.durable));
+            }
+            actor.step_with(java, || format!("checkpoint {}", s.durable));
+            s.durable.clone()
+        })
     }
 
     /// Reopen after a stop or a crash: committed rows survive, the table cache is empty.
     pub fn reopen(&self, actor: &Actor, java: impl Into<Label>) {
         let java: Label = java.into();
-        let mut s = self.state.lock();
-        s.cache.clear();
-        if let Some(m) = &self.shadow {
-            m.reopen();
-        }
-        actor.step_with(java, || format!("reopen DB {}", s.durable));
+        self.state.write(|s| {
+            s.cache.clear();
+            if let Some(m) = &self.shadow {
+                m.reopen();
+            }
+            actor.step_with(java, || format!("reopen DB {}", s.durable));
+        })
     }
 
     /// Replace the whole store with a checkpoint (installing a leader's checkpoint).
@@ -604,11 +615,12 @@ impl<V: Clone + fmt::Display> Store<V> {
 
     /// The committed state, read as a final observation after every thread has stopped.
     pub fn durable(&self) -> Tables<V> {
-        let s = self.state.lock();
-        if let Some(m) = &self.shadow {
-            m.check_state("durable", &texts(&s.durable));
-        }
-        s.durable.clone()
+        self.state.read(|s| {
+            if let Some(m) = &self.shadow {
+                m.check_state("durable", &texts(&s.durable));
+            }
+            s.durable.clone()
+        })
     }
 }
 

@@ -15,7 +15,8 @@
 //!
 //! Java's `volatile` fields and `Atomic*` classes are sequentially consistent. loom models
 //! `SeqCst` as `AcqRel`, so a counterexample that relied on a weaker read would be a false
-//! alarm; [`Volatile`] is therefore built on a mutex, which every backend orders totally.
+//! alarm; [`Volatile`] is therefore built on a mutex, which every backend orders totally
+//! (the stateful engine orders its writes against every access, and lets two reads commute).
 //!
 //! Bookkeeping that the engines must not see (the trace, probe counters, ghost state used
 //! only by reachability probes) goes through [`ghost`], which is never a scheduling point
@@ -117,32 +118,30 @@ pub const BACKEND: Backend = Backend::Threads;
 /// sequentially consistent step on every backend.
 #[derive(Debug)]
 pub struct Volatile<T: Copy> {
-    cell: Mutex<T>,
+    /// In the stateful engine's mode two reads commute.
+    cell: Native<T>,
 }
 
 impl<T: Copy> Volatile<T> {
     /// A new cell holding `value`.
     pub fn new(value: T) -> Self {
         Self {
-            cell: Mutex::labelled("volatile", value),
+            cell: Native::labelled("volatile", value),
         }
     }
 
     /// Read the value.
     pub fn get(&self) -> T {
-        *self.cell.lock()
+        self.cell.read(|v| *v)
     }
 
     /// Write the value.
     pub fn set(&self, value: T) {
-        *self.cell.lock() = value;
+        self.update(|_| value);
     }
 
     /// Atomically replace the value with `f(old)` and return the old value.
     pub fn update(&self, f: impl FnOnce(T) -> T) -> T {
-        let mut guard = self.cell.lock();
-        let old = *guard;
-        *guard = f(old);
-        old
+        self.cell.write(|v| std::mem::replace(v, f(*v)))
     }
 }

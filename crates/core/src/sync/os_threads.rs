@@ -25,6 +25,28 @@ impl<T> Mutex<T> {
     }
 }
 
+/// A value whose every hold is one short step: a volatile, a store's tables. Real threads
+/// take it as a [`Mutex`].
+#[derive(Debug)]
+pub(crate) struct Native<T>(Mutex<T>);
+
+impl<T> Native<T> {
+    /// A new value; `kind` names it for the exploration engines' counts.
+    pub(crate) fn labelled(kind: &'static str, value: T) -> Self {
+        Self(Mutex::labelled(kind, value))
+    }
+
+    /// Read the value in one hold.
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        f(&self.0.lock())
+    }
+
+    /// Change the value in one hold.
+    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.0.lock())
+    }
+}
+
 /// A read-write lock (Java's `ReentrantReadWriteLock`, without re-entry).
 #[derive(Debug)]
 pub struct RwLock<T>(parking_lot::RwLock<T>);

@@ -7,7 +7,7 @@
 //! so it never blocks.
 
 use super::engine;
-use crate::engine::stateful::facade::{self as stateful, ObjectId, Op};
+use crate::engine::stateful::facade::{self as stateful, Access, ObjectId, Op};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::PoisonError;
@@ -57,10 +57,13 @@ impl StatefulLock {
     fn release(&self, shared: bool) {
         if shared {
             self.readers.fetch_sub(1, SeqCst);
+            // A blocked writer tries again either way: letting go commutes with another
+            // reader's taking it.
+            stateful::unblock_as(self.id, Access::Read);
         } else {
             self.held.store(false, SeqCst);
+            stateful::unblock(self.id);
         }
-        stateful::unblock(self.id);
     }
 }
 
@@ -147,6 +150,94 @@ impl<T> Mutex<T> {
             mutex: self,
             stateful,
         }
+    }
+}
+
+/// A value whose every hold is one short step that takes no other facade object (the
+/// stateful engine checks it): a volatile, a channel's queue, a store's tables. Under shuttle and loom it is held as a [`Mutex`] is
+/// (the same scheduling points). In the stateful engine's mode it is kept outside shuttle's
+/// locks: an operation yields, then takes effect at once and is recorded with its kind
+/// ([`Access`]), and the task runs on. So operations that commute (two reads, a send and a
+/// receive) are not ordered by a lock the Java does not have.
+///
+/// Shuttle also stops inside the lock's release, the lock still taken; a task run there
+/// cannot touch the value, and nothing of the holder's that another task sees ran after its
+/// operation, so it may as well have run just before the operation (it was enabled there:
+/// the operation changed nothing else). So that stop is no decision here, unless the hold
+/// touched a ghost cell (a store's observer reads the model's to check an invariant): then,
+/// as for a [`Mutex`], another task may change that cell between the hold and the holder's
+/// code after it, and the value stays held through a decision there.
+#[derive(Debug)]
+pub(crate) struct Native<T> {
+    lock: Mutex<()>,
+    value: std::sync::Mutex<T>,
+}
+
+impl<T> Native<T> {
+    /// A new value whose holds are counted under `kind` ([`super::points`]).
+    pub(crate) fn labelled(kind: &'static str, value: T) -> Self {
+        Self {
+            lock: Mutex::labelled(kind, ()),
+            value: std::sync::Mutex::new(value),
+        }
+    }
+
+    fn value(&self) -> std::sync::MutexGuard<'_, T> {
+        self.value.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Under shuttle and loom: hold the lock while `f` runs on the value.
+    fn held<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let _hold = self.lock.lock();
+        f(&mut self.value())
+    }
+
+    /// The stateful engine's mode: one operation. `op` names the operation the value allows
+    /// now (`None`: none, wait until it changes); `apply` does it.
+    fn step<R>(&self, op: impl Fn(&T) -> Option<Op>, apply: impl FnOnce(&mut T) -> R) -> R {
+        super::points::count(self.lock.kind);
+        let id = self.lock.stateful.id;
+        let op = loop {
+            stateful::point();
+            if !self.lock.stateful.held.load(SeqCst) {
+                if let Some(op) = op(&self.value()) {
+                    break op;
+                }
+            }
+            stateful::block(id);
+        };
+        stateful::in_hold(true);
+        let result = apply(&mut self.value());
+        let touched = stateful::in_hold(false);
+        stateful::record(id, op);
+        if touched {
+            // The hold touched a ghost cell (a store's observer reads the model's): as under
+            // shuttle, the value stays held through the stop inside the release, where
+            // another task may change that cell before the holder's code after the hold.
+            self.lock.stateful.held.store(true, SeqCst);
+            stateful::point();
+            self.lock.stateful.held.store(false, SeqCst);
+            stateful::unblock(id);
+        } else {
+            stateful::unblock_as(id, op.access());
+        }
+        result
+    }
+
+    /// Read the value in one hold: two reads commute.
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        if stateful_mode() {
+            return self.step(|_| Some(Op::Load), |v| f(v));
+        }
+        self.held(|v| f(v))
+    }
+
+    /// Change the value in one hold.
+    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        if stateful_mode() {
+            return self.step(|_| Some(Op::Store), f);
+        }
+        self.held(f)
     }
 }
 
@@ -431,9 +522,11 @@ impl Condvar {
 /// `mpsc` never reports a hang-up, so a receiver could not see its senders leave.
 ///
 /// A send to a receiver that is gone is dropped silently: no model acts on it, and telling
-/// the sender would make the receiver's drop a scheduling point of its own.
+/// the sender would make the receiver's drop a scheduling point of its own. In the stateful
+/// engine's mode the queue is kept outside shuttle's locks, and a send and a receive that
+/// takes a value commute (the channel is not empty then).
 pub mod channel {
-    use super::{Condvar, Mutex};
+    use super::{stateful_mode, Condvar, Native, Op};
     use std::collections::VecDeque;
     use std::sync::Arc;
 
@@ -445,7 +538,8 @@ pub mod channel {
 
     #[derive(Debug)]
     struct Shared<T> {
-        queue: Mutex<Queue<T>>,
+        queue: Native<Queue<T>>,
+        /// Under shuttle and loom: signalled on a send and on the last sender's drop.
         ready: Condvar,
     }
 
@@ -459,7 +553,7 @@ pub mod channel {
     /// A new unbounded channel.
     pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
         let shared = Arc::new(Shared {
-            queue: Mutex::labelled(
+            queue: Native::labelled(
                 "channel",
                 Queue {
                     items: VecDeque::new(),
@@ -473,17 +567,27 @@ pub mod channel {
 
     impl<T> Clone for Sender<T> {
         fn clone(&self) -> Self {
-            self.0.queue.lock().senders += 1;
+            if stateful_mode() {
+                self.0.queue.step(|_| Some(Op::Senders), |q| q.senders += 1);
+            } else {
+                self.0.queue.held(|q| q.senders += 1);
+            }
             Self(Arc::clone(&self.0))
         }
     }
 
     impl<T> Drop for Sender<T> {
         fn drop(&mut self) {
-            let mut q = self.0.queue.lock();
+            let shared = &self.0;
+            if stateful_mode() {
+                shared.queue.step(|_| Some(Op::Senders), |q| q.senders -= 1);
+                return;
+            }
+            let _hold = shared.queue.lock.lock();
+            let mut q = shared.queue.value();
             q.senders -= 1;
             if q.senders == 0 {
-                self.0.ready.notify_all();
+                shared.ready.notify_all();
             }
         }
     }
@@ -491,24 +595,42 @@ pub mod channel {
     impl<T> Sender<T> {
         /// Send a value.
         pub fn send(&self, value: T) {
-            let mut q = self.0.queue.lock();
-            q.items.push_back(value);
-            self.0.ready.notify_all();
+            let shared = &self.0;
+            if stateful_mode() {
+                shared
+                    .queue
+                    .step(|_| Some(Op::Send), |q| q.items.push_back(value));
+                return;
+            }
+            let _hold = shared.queue.lock.lock();
+            shared.queue.value().items.push_back(value);
+            shared.ready.notify_all();
         }
     }
 
     impl<T> Receiver<T> {
         /// Block for the next value; `None` once every sender is gone and the channel is empty.
         pub fn recv(&self) -> Option<T> {
-            let mut q = self.0.queue.lock();
+            let shared = &self.0;
+            if stateful_mode() {
+                let op = |q: &Queue<T>| match (q.items.is_empty(), q.senders) {
+                    (false, _) => Some(Op::Receive),
+                    (true, 0) => Some(Op::Senders),
+                    (true, _) => None,
+                };
+                return shared.queue.step(op, |q| q.items.pop_front());
+            }
+            let mut hold = shared.queue.lock.lock();
             loop {
+                let mut q = shared.queue.value();
                 if let Some(v) = q.items.pop_front() {
                     return Some(v);
                 }
                 if q.senders == 0 {
                     return None;
                 }
-                q = self.0.ready.wait(q);
+                drop(q);
+                hold = shared.ready.wait(hold);
             }
         }
     }

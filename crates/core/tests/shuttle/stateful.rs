@@ -237,6 +237,54 @@ fn notify_one_wakes_either_waiter_under_both_engines() {
     );
 }
 
+fn sends_receives_and_reads_commute_only_where_they_do() {
+    use programs::Op::{Get, Ghost, Recv, Send, Set};
+    // Sends commute with receives but not with each other (two sends are received in their
+    // order, and what is left stays in it); reads commute with reads, not with writes; a
+    // task's code after its operation (the ghost appends) runs with that operation's release,
+    // as under shuttle.
+    let sent = programs::agree(&[
+        vec![Recv(0), Ghost(0)],
+        vec![Send(0, 1), Ghost(0), Send(0, 1)],
+        vec![Send(0, 2), Ghost(0)],
+    ]);
+    for first in ["c0=Some(1)", "c0=Some(2)"] {
+        assert!(
+            sent.iter()
+                .any(|s| s.starts_with(&format!("[[\"{first}\"]"))),
+            "either send is received first: {sent:?}"
+        );
+    }
+    let read = programs::agree(&[
+        vec![Set(0, 1), Ghost(0)],
+        vec![Get(0), Ghost(0)],
+        vec![Get(0), Ghost(0)],
+    ]);
+    assert!(read.len() > 4, "{read:?}");
+    // Without the appends, nothing but the operations' own order tells the executions apart.
+    let left = programs::agree(&[vec![], vec![Send(0, 1)], vec![Send(0, 2)]]);
+    assert_eq!(left.len(), 2, "either send stays first: {left:?}");
+    // Receiving 2 after reading the first of two writes that follow the send of 1 needs the
+    // sends in one order, then a preemption between the writes.
+    let between = programs::agree(&[
+        vec![Get(1), Recv(0)],
+        vec![Send(0, 1), Set(1, 1), Set(1, 2)],
+        vec![Send(0, 2)],
+    ]);
+    assert!(
+        between
+            .iter()
+            .any(|s| s.starts_with(r#"[["v1=1", "c0=Some(2)"]"#)),
+        "{between:?}"
+    );
+    let seen = programs::agree(&[vec![Set(0, 1)], vec![Get(0)], vec![Get(0)]]);
+    assert_eq!(
+        seen.len(),
+        4,
+        "each read before or after the write: {seen:?}"
+    );
+}
+
 /// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
 /// passes).
 fn exhaust<F: Fn() -> String + Send + Sync + 'static>(model: F, deepening: bool) -> Driven {
@@ -741,15 +789,21 @@ mod programs {
         let mut logs = vec![Vec::new()];
         run(&world, 0, &tasks[0], &mut logs[0]);
         logs.extend(children.into_iter().map(|c| c.join()));
+        // What is left in each channel, in order, up to a last value no task sends.
+        let left = |(tx, rx): &(channel::Sender<u8>, channel::Receiver<u8>)| {
+            tx.send(0);
+            std::iter::from_fn(|| rx.recv().filter(|v| *v != 0)).collect::<Vec<u8>>()
+        };
         let finals: Vec<String> = (0..n)
             .map(|i| {
                 format!(
-                    "{} {} {} {:?} {:?}",
+                    "{} {} {} {:?} {:?} {:?}",
                     *world.locks[i].lock(),
                     *world.rw[i].read(),
                     world.volatiles[i].get(),
                     *world.monitors[i].0.lock(),
-                    world.ghosts[i].get()
+                    world.ghosts[i].get(),
+                    left(&world.channels[i])
                 )
             })
             .collect();
@@ -773,6 +827,28 @@ mod programs {
             }
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The final states of a program without choices, the same under shuttle's enumeration
+    /// and the stateful engine (with its bounded passes and without them); a deadlock is a
+    /// failure.
+    pub fn agree(tasks: &[Vec<Op>]) -> BTreeSet<String> {
+        let executions = 2_000_000;
+        let dfs = reached(Engine::Dfs { executions }, tasks, Some(Vec::new()))
+            .expect("the enumeration finishes")
+            .expect("no deadlock");
+        for deepening in [true, false] {
+            let engine = Engine::Stateful {
+                executions,
+                part: None,
+                deepening,
+            };
+            let stateful = reached(engine, tasks, None)
+                .expect("the stateful search finishes")
+                .expect("no deadlock");
+            assert_eq!(stateful, dfs, "deepening: {deepening}");
+        }
+        dfs
     }
 
     /// Executions the enumeration may spend on one program; a larger one is drawn again.
@@ -961,6 +1037,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_deadlock_is_a_model_failure,
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,
         notify_one_wakes_either_waiter_under_both_engines,
+        sends_receives_and_reads_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
         a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,

@@ -76,10 +76,16 @@
 //! choice object when it made a choice), and, when it exited or joined a thread, that
 //! thread's exit object until the task's next operation (a join may block inside shuttle
 //! until the exiting thread's last transition, after its exit is recorded: both touch the
-//! exit object). Two transitions of different tasks from one state are *independent* when
-//! no object is in both footprints; anything else is dependent. Independent transitions
-//! commute: run in either order they reach the same state (each object's chain grows alike,
-//! so the signature is the same) and neither enables or disables the other (a task is
+//! exit object), each with the kind of the access ([`registry::Access`]). Two transitions of
+//! different tasks from one state are *independent* when no object is in both footprints
+//! with kinds that conflict; anything else is dependent. Kinds conflict unless both are
+//! reads (a read lock taken or let go, a volatile read) or one is a channel's send and the
+//! other a receive that takes a value: that receive finds the channel non-empty, so a send
+//! behind it changes neither what it takes nor what is left (a receive that finds the
+//! channel empty and blocks is a write, and so is every other touch). Independent transitions
+//! commute: run in either order they reach the same state (each object's operations stand in
+//! the same order wherever their kinds conflict, so the signature is the same) and neither
+//! enables or disables the other (a task is
 //! blocked or woken only through an object it touched; a spawned task is created by its
 //! spawner's transition, and its start touches nothing until its first operation). Two
 //! spawns that commute give their children each other's shuttle ids: the engine names a
@@ -141,8 +147,8 @@
 //! was reached with. A state reached with p preemptions under bound k may take k - p more;
 //! reached again with p' >= p, every path the second visit may take was open to the first,
 //! which explored it or cut it at a state that, by the same rule, was explored with at
-//! least as many preemptions left (states are never met again on one path: each chain only
-//! grows). So a visit with as many preemptions used or more is cut, and one with fewer is
+//! least as many preemptions left (states are never met again on one path: each operation
+//! adds its place to the signature). So a visit with as many preemptions used or more is cut, and one with fewer is
 //! explored again and lowers the stored count. Visited states are not carried from pass k
 //! to pass k + 1: a state explored with k - p preemptions left is needed there with
 //! k + 1 - p.
@@ -180,13 +186,41 @@
 //!
 //! Tasks and objects are named by who created them and in which order (not by address or by
 //! shuttle's task numbers), so that equivalent executions name them alike; the names are
-//! interned once per search, so two names never collide. Each object's history is a chain of
-//! 128-bit hashes (xxh3-128 of the previous link, the object, the task and the operation);
-//! the signature is the sum modulo 2^128 of every object's latest link. Two distinct states
-//! share a signature only if the hash collides: for a search of N states, with the hash taken
-//! as a random function, the chance of any collision is at most about N² / 2^128 (chains and
-//! signatures together): below 10^-26 for the largest searches measured (a few million
-//! states).
+//! interned once per search, so two names never collide. An operation's *identity* is a
+//! 128-bit hash (xxh3-128) of its object, its task, its number among the task's operations,
+//! the operation and its operand; its *place* is the hash of its identity and of the sum
+//! modulo 2^128 of the identities of the operations on its object before it whose kinds
+//! conflict with its own; the signature is the sum modulo 2^128 of every operation's place.
+//! Two executions with the same operations, in the same order wherever two on one object
+//! conflict, are equivalent (Mazurkiewicz traces) and reach the same state: each task's
+//! operations returned the same values (rule 1). They have the same signature, whatever the
+//! order of the operations that commute (two reads of a volatile between the same writes,
+//! a send and a receive). Two executions that order a conflicting pair differently give the
+//! later of the two a different set of operations before it, so a different place. Two
+//! distinct states share a signature only if the hash collides: for a search of N states,
+//! with the hash taken as a random function, the chance of any collision is at most about
+//! N² / 2^128 (places and signatures together): below 10^-26 for the largest searches
+//! measured (a few tens of millions of states).
+//!
+//! Volatiles, channels and the store's tables have no lock in the Java, but are built on the
+//! facade's mutex under shuttle and loom, which orders every two accesses. In this engine's
+//! mode they keep their value outside shuttle's locks (`Native` in the facade): an access
+//! yields, waits only for what its operation needs (a receive for a value or for its senders
+//! to leave), and takes effect at once with its kind; the task runs on. Shuttle also stops
+//! inside the lock's release, the lock still taken, but that stop is no decision here: a
+//! task run there cannot touch the value, and nothing of the holder's has run since its
+//! operation (a hold runs no model code), so the task may as well have run just before the
+//! operation, where it was enabled too (the operation changed nothing else). The holder's
+//! code after its operation then runs with it, as it runs with the release under shuttle.
+//! One hold does touch something else: a store's observer reads the model's ghost cells to
+//! check an invariant at each write. Another task may change such a cell at that stop,
+//! between the check and the holder's code after it, so after such a hold the value stays
+//! held, as a lock would be, through a decision there; the facade sees it, as the ghost
+//! access is recorded inside the hold. A facade operation that would wait or yield inside a
+//! hold is a model failure.
+//! Measured on hdds-16092 fixed: on `restart`, not exhausted in 60 s (833,274 states met),
+//! now exhausted in 232,233 executions and 218,353 states; on `generated` at one request,
+//! 271,339 states fall to 48,907.
 //!
 //! A task may also stop at a point inside shuttle that is not an operation (inside the
 //! engine's lock, which only the facade lock's holder ever takes, or at its own exit). Two

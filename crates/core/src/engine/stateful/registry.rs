@@ -39,10 +39,84 @@ pub(crate) enum Op {
     Join,
     /// A ghost cell read or written.
     Ghost,
+    /// A value sent on a channel.
+    Send,
+    /// A value received from a channel.
+    Receive,
+    /// A channel's senders counted (a sender cloned or dropped), or a receive that found
+    /// every sender gone.
+    Senders,
+    /// A value kept outside shuttle's locks read (a volatile, a store's tables).
+    Load,
+    /// A value kept outside shuttle's locks written.
+    Store,
     /// A choice made by [`crate::sync::choose`] (on the choosing task's own object; the value
     /// chosen is folded into the link with it).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     Chose,
+}
+
+impl Op {
+    /// How the operation meets others on its object.
+    pub(crate) fn access(self) -> Access {
+        match self {
+            Op::Read | Op::Load => Access::Read,
+            Op::Send => Access::Send,
+            Op::Receive => Access::Receive,
+            _ => Access::Write,
+        }
+    }
+}
+
+/// How an operation, or a transition's look at an object, meets the others on that object.
+/// Two of different tasks commute unless their kinds conflict: reads commute with reads (a
+/// read lock taken or let go, a volatile read), a send with a receive (a receive that takes
+/// a value finds the channel non-empty, so a send behind it changes neither what it takes
+/// nor, taken first or second, what is left); everything else conflicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Access {
+    /// Changes the object, or reads what a change would alter.
+    Write,
+    /// Reads it.
+    Read,
+    /// Appends a value to a channel.
+    Send,
+    /// Takes the value at a non-empty channel's head.
+    Receive,
+}
+
+impl Access {
+    /// The kinds there are, as indexes into [`History::by_kind`].
+    const KINDS: usize = 4;
+
+    /// Whether the two, by different tasks, do not commute.
+    pub(crate) fn conflicts(self, other: Access) -> bool {
+        !matches!(
+            (self, other),
+            (Access::Read, Access::Read)
+                | (Access::Send, Access::Receive)
+                | (Access::Receive, Access::Send)
+        )
+    }
+}
+
+/// An object's history, kept so that a new operation's place in it can be named without
+/// the order of the operations it commutes with: the sum (modulo 2^128) of the identities of
+/// the operations done on it so far, by kind.
+#[derive(Clone, Copy, Debug, Default)]
+struct History {
+    by_kind: [u128; Access::KINDS],
+}
+
+impl History {
+    /// The operations so far that `access` does not commute with, as one sum.
+    fn before(&self, access: Access) -> u128 {
+        let kinds = [Access::Write, Access::Read, Access::Send, Access::Receive];
+        kinds
+            .iter()
+            .filter(|k| k.conflicts(access))
+            .fold(0u128, |sum, k| sum.wrapping_add(self.by_kind[*k as usize]))
+    }
 }
 
 /// What one transition of a task (its run from one scheduling decision to the next) touched:
@@ -52,17 +126,22 @@ pub(crate) enum Op {
 /// task's next operation (see [`lifecycle`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Footprint {
-    objects: Vec<ObjectId>,
+    /// Sorted, without repeats.
+    objects: Vec<(ObjectId, Access)>,
 }
 
 impl Footprint {
-    /// Whether two transitions of different tasks commute: they touch no object in common.
+    /// Whether two transitions of different tasks commute: no object is in both with kinds
+    /// that conflict.
     #[cfg(not(any(loom, ohc_threads)))]
     pub(crate) fn independent(&self, other: &Footprint) -> bool {
-        !self
-            .objects
-            .iter()
-            .any(|o| other.objects.binary_search(o).is_ok())
+        !self.objects.iter().any(|(object, access)| {
+            let from = other.objects.partition_point(|(o, _)| o < object);
+            other.objects[from..]
+                .iter()
+                .take_while(|(o, _)| o == object)
+                .any(|(_, a)| a.conflicts(*access))
+        })
     }
 }
 
@@ -99,8 +178,10 @@ struct Execution {
     /// Per stable task name: objects created and threads spawned so far.
     created: BTreeMap<u32, u32>,
     spawned: BTreeMap<u32, u32>,
-    /// Per object: the latest link of its history's hash chain.
-    chains: BTreeMap<ObjectId, u128>,
+    /// Per object: its history, by kind of operation.
+    histories: BTreeMap<ObjectId, History>,
+    /// Per task (by stable name): the operations it has done, which numbers its next.
+    done: BTreeMap<u32, u32>,
     signature: u128,
     operations: u64,
     /// Tasks (by shuttle id) whose next operation waits for a change of this object.
@@ -124,6 +205,10 @@ struct Execution {
     positions: BTreeMap<u32, u32>,
     /// The engine cut this execution's path ([`finish`]): nothing more is looked up.
     finishing: bool,
+    /// A task is inside a hold of a value kept outside shuttle's locks ([`in_hold`]).
+    in_hold: bool,
+    /// Something was recorded inside that hold.
+    hold_touched: bool,
     /// The task (by shuttle id) that just took a facade lock and is about to take the engine's
     /// lock underneath, whose scheduling point is not a decision ([`taking_engine_lock`]).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
@@ -139,9 +224,9 @@ struct Registry {
 }
 
 impl Registry {
-    fn touch(&mut self, object: ObjectId) {
+    fn touch(&mut self, object: ObjectId, access: Access) {
         if self.tracking {
-            self.execution.footprint.objects.push(object);
+            self.execution.footprint.objects.push((object, access));
         }
     }
 }
@@ -189,13 +274,23 @@ pub(crate) fn active() -> bool {
     REGISTRY.with(|r| r.borrow().is_some())
 }
 
-fn link(previous: u128, object: ObjectId, task: u32, op: Op, value: u64) -> u128 {
-    let mut bytes = [0u8; 33];
-    bytes[..16].copy_from_slice(&previous.to_le_bytes());
-    bytes[16..20].copy_from_slice(&object.to_le_bytes());
-    bytes[20..24].copy_from_slice(&task.to_le_bytes());
-    bytes[24] = op as u8;
-    bytes[25..].copy_from_slice(&value.to_le_bytes());
+/// An operation's identity: the `nth` operation of `task`, `op` on `object` with an operand.
+fn identity(object: ObjectId, task: u32, nth: u32, op: Op, value: u64) -> u128 {
+    let mut bytes = [0u8; 21];
+    bytes[..4].copy_from_slice(&object.to_le_bytes());
+    bytes[4..8].copy_from_slice(&task.to_le_bytes());
+    bytes[8..12].copy_from_slice(&nth.to_le_bytes());
+    bytes[12] = op as u8;
+    bytes[13..].copy_from_slice(&value.to_le_bytes());
+    xxhash_rust::xxh3::xxh3_128(&bytes)
+}
+
+/// An operation in its place: its identity and the sum of the identities of the operations
+/// on its object that came before it and that it does not commute with.
+fn placed(identity: u128, before: u128) -> u128 {
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(&identity.to_le_bytes());
+    bytes[16..].copy_from_slice(&before.to_le_bytes());
     xxhash_rust::xxh3::xxh3_128(&bytes)
 }
 
@@ -247,8 +342,13 @@ pub(crate) fn new_object() -> ObjectId {
 pub(crate) fn point() {
     if active() && !std::thread::panicking() {
         let runs_on = within(|r, task| {
+            assert!(
+                !r.execution.in_hold,
+                "a facade operation inside the hold of a volatile, a channel or a store: the \
+                 stateful engine takes that hold as one step, so nothing in it may wait or yield"
+            );
             if let Some(exit) = r.execution.lifecycle.remove(&task) {
-                r.touch(exit);
+                r.touch(exit, Access::Write);
             }
             r.execution.finishing && !r.execution.blocked.contains_key(&task)
         });
@@ -256,6 +356,18 @@ pub(crate) fn point() {
             crate::sync::thread::yield_now();
         }
     }
+}
+
+/// The current task enters (`true`) or leaves the one step of a hold of a value kept
+/// outside shuttle's locks, in which no facade operation may wait or yield. Leaving, whether
+/// an operation (a ghost cell's) was recorded inside it.
+pub(crate) fn in_hold(on: bool) -> bool {
+    with(|r| {
+        let e = &mut r.execution;
+        e.in_hold = on;
+        std::mem::replace(&mut e.hold_touched, false)
+    })
+    .unwrap_or(false)
 }
 
 /// The engine cut this execution's path: it runs to its end without preemptions, and
@@ -303,17 +415,21 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
              tell its states apart (make every lock and ghost inside the case's run)"
         );
         let e = &mut r.execution;
+        e.hold_touched |= e.in_hold;
         if e.finishing {
             return;
         }
         let task = e.name_of(task);
-        let old = e.chains.get(&object).copied().unwrap_or(0);
-        let new = link(old, object, task, op, value);
-        e.signature = e.signature.wrapping_sub(old).wrapping_add(new);
-        e.chains.insert(object, new);
+        let nth = e.done.entry(task).or_default();
+        *nth += 1;
+        let me = identity(object, task, *nth, op, value);
+        let access = op.access();
+        let history = e.histories.entry(object).or_default();
+        e.signature = e.signature.wrapping_add(placed(me, history.before(access)));
+        history.by_kind[access as usize] = history.by_kind[access as usize].wrapping_add(me);
         e.operations += 1;
         if r.tracking {
-            e.footprint.objects.push(object);
+            e.footprint.objects.push((object, access));
         }
         e.positions.insert(task, 0);
     });
@@ -322,7 +438,12 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
 /// The running transition touched `object` without recording an operation on it (it found
 /// a lock held, released one, or found a condition variable's waiters).
 pub(crate) fn touch(object: ObjectId) {
-    with(|r| r.touch(object));
+    touch_as(object, Access::Write);
+}
+
+/// [`touch`], as an access of this kind (a read lock let go is a read).
+pub(crate) fn touch_as(object: ObjectId, access: Access) {
+    with(|r| r.touch(object, access));
 }
 
 /// The current task exits, or joins, the thread whose exit object is `exit`: its
@@ -331,7 +452,7 @@ pub(crate) fn touch(object: ObjectId) {
 /// more before the task ends), so both touch the exit object and are dependent.
 fn lifecycle(exit: ObjectId) {
     within(|r, task| {
-        r.touch(exit);
+        r.touch(exit, Access::Write);
         r.execution.lifecycle.insert(task, exit);
     });
 }
@@ -343,7 +464,7 @@ pub(crate) fn begin_transition(task: usize) {
     with(|r| {
         r.execution.footprint = Footprint::default();
         if let Some(exit) = r.execution.lifecycle.get(&task).copied() {
-            r.touch(exit);
+            r.touch(exit, Access::Write);
         }
         r.execution.running = Some(task);
     });
@@ -382,7 +503,7 @@ pub(crate) fn standing(task: usize) -> (u32, u32) {
 /// The current task's next operation waits until `object` changes.
 pub(crate) fn block(object: ObjectId) {
     within(|r, task| {
-        r.touch(object);
+        r.touch(object, Access::Write);
         r.execution.blocked.insert(task, object)
     });
 }
@@ -391,15 +512,21 @@ pub(crate) fn block(object: ObjectId) {
 /// eligible for was consumed by another waiter).
 pub(crate) fn block_task(task: usize, object: ObjectId) {
     with(|r| {
-        r.touch(object);
+        r.touch(object, Access::Write);
         r.execution.blocked.insert(task, object)
     });
 }
 
 /// `object` changed: every task blocked on it may try again.
 pub(crate) fn unblock(object: ObjectId) {
+    unblock_as(object, Access::Write);
+}
+
+/// [`unblock`], by an access of this kind (a read lock let go wakes a writer, but commutes
+/// with another reader's taking it: either way the writer tries again and finds it held).
+pub(crate) fn unblock_as(object: ObjectId, access: Access) {
     with(|r| {
-        r.touch(object);
+        r.touch(object, access);
         r.execution.blocked.retain(|_, o| *o != object);
     });
 }
