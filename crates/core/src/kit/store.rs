@@ -476,18 +476,25 @@ impl<V: Clone + fmt::Display> Store<V> {
                 Some(cached) => (cached.clone(), "cache"),
                 None => (s.durable.get(table, key).cloned(), "db"),
             };
-            if let (Some(m), "db") = (&self.shadow, from) {
-                m.check_read(
-                    table,
-                    key,
-                    value.as_ref().map(ToString::to_string).as_deref(),
-                );
+            if from == "db" {
+                self.check_read(table, key, &value);
             }
             actor.step_with(java, || {
                 format!("read {table}/{key}={} (from {from})", show(&value))
             });
             value
         })
+    }
+
+    /// Show a read of the committed rows to the shadow database, if any.
+    fn check_read(&self, table: TableName, key: &str, value: &Option<V>) {
+        if let Some(m) = &self.shadow {
+            m.check_read(
+                table,
+                key,
+                value.as_ref().map(ToString::to_string).as_deref(),
+            );
+        }
     }
 
     /// Read the committed row, skipping the cache (`Table.getSkipCache`).
@@ -501,13 +508,7 @@ impl<V: Clone + fmt::Display> Store<V> {
         let java: Label = java.into();
         self.state.read(|s| {
             let value = s.durable.get(table, key).cloned();
-            if let Some(m) = &self.shadow {
-                m.check_read(
-                    table,
-                    key,
-                    value.as_ref().map(ToString::to_string).as_deref(),
-                );
-            }
+            self.check_read(table, key, &value);
             actor.step_with(java, || {
                 format!("read {table}/{key}={} (skip cache)", show(&value))
             });
