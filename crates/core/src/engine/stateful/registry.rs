@@ -51,7 +51,7 @@ pub(crate) enum Op {
     /// A value kept outside shuttle's locks written.
     Store,
     /// A choice made by [`crate::sync::choose`] (on the choosing task's own object; the value
-    /// chosen is folded into the link with it).
+    /// chosen is folded into its identity).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     Chose,
 }
@@ -70,7 +70,8 @@ impl Op {
 
 /// How an operation, or a transition's look at an object, meets the others on that object.
 /// Two of different tasks commute unless their kinds conflict: reads commute with reads (a
-/// read lock taken or let go, a volatile read), a send with a receive (a receive that takes
+/// read lock taken or let go, a volatile read, a read of a store's tables), a send with a
+/// receive (a receive that takes
 /// a value finds the channel non-empty, so a send behind it changes neither what it takes
 /// nor, taken first or second, what is left); everything else conflicts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -438,12 +439,7 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
 /// The running transition touched `object` without recording an operation on it (it found
 /// a lock held, released one, or found a condition variable's waiters).
 pub(crate) fn touch(object: ObjectId) {
-    touch_as(object, Access::Write);
-}
-
-/// [`touch`], as an access of this kind (a read lock let go is a read).
-pub(crate) fn touch_as(object: ObjectId, access: Access) {
-    with(|r| r.touch(object, access));
+    with(|r| r.touch(object, Access::Write));
 }
 
 /// The current task exits, or joins, the thread whose exit object is `exit`: its
