@@ -11,7 +11,10 @@
 //! and falls back to the committed row, [`Store::get_skip_cache`] reads the committed row.
 //!
 //! Every operation takes the store's lock once, so under shuttle and loom it is exactly one
-//! scheduling point, as a RocksDB write is one atomic step. An optional observer sees the
+//! scheduling point, as a RocksDB write is one atomic step. The stateful engine sees which
+//! rows and cache entries each operation reads or writes: operations on different keys
+//! commute, as they do in RocksDB; a scan, a checkpoint, a range delete, a reopen and an
+//! install touch the whole store. An optional observer sees the
 //! durable state before and after every write, inside that step, so that invariants over
 //! durable states are checked at the moment they could break.
 //!
@@ -40,7 +43,7 @@
 use crate::citation::Label;
 use crate::properties::{check_all, Invariant};
 use crate::recorder::{Actor, Recorder};
-use crate::sync::{Arc, Native};
+use crate::sync::{Arc, Native, Part};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -308,8 +311,9 @@ struct State<V> {
 /// A RocksDB-like store shared by a node's threads. It outlives the node's restarts: what
 /// was committed survives [`Store::reopen`], the table cache does not.
 pub struct Store<V> {
-    /// Two reads commute (RocksDB takes no lock the model needs); under shuttle and loom
-    /// every access is one hold of one lock, as before.
+    /// Under the stateful engine, operations on different rows commute, and so do two reads
+    /// (RocksDB takes no lock the model needs); under shuttle and loom every access is one
+    /// hold of one lock.
     state: Native<State<V>>,
     observer: Option<Observer<V>>,
     /// A real database following every write, if one was installed ([`install_shadows`]).
@@ -345,15 +349,17 @@ impl<V: Clone + fmt::Display> Store<V> {
         }
     }
 
-    /// One atomic write. `mutate` describes the write only when the actor is tracing.
+    /// One atomic write of the committed rows `rows` (`None`: of the whole store). `mutate`
+    /// describes the write only when the actor is tracing.
     fn write(
         &self,
+        rows: Option<&[Part<'_>]>,
         mutate: impl FnOnce(&mut State<V>, bool) -> Option<String>,
         actor: &Actor,
         java: impl Into<Label>,
     ) {
         let java: Label = java.into();
-        self.state.write(|s| {
+        let body = |s: &mut State<V>| {
             let before = self.observer.as_ref().map(|_| s.durable.clone());
             if let Some(action) = mutate(s, actor.tracing()) {
                 actor.step(java, action);
@@ -364,7 +370,12 @@ impl<V: Clone + fmt::Display> Store<V> {
             if let (Some(observe), Some(before)) = (&self.observer, before) {
                 observe(&before, &s.durable);
             }
-        })
+        };
+        match rows {
+            // An observer reads every committed row.
+            Some(rows) => self.state.parts(rows, self.observer.is_some(), body),
+            None => self.state.write(body),
+        }
     }
 
     /// Apply `batch` to the committed rows and to the shadow database, if any: the body of
@@ -379,7 +390,9 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// Commit a batch atomically (`RDBStore.commitBatchOperation`).
     pub fn commit(&self, actor: &Actor, java: impl Into<Label>, batch: WriteBatch<V>) {
         let java: Label = java.into();
+        let rows: Vec<Part<'_>> = batch.iter().map(|(t, k, _)| row(t, k, true)).collect();
         self.write(
+            Some(&rows),
             |s, tracing| {
                 self.apply_durably(s, &batch);
                 tracing.then(|| format!("commit batch {batch}"))
@@ -400,6 +413,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     ) {
         let java: Label = java.into();
         self.write(
+            Some(&[row(table, key, true)]),
             |s, tracing| {
                 let action = tracing.then(|| format!("put {table}/{key}={value} (unbatched)"));
                 if let Some(m) = &self.shadow {
@@ -417,6 +431,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn delete(&self, actor: &Actor, java: impl Into<Label>, table: TableName, key: &str) {
         let java: Label = java.into();
         self.write(
+            Some(&[row(table, key, true)]),
             |s, tracing| {
                 let mut one = WriteBatch::new();
                 one.delete(table, key);
@@ -439,7 +454,9 @@ impl<V: Clone + fmt::Display> Store<V> {
         to: &str,
     ) {
         let java: Label = java.into();
+        // Which rows it deletes depends on the rows there are: a write of the whole.
         self.write(
+            None,
             |s, tracing| {
                 let doomed: Vec<String> = s
                     .durable
@@ -471,7 +488,8 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<V> {
         let java: Label = java.into();
-        self.state.read(|s| {
+        let parts = [cached(table, key, false), row(table, key, false)];
+        self.state.parts(&parts, false, |s| {
             let (value, from) = match s.cache.get(&(table, key.to_string())) {
                 Some(cached) => (cached.clone(), "cache"),
                 None => (s.durable.get(table, key).cloned(), "db"),
@@ -506,7 +524,7 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<V> {
         let java: Label = java.into();
-        self.state.read(|s| {
+        self.state.parts(&[row(table, key, false)], false, |s| {
             let value = s.durable.get(table, key).cloned();
             self.check_read(table, key, &value);
             actor.step_with(java, || {
@@ -526,7 +544,7 @@ impl<V: Clone + fmt::Display> Store<V> {
         value: V,
     ) {
         let java: Label = java.into();
-        self.state.write(|s| {
+        self.state.parts(&[cached(table, key, true)], false, |s| {
             actor.step_with(java, || format!("cache {table}/{key}={value}"));
             s.cache.insert((table, key.to_string()), Some(value));
         })
@@ -536,7 +554,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     /// with no value): reads through the cache see the row as deleted, the DB still holds it.
     pub fn cache_delete(&self, actor: &Actor, java: impl Into<Label>, table: TableName, key: &str) {
         let java: Label = java.into();
-        self.state.write(|s| {
+        self.state.parts(&[cached(table, key, true)], false, |s| {
             actor.step_with(java, || format!("cache {table}/{key}=deleted (tombstone)"));
             s.cache.insert((table, key.to_string()), None);
         })
@@ -552,7 +570,7 @@ impl<V: Clone + fmt::Display> Store<V> {
         key: &str,
     ) -> Option<Option<V>> {
         let java: Label = java.into();
-        self.state.read(|s| {
+        self.state.parts(&[cached(table, key, false)], false, |s| {
             let entry = s.cache.get(&(table, key.to_string())).cloned();
             actor.step_with(java, || match &entry {
                 None => format!("cache entry {table}/{key}: none"),
@@ -600,6 +618,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn install(&self, actor: &Actor, java: impl Into<Label>, checkpoint: Checkpoint<V>) {
         let java: Label = java.into();
         self.write(
+            None,
             |s, tracing| {
                 s.cache.clear();
                 let action = tracing.then(|| format!("install checkpoint {checkpoint}"));
@@ -622,6 +641,24 @@ impl<V: Clone + fmt::Display> Store<V> {
             }
             s.durable.clone()
         })
+    }
+}
+
+/// The committed row at `table`/`key`, as a part of the store's state.
+fn row<'a>(table: TableName, key: &'a str, write: bool) -> Part<'a> {
+    Part {
+        space: (0, table),
+        key,
+        write,
+    }
+}
+
+/// The table cache's entry for `table`/`key`, as a part of the store's state.
+fn cached<'a>(table: TableName, key: &'a str, write: bool) -> Part<'a> {
+    Part {
+        space: (1, table),
+        key,
+        write,
     }
 }
 

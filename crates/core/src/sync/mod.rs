@@ -114,6 +114,20 @@ pub const BACKEND: Backend = Backend::Loom;
 #[cfg(ohc_threads)]
 pub const BACKEND: Backend = Backend::Threads;
 
+/// A part of a value kept in one hold (a store's row, or its table cache's entry): a key in
+/// a space of keys, and whether an operation writes it or only reads it. The stateful engine
+/// lets operations on different parts commute.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(ohc_threads, allow(dead_code))]
+pub(crate) struct Part<'a> {
+    /// The space the key is in: a tag (committed rows, cache entries) and a table.
+    pub(crate) space: (u8, &'static str),
+    /// The key.
+    pub(crate) key: &'a str,
+    /// Whether the operation writes it.
+    pub(crate) write: bool,
+}
+
 /// A field that Java declares `volatile` (or holds in an `Atomic*`): every access is one
 /// sequentially consistent step on every backend.
 #[derive(Debug)]

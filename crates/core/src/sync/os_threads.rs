@@ -45,6 +45,17 @@ impl<T> Native<T> {
     pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         f(&mut self.0.lock())
     }
+
+    /// Read or change some parts of the value in one hold (the parts matter to the stateful
+    /// engine only).
+    pub(crate) fn parts<R>(
+        &self,
+        _parts: &[super::Part<'_>],
+        _whole_read: bool,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> R {
+        f(&mut self.0.lock())
+    }
 }
 
 /// A read-write lock (Java's `ReentrantReadWriteLock`, without re-entry).

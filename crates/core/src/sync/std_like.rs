@@ -7,6 +7,7 @@
 //! so it never blocks.
 
 use super::engine;
+use super::Part;
 use crate::engine::stateful::facade::{self as stateful, Access, ObjectId, Op};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
@@ -194,7 +195,13 @@ impl<T> Native<T> {
 
     /// The stateful engine's mode: one operation. `op` names the operation the value allows
     /// now (`None`: none, wait until it changes); `apply` does it.
-    fn step<R>(&self, op: impl Fn(&T) -> Option<Op>, apply: impl FnOnce(&mut T) -> R) -> R {
+    /// `also`: more operations recorded with it (on the value's parts).
+    fn step<R>(
+        &self,
+        op: impl Fn(&T) -> Option<Op>,
+        also: &[(ObjectId, Op)],
+        apply: impl FnOnce(&mut T) -> R,
+    ) -> R {
         super::points::count(self.lock.kind);
         let id = self.lock.stateful.id;
         let op = loop {
@@ -210,6 +217,9 @@ impl<T> Native<T> {
         let result = apply(&mut self.value());
         let touched = stateful::in_hold(false);
         stateful::record(id, op);
+        for (object, op) in also {
+            stateful::record(*object, *op);
+        }
         if touched {
             // The hold touched a ghost cell (a store's observer reads the model's): as under
             // shuttle, the value stays held through the stop inside the release, where
@@ -227,7 +237,7 @@ impl<T> Native<T> {
     /// Read the value in one hold: two reads commute.
     pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         if stateful_mode() {
-            return self.step(|_| Some(Op::Load), |v| f(v));
+            return self.step(|_| Some(Op::Load), &[], |v| f(v));
         }
         self.held(|v| f(v))
     }
@@ -235,9 +245,39 @@ impl<T> Native<T> {
     /// Change the value in one hold.
     pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         if stateful_mode() {
-            return self.step(|_| Some(Op::Store), f);
+            return self.step(|_| Some(Op::Store), &[], f);
         }
         self.held(f)
+    }
+
+    /// Read or change some parts of the value (a store's rows) in one hold. Under the
+    /// stateful engine each part is an object of its own, named by its key ([`Part`]), so
+    /// operations on different parts commute; the whole records that parts were read or
+    /// written ([`Access::ReadParts`], [`Access::WriteParts`]), which a read or write of the
+    /// whole does not commute with. With `whole_read` the operation reads every part besides
+    /// (a store's observer looks at all its rows).
+    pub(crate) fn parts<R>(
+        &self,
+        parts: &[Part<'_>],
+        whole_read: bool,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> R {
+        if !stateful_mode() {
+            return self.held(f);
+        }
+        let id = self.lock.stateful.id;
+        let op = if parts.iter().any(|p| p.write) {
+            Op::StoreParts
+        } else {
+            Op::LoadParts
+        };
+        let whole = whole_read.then_some((id, Op::Load));
+        let each = parts.iter().map(|p| {
+            let op = if p.write { Op::Store } else { Op::Load };
+            (stateful::part(id, p.space, p.key), op)
+        });
+        let also: Vec<(ObjectId, Op)> = whole.into_iter().chain(each).collect();
+        self.step(|_| Some(op), &also, f)
     }
 }
 
@@ -568,7 +608,9 @@ pub mod channel {
     impl<T> Clone for Sender<T> {
         fn clone(&self) -> Self {
             if stateful_mode() {
-                self.0.queue.step(|_| Some(Op::Senders), |q| q.senders += 1);
+                self.0
+                    .queue
+                    .step(|_| Some(Op::Senders), &[], |q| q.senders += 1);
             } else {
                 self.0.queue.held(|q| q.senders += 1);
             }
@@ -580,7 +622,9 @@ pub mod channel {
         fn drop(&mut self) {
             let shared = &self.0;
             if stateful_mode() {
-                shared.queue.step(|_| Some(Op::Senders), |q| q.senders -= 1);
+                shared
+                    .queue
+                    .step(|_| Some(Op::Senders), &[], |q| q.senders -= 1);
                 return;
             }
             let _hold = shared.queue.lock.lock();
@@ -599,7 +643,7 @@ pub mod channel {
             if stateful_mode() {
                 shared
                     .queue
-                    .step(|_| Some(Op::Send), |q| q.items.push_back(value));
+                    .step(|_| Some(Op::Send), &[], |q| q.items.push_back(value));
                 return;
             }
             let _hold = shared.queue.lock.lock();
@@ -618,7 +662,7 @@ pub mod channel {
                     (true, 0) => Some(Op::Senders),
                     (true, _) => None,
                 };
-                return shared.queue.step(op, |q| q.items.pop_front());
+                return shared.queue.step(op, &[], |q| q.items.pop_front());
             }
             let mut hold = shared.queue.lock.lock();
             loop {

@@ -285,6 +285,34 @@ fn sends_receives_and_reads_commute_only_where_they_do() {
     );
 }
 
+fn store_rows_commute_only_where_they_do() {
+    use programs::Op::{Cache, Fetch, Ghost, Reopen, Row, Rows, Scan};
+    // Writes of different rows commute, and reads of rows with each other; a scan reads
+    // every row, a reopen empties the whole cache.
+    let rows = programs::agree(&[
+        vec![Row(0, 1), Fetch(1)],
+        vec![Row(1, 2), Fetch(0)],
+        vec![Scan],
+    ]);
+    for scan in ["{}", "{t/k0=1}", "{t/k1=2}", "{t/k0=1, t/k1=2}"] {
+        assert!(
+            rows.iter().any(|s| s.contains(&format!("\"scan={scan}\""))),
+            "a scan before, between or after the writes sees {scan}: {rows:?}"
+        );
+    }
+    let scanned = programs::agree(&[vec![Row(0, 1)], vec![Scan, Ghost(0)], vec![Ghost(0)]]);
+    assert_eq!(scanned.len(), 4, "{scanned:?}");
+    let one = programs::agree(&[vec![Rows(1), Fetch(0)], vec![Row(0, 2), Fetch(1)]]);
+    assert!(one.len() >= 3, "{one:?}");
+    let cached = programs::agree(&[vec![Cache(0, 1), Fetch(0)], vec![Reopen], vec![Row(0, 2)]]);
+    for seen in ["s0=Some(1)", "s0=Some(2)", "s0=None"] {
+        assert!(
+            cached.iter().any(|s| s.contains(seen)),
+            "the read through the cache sees {seen}: {cached:?}"
+        );
+    }
+}
+
 /// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
 /// passes).
 fn exhaust<F: Fn() -> String + Send + Sync + 'static>(model: F, deepening: bool) -> Driven {
@@ -547,7 +575,10 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
 /// reaches.
 mod programs {
     use super::outcomes;
+    use ozone_ha_check::citation::Label;
     use ozone_ha_check::engine::{DriveError, Strategy as Engine};
+    use ozone_ha_check::kit::store::{Store, WriteBatch};
+    use ozone_ha_check::recorder::{Actor, Recorder};
     use ozone_ha_check::sync::ghost::Ghost;
     use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
     use proptest::prelude::*;
@@ -588,6 +619,18 @@ mod programs {
         /// holder's transitions, one on each side of the release's stop, so another task's
         /// append can fall between them only if that stop is a decision.
         Guarded(u8, u8),
+        /// Commit a batch that writes one row of the store.
+        Row(u8, u8),
+        /// Commit a batch that writes both rows.
+        Rows(u8),
+        /// Read a row through the table cache.
+        Fetch(u8),
+        /// Put a row's value into the table cache.
+        Cache(u8, u8),
+        /// Read every committed row.
+        Scan,
+        /// Reopen the store (the table cache is emptied).
+        Reopen,
         /// Spawn a grandchild that runs these operations, and join it at once.
         SpawnJoin(Vec<Op>),
         /// Choose one of two values (a generated workload's next request), logged, and on the
@@ -611,7 +654,13 @@ mod programs {
             (k.clone(), any::<bool>()).prop_map(|(cv, all)| Op::Notify { cv, all }),
             k.clone().prop_map(Op::Await),
             k.clone().prop_map(Op::Ghost),
-            (k.clone(), k).prop_map(|(i, g)| Op::Guarded(i, g)),
+            (k.clone(), k.clone()).prop_map(|(i, g)| Op::Guarded(i, g)),
+            (k.clone(), 1..3u8).prop_map(|(r, x)| Op::Row(r, x)),
+            (1..3u8).prop_map(Op::Rows),
+            k.clone().prop_map(Op::Fetch),
+            (k, 1..3u8).prop_map(|(r, x)| Op::Cache(r, x)),
+            Just(Op::Scan),
+            Just(Op::Reopen),
         ]
     }
 
@@ -676,6 +725,15 @@ mod programs {
         }
     }
 
+    /// The store's table and its rows.
+    const TABLE: &str = "t";
+    const ROWS: [&str; 2] = ["k0", "k1"];
+    const AT: Label = Label::model("a program's store operation");
+
+    fn actor(world: &World) -> Actor {
+        Actor::new("task", &world.recorder)
+    }
+
     /// A monitor's tokens, and the tasks that took one, in order.
     type Tokens = (u8, Vec<usize>);
 
@@ -686,6 +744,8 @@ mod programs {
         channels: Vec<(channel::Sender<u8>, channel::Receiver<u8>)>,
         monitors: Vec<(Mutex<Tokens>, Condvar)>,
         ghosts: Vec<Ghost<Vec<usize>>>,
+        store: Store<u8>,
+        recorder: Arc<Recorder>,
         /// The value of each choice, for the enumeration; `None`: the engine chooses.
         fixed: Option<Vec<usize>>,
     }
@@ -729,6 +789,27 @@ mod programs {
                     g.1.push(me);
                 }
                 Op::Ghost(i) => world.ghosts[k(i)].with(|g| g.push(me)),
+                Op::Row(r, x) => {
+                    let mut batch = WriteBatch::new();
+                    batch.put(TABLE, ROWS[k(r)], *x);
+                    world.store.commit(&actor(world), AT, batch);
+                }
+                Op::Rows(x) => {
+                    let mut batch = WriteBatch::new();
+                    for row in ROWS {
+                        batch.put(TABLE, row, *x);
+                    }
+                    world.store.commit(&actor(world), AT, batch);
+                }
+                Op::Fetch(r) => {
+                    let v = world.store.get(&actor(world), AT, TABLE, ROWS[k(r)]);
+                    log.push(format!("s{r}={v:?}"));
+                }
+                Op::Cache(r, x) => world
+                    .store
+                    .cache_put(&actor(world), AT, TABLE, ROWS[k(r)], *x),
+                Op::Scan => log.push(format!("scan={}", world.store.scan(&actor(world), AT))),
+                Op::Reopen => world.store.reopen(&actor(world), AT),
                 Op::Guarded(i, g) => {
                     {
                         let mut held = world.locks[k(i)].lock();
@@ -772,6 +853,8 @@ mod programs {
                 .map(|_| (Mutex::new((0, Vec::new())), Condvar::new()))
                 .collect(),
             ghosts: (0..n).map(|_| Ghost::new(Vec::new())).collect(),
+            store: Store::new(),
+            recorder: Arc::new(Recorder::with_tracing(None, false)),
             fixed,
         });
         let children: Vec<_> = tasks[1..]
@@ -807,7 +890,12 @@ mod programs {
                 )
             })
             .collect();
-        format!("{logs:?} {finals:?}")
+        let store = world.store.scan(&actor(&world), AT);
+        let cache: Vec<_> = ROWS
+            .iter()
+            .map(|r| world.store.cache_entry(&actor(&world), AT, TABLE, r))
+            .collect();
+        format!("{logs:?} {finals:?} {store} {cache:?}")
     }
 
     /// The final states of `tasks` under `strategy`, or "deadlock"; `None` when the engine
@@ -1038,6 +1126,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,
         notify_one_wakes_either_waiter_under_both_engines,
         sends_receives_and_reads_commute_only_where_they_do,
+        store_rows_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
         a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,

@@ -82,7 +82,15 @@
 //! reads (a read lock taken or let go, a volatile read) or one is a channel's send and the
 //! other a receive that takes a value: that receive finds the channel non-empty, so a send
 //! behind it changes neither what it takes nor what is left (a receive that finds the
-//! channel empty and blocks is a write, and so is every other touch). Independent transitions
+//! channel empty and blocks is a write, and so is every other touch). A store's rows and
+//! table-cache entries are objects of their own, named by the store, the table and the key
+//! ([`registry::part`]): an operation on some rows reads or writes each of them, and the store
+//! as a whole with an intention kind ([`registry::Access::ReadParts`] or
+//! [`registry::Access::WriteParts`]), so operations on different keys commute, a read of rows
+//! commutes with a scan or a checkpoint (a read of the whole), a write of rows does not, and a
+//! reopen or an install (a write of the whole) conflicts with everything on the store. A
+//! store with an observer (which reads every row at each write) records each write as a read
+//! of the whole too. Independent transitions
 //! commute: run in either order they reach the same state (each object's operations stand in
 //! the same order wherever their kinds conflict, so the signature is the same) and neither
 //! enables or disables the other (a task is

@@ -50,6 +50,10 @@ pub(crate) enum Op {
     Load,
     /// A value kept outside shuttle's locks written.
     Store,
+    /// Parts of such a value read, each recorded as a [`Op::Load`] of its own ([`part`]).
+    LoadParts,
+    /// Parts of such a value written, each recorded as a [`Op::Store`] of its own.
+    StoreParts,
     /// A choice made by [`crate::sync::choose`] (on the choosing task's own object; the value
     /// chosen is folded into its identity).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
@@ -63,6 +67,8 @@ impl Op {
             Op::Read | Op::Load => Access::Read,
             Op::Send => Access::Send,
             Op::Receive => Access::Receive,
+            Op::LoadParts => Access::ReadParts,
+            Op::StoreParts => Access::WriteParts,
             _ => Access::Write,
         }
     }
@@ -71,9 +77,17 @@ impl Op {
 /// How an operation, or a transition's look at an object, meets the others on that object.
 /// Two of different tasks commute unless their kinds conflict: reads commute with reads (a
 /// read lock taken or let go, a volatile read, a read of a store's tables), a send with a
-/// receive (a receive that takes
-/// a value finds the channel non-empty, so a send behind it changes neither what it takes
-/// nor, taken first or second, what is left); everything else conflicts.
+/// receive (a receive that takes a value finds the channel non-empty, so a send behind it
+/// changes neither what it takes nor, taken first or second, what is left); everything else
+/// conflicts.
+///
+/// A value made of parts (a store's rows) is one object, and each part is one more
+/// ([`part`]): an operation on some parts is recorded on each of them, and on the whole as
+/// [`Access::ReadParts`] or [`Access::WriteParts`]. Those commute with each other (which
+/// parts they share, the parts' own objects tell), and a read of parts with a read of the
+/// whole (a scan, a checkpoint); a write of parts conflicts with a read of the whole, and a
+/// write of the whole (a reopen, an install) with everything. These are the intention modes
+/// of a multiple-granularity lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Access {
     /// Changes the object, or reads what a change would alter.
@@ -84,19 +98,35 @@ pub(crate) enum Access {
     Send,
     /// Takes the value at a non-empty channel's head.
     Receive,
+    /// Reads some of its parts, recorded on each.
+    ReadParts,
+    /// Changes some of its parts, recorded on each.
+    WriteParts,
 }
 
 impl Access {
     /// The kinds there are, as indexes into [`History::by_kind`].
-    const KINDS: usize = 4;
+    const KINDS: usize = 6;
+
+    /// Every kind, by index.
+    const ALL: [Access; Access::KINDS] = [
+        Access::Write,
+        Access::Read,
+        Access::Send,
+        Access::Receive,
+        Access::ReadParts,
+        Access::WriteParts,
+    ];
 
     /// Whether the two, by different tasks, do not commute.
     pub(crate) fn conflicts(self, other: Access) -> bool {
+        use Access::{Read, ReadParts, Receive, Send, WriteParts};
         !matches!(
             (self, other),
-            (Access::Read, Access::Read)
-                | (Access::Send, Access::Receive)
-                | (Access::Receive, Access::Send)
+            (Read | ReadParts, Read | ReadParts)
+                | (ReadParts | WriteParts, ReadParts | WriteParts)
+                | (Send, Receive)
+                | (Receive, Send)
         )
     }
 }
@@ -112,8 +142,7 @@ struct History {
 impl History {
     /// The operations so far that `access` does not commute with, as one sum.
     fn before(&self, access: Access) -> u128 {
-        let kinds = [Access::Write, Access::Read, Access::Send, Access::Receive];
-        kinds
+        Access::ALL
             .iter()
             .filter(|k| k.conflicts(access))
             .fold(0u128, |sum, k| sum.wrapping_add(self.by_kind[*k as usize]))
@@ -154,20 +183,43 @@ struct Names {
     tasks: BTreeMap<(u32, u32), u32>,
     /// (creating task, creation order) -> object name.
     objects: BTreeMap<(u32, u32), ObjectId>,
+    /// (whole, space) -> key -> the part's object name ([`part`]).
+    parts: BTreeMap<(ObjectId, Space), BTreeMap<String, ObjectId>>,
+    /// Object names given so far, parts included.
+    given: ObjectId,
 }
 
+/// A space of keys within a value made of parts (a store's committed rows of one table, or
+/// its table cache's entries for that table).
+pub(crate) type Space = (u8, &'static str);
+
 impl Names {
-    fn intern(map: &mut BTreeMap<(u32, u32), u32>, key: (u32, u32), first: u32) -> u32 {
-        let next = first + u32::try_from(map.len()).expect("fewer than 2^32 names");
-        *map.entry(key).or_insert(next)
+    fn task(&mut self, parent: u32, order: u32) -> u32 {
+        let next = 2 + u32::try_from(self.tasks.len()).expect("fewer than 2^32 names");
+        *self.tasks.entry((parent, order)).or_insert(next)
     }
 
-    fn task(&mut self, parent: u32, order: u32) -> u32 {
-        Self::intern(&mut self.tasks, (parent, order), 2)
+    fn fresh(given: &mut ObjectId) -> ObjectId {
+        *given = given.checked_add(1).expect("fewer than 2^32 objects");
+        *given
     }
 
     fn object(&mut self, creator: u32, order: u32) -> ObjectId {
-        Self::intern(&mut self.objects, (creator, order), 1)
+        let given = &mut self.given;
+        *self
+            .objects
+            .entry((creator, order))
+            .or_insert_with(|| Self::fresh(given))
+    }
+
+    fn part(&mut self, whole: ObjectId, space: Space, key: &str) -> ObjectId {
+        let keys = self.parts.entry((whole, space)).or_default();
+        if let Some(id) = keys.get(key) {
+            return *id;
+        }
+        let id = Self::fresh(&mut self.given);
+        keys.insert(key.to_string(), id);
+        id
     }
 }
 
@@ -336,6 +388,16 @@ pub(crate) fn new_object() -> ObjectId {
         r.names.object(creator, order)
     })
     .unwrap_or(UNNAMED)
+}
+
+/// The object of the part of `whole` named by `key` in `space` (a store's row): the same
+/// name in every execution. [`UNNAMED`] for a part of an unnamed object, or outside an
+/// execution.
+pub(crate) fn part(whole: ObjectId, space: Space, key: &str) -> ObjectId {
+    if whole == UNNAMED {
+        return UNNAMED;
+    }
+    within(|r, _| r.names.part(whole, space, key)).unwrap_or(UNNAMED)
 }
 
 /// Yield to the engine before an operation; in a finishing execution ([`finish`]), only a
