@@ -279,6 +279,10 @@ pub struct Request<'a> {
     pub bounds: Option<Bounds>,
     /// Stop exploring at this instant and report how far the exploration got.
     pub deadline: Option<Instant>,
+    /// Keep the counterexample's trace. An engine that explores without one finds its
+    /// first failure again with it (a replay, or the stateful search run again); without,
+    /// the report names the invariant and its detail, and its trace is empty.
+    pub trace: bool,
 }
 
 impl<'a> Request<'a> {
@@ -294,6 +298,7 @@ impl<'a> Request<'a> {
             size: None,
             bounds: None,
             deadline: None,
+            trace: true,
         }
     }
 
@@ -324,6 +329,12 @@ impl<'a> Request<'a> {
     /// Stop at this instant.
     pub fn deadline(mut self, deadline: Option<Instant>) -> Self {
         self.deadline = deadline;
+        self
+    }
+
+    /// Whether to keep the counterexample's trace.
+    pub fn trace(mut self, trace: bool) -> Self {
+        self.trace = trace;
         self
     }
 }
@@ -491,8 +502,10 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         ),
     };
     let replayable = request.strategy.replayable();
-    // Engines that can replay a failure explore without a trace and replay it with one.
-    let run = new_run(scenario, request, watch, !replayable)?;
+    // Engines that can replay a failure explore without a trace and replay it with one; the
+    // stateful search is deterministic, and is run again to its first failure with one.
+    let rerun = matches!(request.strategy, Strategy::Stateful { .. });
+    let run = new_run(scenario, request, watch, !replayable && !rerun)?;
     let started = Instant::now();
     let driven = engine::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
@@ -550,10 +563,13 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         Some((n, o, s)) => (Some(n), o, s),
         None => (None, Outcome::default(), None),
     };
-    if replayable {
-        if let Some(schedule) = &schedule {
-            outcome = traced_replay(scenario, request, watch, schedule)?;
-        }
+    let again = match (&schedule, first_violation) {
+        (Some(schedule), _) if replayable => Some(Again::Replay(schedule)),
+        (_, Some(n)) if rerun => Some(Again::Rerun(n)),
+        _ => None,
+    };
+    if let Some(again) = again.filter(|_| request.trace) {
+        outcome = traced(scenario, request, watch, again)?;
     }
     let violation = outcome.violation;
     // The stateful engine's decisions include its own yields: no replay follows them.
@@ -658,25 +674,42 @@ fn new_run(
     }))
 }
 
-/// Replay a failing schedule with the trace kept: the exploration ran without one.
-fn traced_replay(
+/// How a failure found without the trace is found again with it.
+enum Again<'s> {
+    /// Replay the failing schedule.
+    Replay(&'s Schedule),
+    /// Run the same deterministic search again, to its first failure: the execution with
+    /// this number.
+    Rerun(usize),
+}
+
+/// The failure found again with the trace kept: the exploration ran without one.
+fn traced(
     scenario: &dyn AnyScenario,
     request: &Request<'_>,
     watch: Option<&'static str>,
-    schedule: &Schedule,
+    again: Again<'_>,
 ) -> Result<Outcome, ExploreError> {
-    let replay = request.clone().stop_at_first(true).deadline(None);
+    let mut replay = request.clone().stop_at_first(true).deadline(None);
+    if let Again::Replay(schedule) = again {
+        replay.strategy = Strategy::Replay {
+            schedule: schedule.clone(),
+        };
+    }
     let run = new_run(scenario, &replay, watch, true)?;
-    let strategy = Strategy::Replay {
-        schedule: schedule.clone(),
-    };
-    engine::drive(&strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+    engine::drive(&replay.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
     let first = run.tally.with(|t| t.first.take());
-    match first {
-        Some((_, outcome, _)) => Ok(outcome),
-        None => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
+    match (first, again) {
+        (Some((_, outcome, _)), Again::Replay(_)) => Ok(outcome),
+        (Some((n, outcome, _)), Again::Rerun(m)) if n == m => Ok(outcome),
+        (_, Again::Replay(_)) => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
             "{}: the failing schedule did not fail again when replayed: the model is not deterministic",
+            scenario.name()
+        )))),
+        (_, Again::Rerun(m)) => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
+            "{}: the search run again with the trace kept did not first fail at execution {m}: \
+             the model is not deterministic (or it reads a ghost cell only to trace a step)",
             scenario.name()
         )))),
     }

@@ -177,8 +177,10 @@ impl Actor {
     /// Record a step: `label` names the Java method it stands for (a citation), or says
     /// that it is a step of the model alone ([`Label::model`]).
     pub fn step(&self, label: impl Into<Label>, action: impl Into<String>) {
-        self.recorder
-            .record(&self.name, label.into(), action.into());
+        if self.recorder.tracing() {
+            self.recorder
+                .record(&self.name, label.into(), action.into());
+        }
     }
 
     /// Record a step whose text is built only when the trace is kept.

@@ -14,6 +14,7 @@ use crate::explore::{explore, Report, Request, Verdict};
 use crate::scenario::Expected;
 use crate::scenarios::{AnyScenario, CaseName};
 
+/// One exploration; a watched invariant's is judged by its name alone, without a trace.
 fn run(
     s: &dyn AnyScenario,
     case: CaseName,
@@ -22,7 +23,9 @@ fn run(
 ) -> Result<Report, String> {
     explore(
         s,
-        &Request::new(case.variant, case.plan, strategy).watch(watch),
+        &Request::new(case.variant, case.plan, strategy)
+            .watch(watch)
+            .trace(watch.is_none()),
     )
     .map_err(|e| format!("{} {}/{}: {e}", s.name(), case.variant, case.plan))
 }

@@ -145,17 +145,16 @@ impl<V: Clone + fmt::Display> ExternalStore<V> {
             let e = StoreError(format!("injected failure of {caller}'s call {n}"));
             if fault.lost_reply {
                 let (_, action) = op(&mut s.rows);
-                actor.step(
-                    java,
-                    format!("store ({}): {action}; the reply is lost: {e}", on(index)),
-                );
+                actor.step_with(java, || {
+                    format!("store ({}): {action}; the reply is lost: {e}", on(index))
+                });
             } else {
-                actor.step(java, format!("store call for {} FAILS: {e}", on(index)));
+                actor.step_with(java, || format!("store call for {} FAILS: {e}", on(index)));
             }
             return Err(e);
         }
         let (r, action) = op(&mut s.rows);
-        actor.step(java, format!("store ({}): {action}", on(index)));
+        actor.step_with(java, || format!("store ({}): {action}", on(index)));
         Ok(r)
     }
 

@@ -585,7 +585,7 @@ impl<V: Clone + fmt::Display> Store<V> {
     pub fn scan(&self, actor: &Actor, java: impl Into<Label>) -> Tables<V> {
         let java: Label = java.into();
         self.state.read(|s| {
-            actor.step(java, format!("read {}", s.durable));
+            actor.step_with(java, || format!("read {}", s.durable));
             s.durable.clone()
         })
     }

@@ -1017,10 +1017,9 @@ impl Case for Prepared {
             let last = usize::try_from(log.last_index()).unwrap_or(usize::MAX);
             let peer = reference[last].clone();
             let me = Actor::new("peer", recorder);
-            me.step(
-                Label::model("peer OM"),
-                format!("applied 1..{last} once, no restart: {peer}"),
-            );
+            me.step_with(Label::model("peer OM"), || {
+                format!("applied 1..{last} once, no restart: {peer}")
+            });
             let restarted = replica.durable();
             REPLICAS_AGREE.check_into(
                 &Replicas {
@@ -1062,9 +1061,9 @@ pub fn install_checkpoint(
     );
     let index = stored_index(&checkpoint);
     let (state, from) = if index > 0 {
-        me.step(
+        me.step_with(
             &crate::citation::java::HAUtils::verifyTransactionInfo,
-            format!("checkpoint TX {index} > applied 0: install it, unpause at {index}"),
+            || format!("checkpoint TX {index} > applied 0: install it, unpause at {index}"),
         );
         (checkpoint, index)
     } else {

@@ -1162,12 +1162,11 @@ impl Prepared {
                     return;
                 }
                 if plan == Plan::SubmitFails && me.name() == "h2" {
-                    me.step(
-                        &java::OMExecutionFlow::submitExecutionToRatis,
+                    me.step_with(&java::OMExecutionFlow::submitExecutionToRatis, || {
                         format!(
                             "{request}: the submission to Ratis fails; its client gets an error"
-                        ),
-                    );
+                        )
+                    });
                     if pre.wrote_store {
                         me.probe(&UNCOMMITTED_STORE_WRITE);
                     }
@@ -1181,10 +1180,9 @@ impl Prepared {
                 let mut count = appended.lock();
                 *count += 1;
                 let index = 1 + *count;
-                me.step(
-                    Label::model("append to the leader's log"),
-                    format!("{request} appended at index {index}"),
-                );
+                me.step_with(Label::model("append to the leader's log"), || {
+                    format!("{request} appended at index {index}")
+                });
                 if let Some(decision) = pre.decision {
                     shared.record_decision(index, decision);
                 }
@@ -1211,12 +1209,14 @@ impl Prepared {
                         }
                         ToFollower::Entry(..) => {}
                         ToFollower::LeaderChange(conf) => {
-                            me.step(
+                            me.step_with(
                                 &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
-                                format!(
-                                    "om2 leads term 2 (om3's vote): its configuration entry \
+                                || {
+                                    format!(
+                                        "om2 leads term 2 (om3's vote): its configuration entry \
                                      {conf} is applied, every earlier entry too: ready"
-                                ),
+                                    )
+                                },
                             );
                             if design.reconciles() && alive {
                                 om.reconcile(&me);
@@ -1243,10 +1243,9 @@ impl Prepared {
                     to_om2.send(ToFollower::LeaderChange(3));
                 }
             } else {
-                main.step(
-                    Label::model("entry never commits"),
-                    format!("index {index} {request}: never committed; its client gets an error"),
-                );
+                main.step_with(Label::model("entry never commits"), || {
+                    format!("index {index} {request}: never committed; its client gets an error")
+                });
                 if wrote {
                     main.probe(&UNCOMMITTED_STORE_WRITE);
                 }
@@ -1377,10 +1376,9 @@ impl Prepared {
                 let hand_over = |me: &Actor, log: &Ghost<RaftLog<S3Request>>| {
                     let conf = log.with(|l| l.start_term(2));
                     to_om2.send(ToOm2::LeaderChange(conf));
-                    me.step(
-                        Label::model("leader change"),
-                        format!("om1 is gone: om2 takes over at index {conf}"),
-                    );
+                    me.step_with(Label::model("leader change"), || {
+                        format!("om1 is gone: om2 takes over at index {conf}")
+                    });
                     conf
                 };
                 while let Some(item) = items.next() {
@@ -1410,9 +1408,9 @@ impl Prepared {
                                 if pre.called_store {
                                     shared.store().note_index(index);
                                 }
-                                me.step(
+                                me.step_with(
                                     Label::model("entry never commits"),
-                                    format!("{request}: om1 crashes before it commits; its client gets an error"),
+                                    || format!("{request}: om1 crashes before it commits; its client gets an error"),
                                 );
                                 if pre.wrote_store {
                                     me.probe(&UNCOMMITTED_STORE_WRITE);
@@ -1453,12 +1451,14 @@ impl Prepared {
                             alive = false;
                         }
                         ToOm2::LeaderChange(conf) if alive => {
-                            me.step(
+                            me.step_with(
                                 &java::OzoneManagerStateMachine::notifyTermIndexUpdated,
-                                format!(
-                                    "om2 leads term 2 (om3's vote): its configuration entry \
+                                || {
+                                    format!(
+                                        "om2 leads term 2 (om3's vote): its configuration entry \
                                      {conf} is applied, every earlier entry too: ready"
-                                ),
+                                    )
+                                },
                             );
                             om.become_leader();
                             if design.reconciles() {
@@ -1472,10 +1472,9 @@ impl Prepared {
                                 alive = om.apply_and_queue(&me, &mut view, index, &request);
                             }
                         }
-                        ToOm2::Serve(ask, id) => me.step(
-                            Label::model("no leader"),
-                            format!("{:?} {id}: no OM leads; its client gets an error", ask),
-                        ),
+                        ToOm2::Serve(ask, id) => me.step_with(Label::model("no leader"), || {
+                            format!("{:?} {id}: no OM leads; its client gets an error", ask)
+                        }),
                         _ => {}
                     }
                 }
@@ -1579,8 +1578,7 @@ impl Case for Prepared {
             terminations: shared.terminations(recorder),
         };
         let main = Actor::new("main", recorder);
-        main.step(
-            Label::model("final state"),
+        main.step_with(Label::model("final state"), || {
             format!(
                 "store {:?}; clients told {:?}",
                 state
@@ -1589,8 +1587,8 @@ impl Case for Prepared {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>(),
                 state.issued
-            ),
-        );
+            )
+        });
         check_all(FINAL, &state, recorder);
     }
 }

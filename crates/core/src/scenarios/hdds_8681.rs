@@ -568,10 +568,9 @@ impl Case for Prepared {
 
         let follower = served.as_ref().ok().map(|tarball| {
             let me = Actor::new("follower", recorder);
-            me.step(
-                Label::model("install"),
-                format!("install the archive: {}", tarball.active),
-            );
+            me.step_with(Label::model("install"), || {
+                format!("install the archive: {}", tarball.active)
+            });
             let dirs = Arc::new(Dirs::new(tarball.snapshots.iter().map(|(name, db)| {
                 (
                     name.clone(),

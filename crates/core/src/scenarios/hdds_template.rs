@@ -231,7 +231,7 @@ impl Row {
     pub fn read(&self, me: &Actor) -> u64 {
         self.in_flight.update(|n| *n += 1);
         let value = self.value.get();
-        me.step(READ, format!("read {value}"));
+        me.step_with(READ, || format!("read {value}"));
         value
     }
 
@@ -242,7 +242,7 @@ impl Row {
             *n += 1;
             *n
         });
-        me.step(WRITE, format!("wrote {value}"));
+        me.step_with(WRITE, || format!("wrote {value}"));
         let write = Write {
             wrote: value,
             applied,

@@ -212,13 +212,12 @@ impl Updater<'_> {
         // Persisted by now, whatever the updater makes of its index.
         on_snapshot(self.me, &Snapshot { kind, taken });
         if taken.reported > self.applied {
-            self.me.step(
-                JAVA,
+            self.me.step_with(JAVA, || {
                 format!(
                     "StateMachineException: snapshot index {} > applied {}",
                     taken.reported, self.applied
-                ),
-            );
+                )
+            });
         } else if taken.reported < self.snapshot_index {
             let exit = Exit {
                 java: &java::StateMachineUpdater::run,

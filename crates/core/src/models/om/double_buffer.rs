@@ -283,7 +283,7 @@ impl<R: Indexed> DoubleBuffer<R> {
         // A process that is gone takes no more steps; a stopped one says why its loop ends.
         let exits = |life: Life, why: &str| {
             if !life.gone() {
-                actor.step(java, format!("{why}: the flush thread exits"));
+                actor.step_with(java, || format!("{why}: the flush thread exits"));
             }
         };
         if !self.is_running() {

@@ -75,9 +75,9 @@ impl OmNode {
     pub fn exit(&self, actor: &Actor, exit: &Exit) {
         self.buffer.terminate();
         self.state_machine.stop();
-        actor.step(
+        actor.step_with(
             &java::ExitUtils::terminate__int_String_Throwable_Logger,
-            format!("OM terminates: {exit}"),
+            || format!("OM terminates: {exit}"),
         );
         self.exits.with(|e| e.push(exit.to_string()));
     }

@@ -224,14 +224,14 @@ impl StateMachine {
             String::new()
         };
         m.notified = assert_increasing("lastNotified", m.notified, new).map_err(|what| {
-            actor.step(java, format!("configuration entry {index}: {what}"));
+            actor.step_with(java, || format!("configuration entry {index}: {what}"));
             Exit { java, what }
         })?;
         let follows = self.revision.applied_follows_notifications;
         let moved = if follows && m.notified.index.checked_sub(m.applied.index) == Some(1) {
             let notified = m.notified;
             let to = self.update_locked(&mut m, notified).map_err(|what| {
-                actor.step(java, format!("configuration entry {index}: {what}"));
+                actor.step_with(java, || format!("configuration entry {index}: {what}"));
                 Exit { java, what }
             })?;
             format!(", applied -> {}", to.index)

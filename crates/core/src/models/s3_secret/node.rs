@@ -363,13 +363,12 @@ impl Om {
             if self.gate.acquire() {
                 actor.probe(&WAITED_FOR_APPLY);
             }
-            actor.step(
-                Label::model("take the id's lock until the apply"),
+            actor.step_with(Label::model("take the id's lock until the apply"), || {
                 format!(
                     "{}: lock held from preExecute until the leader applies",
                     self.name
-                ),
-            );
+                )
+            });
         }
     }
 
@@ -378,10 +377,9 @@ impl Om {
     pub fn unlock_after_apply(&self, actor: &Actor, why: &str) {
         if self.shared.design.locks_to_apply() {
             self.gate.release();
-            actor.step(
-                Label::model("release the id's lock"),
-                format!("{}: lock released ({why})", self.name),
-            );
+            actor.step_with(Label::model("release the id's lock"), || {
+                format!("{}: lock released ({why})", self.name)
+            });
         }
     }
 
@@ -686,7 +684,7 @@ impl Om {
         })();
         let called_store = called.get();
         let decision = decided.unwrap_or(Decision::NotReplicated);
-        actor.step(java, format!("{request}: leader decides {decision:?}"));
+        actor.step_with(java, || format!("{request}: leader decides {decision:?}"));
         PreExecuted {
             refused: match decision {
                 Decision::Accepted(_) => None,
@@ -720,10 +718,9 @@ impl Om {
                     Ok(response)
                 }
                 other => {
-                    actor.step(
-                        java,
-                        format!("index {index} {request}: {other:?}, nothing to apply"),
-                    );
+                    actor.step_with(java, || {
+                        format!("index {index} {request}: {other:?}, nothing to apply")
+                    });
                     Ok(response)
                 }
             };
@@ -840,7 +837,7 @@ impl Om {
                 )
             }
         };
-        actor.step(java, format!("index {index} {request}: {summary}"));
+        actor.step_with(java, || format!("index {index} {request}: {summary}"));
         if let Some(t) = told {
             let leader = self.leader.with(|l| *l);
             self.shared.applied(self.name, index, t, leader);
@@ -862,7 +859,7 @@ impl Om {
         let java: Label = java.into();
         if self.tenant_get(actor, view, id).is_none() {
             let npe = format!("NullPointerException: omDBAccessIdInfo == null for {id}");
-            actor.step(java, format!("index {}: {npe}", response.index));
+            actor.step_with(java, || format!("index {}: {npe}", response.index));
             return Err(Termination::Throwable(npe));
         }
         // `getPrincipalToAccessIdsTable().getIfExist`: its table cache, else the DB row,
@@ -874,7 +871,7 @@ impl Om {
         if !principal {
             actor.probe(&PRINCIPAL_EVICTED_FIRST);
             let npe = format!("NullPointerException: principalInfo == null for {id}");
-            actor.step(java, format!("index {}: {npe}", response.index));
+            actor.step_with(java, || format!("index {}: {npe}", response.index));
             return Err(Termination::Throwable(npe));
         }
         self.principal.lock().add(id, None, response.index);
@@ -922,9 +919,9 @@ impl Om {
                 }
             }
         }
-        actor.step(
+        actor.step_with(
             java,
-            format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
+            || format!("index {index} {request}: apply the leader's decision {value:?} (caches and DB only)"),
         );
         let told = match value {
             Some(s) => Issued::Secret(id, s),
@@ -950,7 +947,7 @@ impl Om {
     /// leader with its own flush thread reads them through the table cache.
     pub fn reconcile_applied(&self, actor: &Actor, view: &Tables<Row>) {
         self.gate.acquire();
-        actor.step(RECONCILE, format!("read the applied rows {view}"));
+        actor.step_with(RECONCILE, || format!("read the applied rows {view}"));
         self.reconcile_rows(actor, view);
     }
 
@@ -992,9 +989,9 @@ impl Om {
     /// `ExitUtils.terminate`.
     pub fn terminate(&self, actor: &Actor, why: &Termination) {
         self.buffer.terminate();
-        actor.step(
+        actor.step_with(
             &java::ExitUtils::terminate__int_String_Throwable_Logger,
-            format!("{} terminates: {why}", self.name),
+            || format!("{} terminates: {why}", self.name),
         );
         self.shared
             .terminations

@@ -338,10 +338,9 @@ pub fn notify_term_index_updated<R: TxRow + fmt::Display>(
     term: u64,
     index: u64,
 ) -> ApplyOutcome {
-    actor.step(
-        &java::SCMStateMachine::notifyTermIndexUpdated,
-        format!("configuration entry {index}: applied -> {index}"),
-    );
+    actor.step_with(&java::SCMStateMachine::notifyTermIndexUpdated, || {
+        format!("configuration entry {index}: applied -> {index}")
+    });
     buffer.begin_applying(actor);
     let updated = buffer.update_latest_trx_info(actor, term, index);
     buffer.end_applying(actor);

@@ -337,14 +337,16 @@ impl Cluster {
         let checkpoint = self.scms[leader]
             .store()
             .checkpoint(me, &java::SCMDBCheckpointProvider::writeDBCheckPointToSream);
-        me.step(
+        me.step_with(
             &java::SCMStateMachine::notifyInstallSnapshotFromLeader,
-            format!(
-                "{} installs {}'s checkpoint at index {}",
-                self.scms[i].name(),
-                self.scms[leader].name(),
-                stored_index(&checkpoint)
-            ),
+            || {
+                format!(
+                    "{} installs {}'s checkpoint at index {}",
+                    self.scms[i].name(),
+                    self.scms[leader].name(),
+                    stored_index(&checkpoint)
+                )
+            },
         );
         self.scms[i].install(me, checkpoint);
     }
@@ -354,13 +356,12 @@ impl Cluster {
     pub fn submit(&self, me: &Actor, leader: usize, tx: ScmTx) -> Reply {
         let summary = tx.to_string();
         let index = self.log.append(tx);
-        me.step(
-            &java::SCMRatisServerImpl::submitRequest,
+        me.step_with(&java::SCMRatisServerImpl::submitRequest, || {
             format!(
                 "{} commits index {index}: {summary}",
                 self.scms[leader].name()
-            ),
-        );
+            )
+        });
         let mut reply = None;
         for i in self.order(leader) {
             let r = self.drive(me, i, leader, (i == leader).then_some(index));
@@ -409,14 +410,13 @@ impl Cluster {
         let outcome = if self.scms[f.leader].is_up() {
             self.sign_and_store_on(me, f.leader, leader, &f.req, f.serial)
         } else {
-            me.step(
-                &java::DefaultCAServer::signAndStoreCertificate,
+            me.step_with(&java::DefaultCAServer::signAndStoreCertificate, || {
                 format!(
                     "{} went down while signing: the request fails; serial {} stays allocated",
                     self.scms[f.leader].name(),
                     f.serial
-                ),
-            );
+                )
+            });
             Outcome::Failed(f.serial)
         };
         drop(guard);
@@ -452,17 +452,19 @@ impl Cluster {
     /// follows runs even if the leadership moves meanwhile.
     pub fn admit(&self, me: &Actor, i: usize, who: &str) -> bool {
         let leads = self.leader.read().leader == i;
-        me.step(
+        me.step_with(
             &java::hdds_8973_parent::StorageContainerManager::checkLeader,
-            format!(
-                "{} {} {who}'s request",
-                self.scms[i].name(),
-                if leads {
-                    "leads: admits"
-                } else {
-                    "is not the leader: refuses"
-                }
-            ),
+            || {
+                format!(
+                    "{} {} {who}'s request",
+                    self.scms[i].name(),
+                    if leads {
+                        "leads: admits"
+                    } else {
+                        "is not the leader: refuses"
+                    }
+                )
+            },
         );
         leads
     }
@@ -479,9 +481,9 @@ impl Cluster {
             let guard = self.leader.read();
             if guard.leader != i {
                 let msg = format!("{} is not the leader", self.scms[i].name());
-                me.step(
+                me.step_with(
                     &java::hdds_8973_parent::SCMRatisServerImpl::submitRequest,
-                    format!("{tx}: NotLeaderException: {msg}"),
+                    || format!("{tx}: NotLeaderException: {msg}"),
                 );
                 return Err(SubmitFailed(msg));
             }
@@ -490,9 +492,9 @@ impl Cluster {
                 .with(|r| std::mem::replace(r, r.saturating_sub(1)) > 0)
             {
                 let msg = format!("{} has no pending-request permit", self.scms[i].name());
-                me.step(
+                me.step_with(
                     &java::hdds_8973_parent::SCMRatisServerImpl::submitRequest,
-                    format!("{tx}: ResourceUnavailableException: {msg}"),
+                    || format!("{tx}: ResourceUnavailableException: {msg}"),
                 );
                 return Err(SubmitFailed(msg));
             }
@@ -514,9 +516,9 @@ impl Cluster {
         serial: u64,
     ) -> Outcome {
         if req.store_fails {
-            me.step(
+            me.step_with(
                 &java::DefaultCAServer::signAndStoreCertificate,
-                format!(
+                || format!(
                     "signing or storing fails for {}: serial {serial} stays allocated with no certificate",
                     req.subject
                 ),
@@ -534,24 +536,22 @@ impl Cluster {
             .is_some();
         if conflicting {
             let msg = format!("Conflicting certificate ID{serial}");
-            me.step(
-                &java::SCMCertStore::checkValidCertID,
+            me.step_with(&java::SCMCertStore::checkValidCertID, || {
                 format!(
                     "{} refuses {}: {msg}",
                     self.scms[signer].name(),
                     req.subject
-                ),
-            );
+                )
+            });
             return Outcome::Refused(msg);
         }
-        me.step(
-            &java::HASecurityUtils::submitScmRequestToRatis,
+        me.step_with(&java::HASecurityUtils::submitScmRequestToRatis, || {
             format!(
                 "{} signed {serial}; the store goes through the leader, {}",
                 self.scms[signer].name(),
                 self.scms[leader].name()
-            ),
-        );
+            )
+        });
         // The store always succeeds on apply; only the plan's fault fails it.
         let _ = self.submit(
             me,
@@ -595,19 +595,17 @@ impl Cluster {
     /// lock.
     pub fn transfer_leadership(&self, me: &Actor, to: usize) {
         self.scms[to].wait_up_to_date(me, &self.log);
-        me.step(
-            &java::TransferLeadership::sendStartLeaderElection,
-            format!("{} starts its election", self.scms[to].name()),
-        );
+        me.step_with(&java::TransferLeadership::sendStartLeaderElection, || {
+            format!("{} starts its election", self.scms[to].name())
+        });
         let last = {
             let mut batch = self.scms[to].generator().lock();
             batch.invalidate();
             batch.last
         };
-        me.step(
-            self.revision.invalidate_batch(),
-            format!("{}: the batch keeps lastId {last}", self.scms[to].name()),
-        );
+        me.step_with(self.revision.invalidate_batch(), || {
+            format!("{}: the batch keeps lastId {last}", self.scms[to].name())
+        });
         self.scms[to].flush(
             me,
             &java::SCMStateMachine::notifyLeaderChanged,
@@ -618,15 +616,14 @@ impl Cluster {
         guard.term += 1;
         let index = self.log.start_term(guard.term);
         guard.leader = to;
-        me.step(
-            &java::SCMClientProtocolServer::transferLeadership,
+        me.step_with(&java::SCMClientProtocolServer::transferLeadership, || {
             format!(
                 "{} -> {}: term {}, configuration entry at index {index}",
                 self.scms[from].name(),
                 self.scms[to].name(),
                 guard.term
-            ),
-        );
+            )
+        });
         for i in self.order(to) {
             self.drive(me, i, to, None);
         }
@@ -690,13 +687,12 @@ impl Cluster {
         self.scms[leader].take_snapshot(me);
         let applied = self.scms[leader].applied();
         self.log.purge_through(applied);
-        me.step(
-            &java::SCMStateMachine::takeSnapshot,
+        me.step_with(&java::SCMStateMachine::takeSnapshot, || {
             format!(
                 "{} snapshot at index {applied}; the log is purged through it",
                 self.scms[leader].name()
-            ),
-        );
+            )
+        });
         self.scms[i].start(me);
         self.drive(me, i, leader, None);
     }

@@ -144,14 +144,13 @@ pub fn get_next_id_at(
     if batch.next <= batch.last {
         let id = batch.next;
         batch.next += 1;
-        me.step(
-            java,
+        me.step_with(java, || {
             format!(
                 "{} hands out {id} from its batch (lastId {})",
                 scm.name(),
                 batch.last
-            ),
-        );
+            )
+        });
         return Ok(id);
     }
     let mut prev = batch.last;
@@ -168,31 +167,29 @@ pub fn get_next_id_at(
                 batch.failed = false;
                 let id = batch.next;
                 batch.next += 1;
-                me.step(java, format!("{} hands out {id}", scm.name()));
+                me.step_with(java, || format!("{} hands out {id}", scm.name()));
                 return Ok(id);
             }
             Ok(Err(_)) => {
                 prev = scm.get_last_id(me);
                 batch.last = prev;
-                me.step(
-                    java,
-                    format!("{} reloads lastId {prev} and retries", scm.name()),
-                );
+                me.step_with(java, || {
+                    format!("{} reloads lastId {prev} and retries", scm.name())
+                });
             }
             Err(e) => {
                 batch.failed = true;
                 if batch.last > prev {
                     me.probe(&FAILED_ALLOCATION_RAISED_LAST_ID);
                 }
-                me.step(
-                    java,
+                me.step_with(java, || {
                     format!(
                         "{} allocateBatch({prev} -> {next}) threw: batch [{}, {}] left",
                         scm.name(),
                         batch.next,
                         batch.last
-                    ),
-                );
+                    )
+                });
                 return Err(e);
             }
         }

@@ -330,10 +330,9 @@ impl Scm {
             Payload::Data(tx) => {
                 apply_writes(&self.buffer, me, (0, entry.index), SaveFlush::Java, || {
                     let (java, r, summary, writes) = self.process(me, m, tx);
-                    me.step(
-                        java,
-                        format!("{} applies index {}: {summary}", self.name, entry.index),
-                    );
+                    me.step_with(java, || {
+                        format!("{} applies index {}: {summary}", self.name, entry.index)
+                    });
                     reply = r;
                     Ok(writes)
                 })
@@ -394,13 +393,12 @@ impl Scm {
         loop {
             let last = log.last_index();
             if *matched >= last {
-                me.step(
-                    &java::TransferLeadership::isFollowerUpToDate,
+                me.step_with(&java::TransferLeadership::isFollowerUpToDate, || {
                     format!(
                         "{}'s match index {} = the leader's last entry {last}",
                         self.name, *matched
-                    ),
-                );
+                    )
+                });
                 return;
             }
             matched = self.appended.wait(matched);
@@ -412,7 +410,7 @@ impl Scm {
     /// Java, where these run on Ratis's election thread and a gRPC thread, only the buffer's
     /// write lock orders it, not the updater: it may land inside an apply.
     pub fn flush(&self, me: &Actor, java: &'static Citation, why: &str) {
-        me.step(java, format!("{} {why}: flush", self.name));
+        me.step_with(java, || format!("{} {why}: flush", self.name));
         self.buffer
             .flush_from(me, FlushPath::Unguarded, &format!("{} {why}", self.name));
     }
@@ -420,10 +418,9 @@ impl Scm {
     /// `takeSnapshot` on the updater (`_m` is the held updater lock), between two applies:
     /// catch `latestTrxInfo` up to the applied index when behind, then `flush()`.
     fn take_snapshot_locked(&self, me: &Actor, m: &mut Machine, why: &str) {
-        me.step(
-            &java::SCMStateMachine::takeSnapshot,
-            format!("{} {why}: takeSnapshot", self.name),
-        );
+        me.step_with(&java::SCMStateMachine::takeSnapshot, || {
+            format!("{} {why}: takeSnapshot", self.name)
+        });
         take_snapshot(&self.buffer, me, (0, m.applier.applied()));
     }
 
@@ -496,7 +493,9 @@ impl Scm {
         const JAVA: &Citation = &java::SequenceIdGenerator::upgradeToSequenceId;
         let tables = self.store().scan(me, JAVA);
         match last_id(&tables) {
-            Some(row) => me.step(JAVA, format!("{}: row {row} present: no write", self.name)),
+            Some(row) => me.step_with(JAVA, || {
+                format!("{}: row {row} present: no write", self.name)
+            }),
             None => {
                 me.probe(&ROW_ABSENT_AT_STARTUP);
                 me.probe(&STARTUP_WINDOW_REACHED);
@@ -580,13 +579,12 @@ impl Scm {
                 ScmRow::LastId(largest),
             );
         } else {
-            me.step(
-                JAVA,
+            me.step_with(JAVA, || {
                 format!(
                     "largest stored serial {largest}, row {}: no local write",
                     row.map_or("absent".into(), |r| r.to_string())
-                ),
-            );
+                )
+            });
         }
         (upgrade != Upgrade::NoForcedCall).then_some(largest)
     }
@@ -595,14 +593,13 @@ impl Scm {
     pub fn start(&self, me: &Actor) {
         let mut m = self.machine.lock();
         m.up = true;
-        me.step(
-            &java::SCMHAManagerImpl::start,
+        me.step_with(&java::SCMHAManagerImpl::start, || {
             format!(
                 "{} starts Ratis; replays after index {}",
                 self.name,
                 m.applier.applied()
-            ),
-        );
+            )
+        });
     }
 
     /// The applied index.
