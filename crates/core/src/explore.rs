@@ -280,7 +280,7 @@ pub struct Request<'a> {
     /// Stop exploring at this instant and report how far the exploration got.
     pub deadline: Option<Instant>,
     /// Keep the counterexample's trace. An engine that explores without one finds its
-    /// first failure again with it (a replay, or the stateful search run again); without,
+    /// first failure again with it (a replay of its schedule); without,
     /// the report names the invariant and its detail, and its trace is empty.
     pub trace: bool,
 }
@@ -502,10 +502,11 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         ),
     };
     let replayable = request.strategy.replayable();
-    // Engines that can replay a failure explore without a trace and replay it with one; the
-    // stateful search is deterministic, and is run again to its first failure with one.
-    let rerun = matches!(request.strategy, Strategy::Stateful { .. });
-    let run = new_run(scenario, request, watch, !replayable && !rerun)?;
+    // Engines that can replay a failure explore without a trace and replay it with one. So
+    // does the stateful search, whose schedules only it can replay (its tasks also yield at
+    // the facade's operations): they are replayed here, in its mode.
+    let retrace = replayable || matches!(request.strategy, Strategy::Stateful { .. });
+    let run = new_run(scenario, request, watch, !retrace)?;
     let started = Instant::now();
     let driven = engine::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
@@ -563,16 +564,12 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         Some((n, o, s)) => (Some(n), o, s),
         None => (None, Outcome::default(), None),
     };
-    let again = match (&schedule, first_violation) {
-        (Some(schedule), _) if replayable => Some(Again::Replay(schedule)),
-        (_, Some(n)) if rerun => Some(Again::Rerun(n)),
-        _ => None,
-    };
-    if let Some(again) = again.filter(|_| request.trace) {
-        outcome = traced(scenario, request, watch, again)?;
+    if let Some(schedule) = schedule.as_ref().filter(|_| retrace && request.trace) {
+        outcome = traced(scenario, request, watch, schedule)?;
     }
     let violation = outcome.violation;
-    // The stateful engine's decisions include its own yields: no replay follows them.
+    // The stateful engine's schedules replay only in its mode, which their text form does not
+    // carry: reports leave them out.
     let keeps_schedule = !matches!(request.strategy, Strategy::Stateful { .. });
     let part = match &request.strategy {
         Strategy::Stateful { part: Some(p), .. } if request.plan == GENERATED => Some(p),
@@ -674,43 +671,34 @@ fn new_run(
     }))
 }
 
-/// How a failure found without the trace is found again with it.
-enum Again<'s> {
-    /// Replay the failing schedule.
-    Replay(&'s Schedule),
-    /// Run the same deterministic search again, to its first failure: the execution with
-    /// this number.
-    Rerun(usize),
-}
-
-/// The failure found again with the trace kept: the exploration ran without one.
+/// The failure found again with the trace kept, by replaying its schedule: the exploration
+/// ran without one.
 fn traced(
     scenario: &dyn AnyScenario,
     request: &Request<'_>,
     watch: Option<&'static str>,
-    again: Again<'_>,
+    schedule: &Schedule,
 ) -> Result<Outcome, ExploreError> {
     let mut replay = request.clone().stop_at_first(true).deadline(None);
-    if let Again::Replay(schedule) = again {
-        replay.strategy = Strategy::Replay {
-            schedule: schedule.clone(),
-        };
-    }
+    replay.strategy = Strategy::Replay {
+        schedule: schedule.clone(),
+    };
     let run = new_run(scenario, &replay, watch, true)?;
-    engine::drive(&replay.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
-        .map_err(ExploreError::Drive)?;
-    let first = run.tally.with(|t| t.first.take());
-    match (first, again) {
-        (Some((_, outcome, _)), Again::Replay(_)) => Ok(outcome),
-        (Some((n, outcome, _)), Again::Rerun(m)) if n == m => Ok(outcome),
-        (_, Again::Replay(_)) => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
-            "{}: the failing schedule did not fail again when replayed: the model is not deterministic",
+    let not_deterministic = |how: &str| {
+        ExploreError::Drive(DriveError::ModelFailure(format!(
+            "{}: the failing schedule {how} when replayed: the model is not deterministic",
             scenario.name()
-        )))),
-        (_, Again::Rerun(m)) => Err(ExploreError::Drive(DriveError::ModelFailure(format!(
-            "{}: the search run again with the trace kept did not first fail at execution {m}: \
-             the model is not deterministic (or it reads a ghost cell only to trace a step)",
-            scenario.name()
-        )))),
+        )))
+    };
+    match engine::drive(&replay.strategy, Arc::clone(&run) as Arc<dyn Exploration>) {
+        Ok(_) => {}
+        Err(DriveError::ScheduleMismatch(m)) => {
+            return Err(not_deterministic(&format!("no longer fit ({m})")))
+        }
+        Err(e) => return Err(ExploreError::Drive(e)),
     }
+    let first = run.tally.with(|t| t.first.take());
+    first
+        .map(|(_, outcome, _)| outcome)
+        .ok_or_else(|| not_deterministic("did not fail again"))
 }

@@ -9,7 +9,7 @@ mod schedule;
 #[cfg(not(ohc_threads))]
 pub(crate) mod stateful;
 mod table;
-pub use schedule::{Schedule, ScheduleError};
+pub use schedule::{Schedule, ScheduleError, Yields};
 pub use table::{Ask, Budget, Build, Capabilities, DefaultRun, PreemptionBound, TABLE};
 
 #[cfg(not(any(loom, ohc_threads)))]

@@ -26,6 +26,26 @@ pub enum Step {
 pub struct Schedule {
     /// The decisions in order.
     pub steps: Vec<Step>,
+    /// Where the tasks yielded to the engine, which the steps follow. Not in the text form:
+    /// only the stateful engine's schedules differ from the default, and they are replayed
+    /// in the run that recorded them, never written out.
+    pub yields: Yields,
+}
+
+/// Where the tasks of a recorded execution yielded to the engine: each yield is one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Yields {
+    /// Where shuttle's own primitives switch: every engine but the stateful one.
+    #[default]
+    Shuttle,
+    /// Also just before each operation of the sync facade, as under the stateful engine
+    /// ([`crate::engine::Strategy::Stateful`]), until the step numbered `cut` (from 0), if
+    /// any: there the search cut the execution's path, and from that step on the tasks
+    /// yield only where shuttle switches.
+    Stateful {
+        /// The first step taken after the cut.
+        cut: Option<usize>,
+    },
 }
 
 /// Why a text is not a schedule.
@@ -111,6 +131,7 @@ impl Schedule {
     pub fn of_tasks(tasks: &[usize]) -> Schedule {
         Schedule {
             steps: tasks.iter().map(|t| Step::Task(*t)).collect(),
+            yields: Yields::Shuttle,
         }
     }
 
@@ -149,7 +170,10 @@ impl Schedule {
                 .map_err(|_| ScheduleError(format!("bad repeat count `{token}`")))?;
             steps.extend(std::iter::repeat_n(Step::Task(task), count));
         }
-        Ok(Self { steps })
+        Ok(Self {
+            steps,
+            yields: Yields::Shuttle,
+        })
     }
 }
 

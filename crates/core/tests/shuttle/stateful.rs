@@ -3,7 +3,7 @@
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
 use crate::support::collect;
-use ozone_ha_check::engine::{DriveError, Driven, Reduction, Strategy};
+use ozone_ha_check::engine::{DriveError, Driven, Reduction, Strategy, Yields};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -41,8 +41,56 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
         assert!(stateful.unwrap(), "the stateful search must finish");
         assert_eq!(seen, all, "deepening: {deepening}");
         assert!(runs > 0 && dfs_runs > 0);
+        replays_reach_their_states(&model, deepening);
     }
     all
+}
+
+/// Each final state the stateful search reached, replayed from the schedule of the first
+/// execution that reached it (and of the first one cut short that did), is reached again:
+/// the replay yields where the search's tasks yielded and stops yielding at the cut. The
+/// number of cut schedules replayed.
+fn replays_reach_their_states<F: Fn() -> String + Send + Sync + Clone + 'static>(
+    model: &F,
+    deepening: bool,
+) -> usize {
+    let c = collect(
+        &Strategy::Stateful {
+            executions: 2_000_000,
+            part: None,
+            deepening,
+        },
+        model.clone(),
+    );
+    let first = c.seen.iter().map(|(state, s)| {
+        let schedule = s.clone().expect("every execution is recorded");
+        assert!(matches!(schedule.yields, Yields::Stateful { .. }));
+        (state, schedule)
+    });
+    let cut = c.cut.iter().map(|(state, s)| (state, s.clone()));
+    for (state, schedule) in first.chain(cut) {
+        let again = collect(&Strategy::Replay { schedule }, model.clone());
+        assert!(again.driven.is_ok(), "{:?}", again.driven.err());
+        assert_eq!(
+            again.states(),
+            BTreeSet::from([state.clone()]),
+            "deepening: {deepening}"
+        );
+    }
+    c.cut.len()
+}
+
+/// A schedule of the stateful engine replays in its mode, cut or not: the replay that traces
+/// a violation it found without the trace.
+fn a_stateful_schedule_replays_to_its_final_state() {
+    let cut: usize = [true, false]
+        .into_iter()
+        .map(|deepening| {
+            replays_reach_their_states(&two_handoffs, deepening)
+                + replays_reach_their_states(&(|| lock_sections(true)), deepening)
+        })
+        .sum();
+    assert!(cut > 0, "no replayed execution was cut short");
 }
 
 /// Two read-then-write increments under separate lock sections: the lost update is reached.
@@ -1131,6 +1179,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
+        a_stateful_schedule_replays_to_its_final_state,
         a_choosing_transition_never_sleeps_on_another_values_footprint,
         random_programs_reach_the_same_final_states_under_both_engines,
         models_share_state_only_through_the_facade,

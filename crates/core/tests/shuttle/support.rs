@@ -1,6 +1,8 @@
 //! Helpers shared by the shuttle tests.
 
-use ozone_ha_check::engine::{drive, DriveError, Driven, Exploration, Flow, Schedule, Strategy};
+use ozone_ha_check::engine::{
+    drive, DriveError, Driven, Exploration, Flow, Schedule, Strategy, Yields,
+};
 use ozone_ha_check::explore::{explore, Report, Request};
 use ozone_ha_check::kit::raft_log::RaftLog;
 use ozone_ha_check::models::om::snapshot::node::SnapshotOm;
@@ -67,6 +69,7 @@ struct Collector<F> {
     /// The state the running execution's model returned (none if it did not return).
     last: Mutex<Option<String>>,
     seen: Mutex<Vec<(String, Option<Schedule>)>>,
+    cut: Mutex<Vec<(String, Schedule)>>,
 }
 
 impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Collector<F> {
@@ -78,6 +81,16 @@ impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Collector<F> {
     }
     fn end(&self, schedule: Option<Schedule>) -> Flow {
         if let Some(state) = self.last.lock().unwrap().take() {
+            // The stateful engine's first execution cut short to each state too.
+            if let Some(s) = schedule
+                .as_ref()
+                .filter(|s| matches!(s.yields, Yields::Stateful { cut: Some(_) }))
+            {
+                let mut cut = self.cut.lock().unwrap();
+                if !cut.iter().any(|(c, _)| *c == state) {
+                    cut.push((state.clone(), s.clone()));
+                }
+            }
             let mut seen = self.seen.lock().unwrap();
             if !seen.iter().any(|(s, _)| *s == state) {
                 seen.push((state, schedule));
@@ -95,6 +108,9 @@ pub struct Collected {
     /// Each distinct final state, in the order first reached, with that execution's
     /// schedule.
     pub seen: Vec<(String, Option<Schedule>)>,
+    /// Under the stateful engine, each distinct final state that an execution whose path the
+    /// search cut reached, with the first such execution's schedule.
+    pub cut: Vec<(String, Schedule)>,
     /// What the engine reported.
     pub driven: Result<Driven, DriveError>,
 }
@@ -115,8 +131,10 @@ pub fn collect<F: Fn() -> String + Send + Sync + 'static>(
         model,
         last: Mutex::new(None),
         seen: Mutex::new(Vec::new()),
+        cut: Mutex::new(Vec::new()),
     });
     let driven = drive(strategy, Arc::clone(&x) as Arc<dyn Exploration>);
     let seen = x.seen.lock().unwrap().clone();
-    Collected { seen, driven }
+    let cut = x.cut.lock().unwrap().clone();
+    Collected { seen, cut, driven }
 }

@@ -11,7 +11,7 @@ mod steered;
 mod tape;
 
 use super::stateful::{self, SearchEnd, Stateful};
-use super::{panic_message, DriveError, Driven, Exploration, Strategy};
+use super::{panic_message, DriveError, Driven, Exploration, Strategy, Yields};
 use ::shuttle::scheduler::{DfsScheduler, PctScheduler, Scheduler};
 use ::shuttle::{Config, FailurePersistence, Runner};
 use random::Uniform;
@@ -114,10 +114,15 @@ pub(super) fn drive(
         } => {
             let end = Rc::new(RefCell::new(SearchEnd::default()));
             stateful::registry::activate();
-            let driven = run_recorded(
+            let tape = Tape {
+                yields: Yields::Stateful { cut: None },
+                ..Tape::default()
+            };
+            let driven = run_recorded_on(
                 Stateful::new(*executions, part.clone(), *deepening, Rc::clone(&end)),
                 exploration,
                 None,
+                Rc::new(RefCell::new(tape)),
             );
             stateful::registry::deactivate();
             let mut driven = driven?;
@@ -130,7 +135,20 @@ pub(super) fn drive(
             driven.reduction = Some(end.reduction);
             Ok(driven)
         }
-        Strategy::Replay { schedule } => steer(Steer::Exact(schedule.steps.clone()), exploration),
+        Strategy::Replay { schedule } => {
+            let steps = schedule.steps.clone();
+            match schedule.yields {
+                Yields::Shuttle => steer(Steer::Exact { steps, cut: None }, exploration),
+                // The tasks yield to the engine as they did in the search, and stop yielding
+                // at its operations where it cut the path.
+                Yields::Stateful { cut } => {
+                    stateful::registry::activate();
+                    let driven = steer(Steer::Exact { steps, cut }, exploration);
+                    stateful::registry::deactivate();
+                    driven
+                }
+            }
+        }
         Strategy::Guided { switches, values } => steer(
             Steer::Switches {
                 switches: switches.iter().copied().collect(),

@@ -3,6 +3,7 @@
 
 use super::tape::Tape;
 use crate::engine::schedule::Step;
+use crate::engine::stateful::registry;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -20,8 +21,14 @@ fn default_choice(ids: &[usize], current: Option<TaskId>) -> usize {
 /// What a single steered execution follows.
 pub(super) enum Steer {
     /// Exactly these recorded decisions, task choices and random values where they were
-    /// made; past their end, the non-preemptive default and 0.
-    Exact(Vec<Step>),
+    /// made; past their end, the non-preemptive default and 0. At step `cut`, the stateful
+    /// engine's registry is told that its search cut the path ([`crate::engine::Yields::Stateful`]).
+    Exact {
+        /// The recorded decisions.
+        steps: Vec<Step>,
+        /// The first step after the stateful search's cut, if the schedule has one.
+        cut: Option<usize>,
+    },
     /// These task choices (a task that cannot run is a mismatch), then the non-preemptive
     /// default; random requests take these values in order, wherever they come, then 0.
     Follow {
@@ -133,8 +140,11 @@ impl Scheduler for Steered {
                     ));
                 }
             },
-            Steer::Exact(steps) => {
+            Steer::Exact { steps, cut } => {
                 let n = self.at + 1;
+                if *cut == Some(self.at) {
+                    registry::finish();
+                }
                 match steps.get(self.at).copied() {
                     None => default,
                     Some(Step::Task(t)) if ids.contains(&t) => {
@@ -163,7 +173,7 @@ impl Scheduler for Steered {
 
     fn next_u64(&mut self) -> u64 {
         match &mut self.steer {
-            Steer::Exact(steps) => match steps.get(self.at).copied() {
+            Steer::Exact { steps, .. } => match steps.get(self.at).copied() {
                 Some(Step::Random(v)) => {
                     self.at += 1;
                     v

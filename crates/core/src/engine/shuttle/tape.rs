@@ -2,7 +2,8 @@
 //! execution's decisions (the schedule a violation reports) and tells the exploration when
 //! an execution ends.
 
-use crate::engine::schedule::{Schedule, Step};
+use crate::engine::schedule::{Schedule, Step, Yields};
+use crate::engine::stateful::registry;
 use crate::engine::{Exploration, Flow};
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
@@ -18,6 +19,9 @@ pub(super) struct Tape {
     pub(super) executions: usize,
     pub(super) mismatch: Option<String>,
     pub(super) derived: Vec<(usize, usize)>,
+    /// Where the recorded tasks yield: the stateful engine's too, whose search may cut an
+    /// execution's path (`cut`: the first step after it, in the current execution).
+    pub(super) yields: Yields,
 }
 
 /// Records every decision of `inner` and reports finished executions to the exploration.
@@ -33,8 +37,13 @@ pub(super) fn close_execution(tape: &RefCell<Tape>, exploration: &dyn Exploratio
         return;
     }
     t.in_execution = false;
+    let yields = t.yields;
+    if let Yields::Stateful { cut } = &mut t.yields {
+        *cut = None;
+    }
     let schedule = Schedule {
         steps: std::mem::take(&mut t.current),
+        yields,
     };
     drop(t);
     if exploration.end(Some(schedule)) == Flow::Stop {
@@ -65,10 +74,14 @@ impl<S: Scheduler> Scheduler for Recording<S> {
             return None;
         }
         let task = self.inner.next_task(runnable, current, is_yielding)?;
-        self.tape
-            .borrow_mut()
-            .current
-            .push(Step::Task(usize::from(task)));
+        let mut t = self.tape.borrow_mut();
+        let at = t.current.len();
+        if let Yields::Stateful { cut: cut @ None } = &mut t.yields {
+            if registry::finishing() {
+                *cut = Some(at);
+            }
+        }
+        t.current.push(Step::Task(usize::from(task)));
         Some(task)
     }
 

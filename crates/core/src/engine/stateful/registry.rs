@@ -445,6 +445,12 @@ pub(crate) fn finish() {
     });
 }
 
+/// Whether the engine cut this execution's path ([`finish`]).
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn finishing() -> bool {
+    with(|r| r.execution.finishing).unwrap_or(false)
+}
+
 /// `true`: the current task took a facade lock (its operation is recorded) and takes the
 /// engine's lock underneath now; `false`: it has taken it. Shuttle stops the task once inside
 /// that lock, before any more of its code runs: a task run there instead of just before the
