@@ -2,7 +2,7 @@
 //! must reach exactly the final states the enumeration reaches (it skips states, never
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
-use crate::support::collect;
+use crate::support::{collect, Collected};
 use ozone_ha_check::engine::{DriveError, Driven, Reduction, Strategy, Yields};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
@@ -30,38 +30,40 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
     );
     assert!(dfs.unwrap(), "the enumeration must finish");
     for deepening in [true, false] {
-        let (stateful, seen, runs) = outcomes(
-            Strategy::Stateful {
-                executions: 2_000_000,
-                part: None,
-                deepening,
-            },
-            model.clone(),
-        );
-        assert!(stateful.unwrap(), "the stateful search must finish");
-        assert_eq!(seen, all, "deepening: {deepening}");
-        assert!(runs > 0 && dfs_runs > 0);
-        replays_reach_their_states(&model, deepening);
+        let c = search(&model, deepening);
+        let driven = c.driven.as_ref().expect("the stateful search runs");
+        assert!(driven.exhausted, "the stateful search must finish");
+        assert!(driven.executions > 0 && dfs_runs > 0);
+        assert_eq!(c.states(), all, "deepening: {deepening}");
+        replays_reach_their_states(&model, &c, deepening);
     }
     all
 }
 
-/// Each final state the stateful search reached, replayed from the schedule of the first
-/// execution that reached it (and of the first one cut short that did), is reached again:
-/// the replay yields where the search's tasks yielded and stops yielding at the cut. The
-/// number of cut schedules replayed.
-fn replays_reach_their_states<F: Fn() -> String + Send + Sync + Clone + 'static>(
+/// The stateful search of `model`, to its end (`deepening`: with the bounded passes).
+fn search<F: Fn() -> String + Send + Sync + Clone + 'static>(
     model: &F,
     deepening: bool,
-) -> usize {
-    let c = collect(
+) -> Collected {
+    collect(
         &Strategy::Stateful {
             executions: 2_000_000,
             part: None,
             deepening,
         },
         model.clone(),
-    );
+    )
+}
+
+/// Each final state the stateful search `c` reached, replayed from the schedule of the first
+/// execution that reached it (and of the first one cut short that did), is reached again:
+/// the replay yields where the search's tasks yielded and stops yielding at the cut. The
+/// number of cut schedules replayed.
+fn replays_reach_their_states<F: Fn() -> String + Send + Sync + Clone + 'static>(
+    model: &F,
+    c: &Collected,
+    deepening: bool,
+) -> usize {
     let first = c.seen.iter().map(|(state, s)| {
         let schedule = s.clone().expect("every execution is recorded");
         assert!(matches!(schedule.yields, Yields::Stateful { .. }));
@@ -86,8 +88,9 @@ fn a_stateful_schedule_replays_to_its_final_state() {
     let cut: usize = [true, false]
         .into_iter()
         .map(|deepening| {
-            replays_reach_their_states(&two_handoffs, deepening)
-                + replays_reach_their_states(&(|| lock_sections(true)), deepening)
+            let sections = || lock_sections(true);
+            replays_reach_their_states(&two_handoffs, &search(&two_handoffs, deepening), deepening)
+                + replays_reach_their_states(&sections, &search(&sections, deepening), deepening)
         })
         .sum();
     assert!(cut > 0, "no replayed execution was cut short");
