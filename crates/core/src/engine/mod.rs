@@ -101,8 +101,10 @@ pub enum Strategy {
         executions: usize,
         /// Only this part of a generated space (`None`: all of it).
         part: Option<Part>,
-        /// Whether the passes bounded by 0, 1, 2, ... preemptions run beside the unbounded
-        /// search (they find a violation that needs few preemptions early). Off, the
+        /// Whether the deepening runs beside the unbounded search: passes bounded by 0, 1,
+        /// 2, ... preemptions, and when the model makes choices, passes bounded by as many
+        /// preemptions and values of a choice other than its first together (they find a
+        /// violation that needs few of either early). Off, the
         /// unbounded search runs alone: what the tests of its reductions compare, as the
         /// passes would reach every outcome of a small model themselves.
         deepening: bool,
@@ -292,7 +294,7 @@ pub struct Driven {
 /// option left is one subtree of paths (at least one execution) not explored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reduction {
-    /// Paths cut at a state explored before with no more preemptions (a bounded pass) or a
+    /// Paths cut at a state explored before at no higher a cost (a bounded pass) or with a
     /// sleep set it contains (the unbounded search): state caching.
     pub revisits: u64,
     /// Paths cut at a *complete* state, one some search finished with every path from it.

@@ -2,7 +2,7 @@
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
 use super::registry::{self, Footprint};
-use super::states::{Key, PassVisits, States};
+use super::states::{Key, PassVisits, States, LANES, MAX_BOUND};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
@@ -19,8 +19,8 @@ struct Frame {
     chosen: usize,
     /// Whether `options[0]` is the task that ran before: any other choice is a preemption.
     continues: bool,
-    /// Preemptions on the path before this decision.
-    preemptions: usize,
+    /// What the path cost before this decision, as the search's [`Lane`] counts.
+    cost: usize,
     signature: u128,
     /// The unbounded search's sleep set here: tasks whose transitions from this state are not
     /// taken, as every execution that starts with one of them is covered by an execution
@@ -55,21 +55,52 @@ impl Frame {
         (i + 1..self.options.len()).find(|&j| !self.asleep(j))
     }
 
-    /// The preemptions on the path once option `i` is taken.
-    fn preemptions_after(&self, i: usize) -> usize {
-        self.preemptions + usize::from(self.continues && i > 0)
+    /// What the path costs once option `i` is taken: a preemption costs one, and with
+    /// `deviations` a value of a choice other than its first too.
+    fn cost_after(&self, i: usize, deviations: bool) -> usize {
+        self.cost + usize::from((self.continues || (self.choice && deviations)) && i > 0)
     }
 }
 
-/// The last preemption bound whose pass runs alone: the passes bounded by 0, 1 and 2
-/// preemptions take every execution; from bound 3 on, the deepening and the unbounded search
-/// share them ([`share`]).
+/// What a pass of the deepening counts against its bound; each lane has its own record of
+/// the states its passes reached ([`LANES`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lane {
+    /// Preemptions: every value of a choice is free.
+    Preemptions = 0,
+    /// Preemptions and deviations, a deviation being a value of a choice other than its
+    /// first (delay bounding, with the workload's choices as a second scheduler).
+    Deviations = 1,
+}
+
+const _: () = assert!(Lane::Deviations as usize + 1 == LANES);
+
+impl Lane {
+    fn other(self) -> Self {
+        match self {
+            Self::Preemptions => Self::Deviations,
+            Self::Deviations => Self::Preemptions,
+        }
+    }
+}
+
+/// A pass's bound: at most `limit` of what its lane counts.
+#[derive(Clone, Copy, Debug)]
+struct Bound {
+    limit: usize,
+    lane: Lane,
+}
+
+/// The last bound of the first lane whose pass runs without the unbounded search: the
+/// passes bounded by 0, 1 and 2 preemptions take every execution (with the second lane's
+/// passes beside them); from bound 3 on, the deepening and the unbounded search share them
+/// ([`share`]).
 const ALONE: usize = 2;
 
-/// How many executions the unbounded search takes for each one of the deepening's pass
-/// bounded by `bound` (past [`ALONE`]): one at bound 3, twice as many at each bound after.
-/// Few violations need many preemptions, and a case that holds is proven by the unbounded
-/// search alone: the deepening's share shrinks as its passes grow.
+/// How many executions the unbounded search takes for each one of the deepening's, when
+/// the least bound of its passes is `bound` (past [`ALONE`]): one at bound 3, twice as many
+/// at each bound after. Few violations need many preemptions, and a case that holds is
+/// proven by the unbounded search alone: the deepening's share shrinks as its passes grow.
 fn share(bound: usize) -> usize {
     1 << bound.saturating_sub(ALONE + 1).min(20)
 }
@@ -88,25 +119,34 @@ fn share(bound: usize) -> usize {
 /// the execution finishes; a pass is over when every option of every decision on the stack
 /// has been taken.
 ///
-/// Two searches share the executions. The *deepening* runs passes bounded by 0, 1, 2, 3, ...
-/// preemptions (a switch away from a task that could go on), each from the root with its own
-/// visited states, so that a violation that needs a few early preemptions is found before
-/// the depth-first order of the unbounded search reaches the far corners of its space. The
-/// *unbounded search* is the one whose end proves a case. The passes bounded by 0, 1 and 2
-/// ([`ALONE`]) run alone, as they are cheap; then the unbounded search starts, and the two
-/// share the executions until either exhausts: the pass bounded by 3 takes one execution for
-/// each of the unbounded search's, the pass bounded by k one for each 2^(k - 3) ([`share`]).
-/// The unbounded search's proof costs at most twice its own executions past the first three
-/// passes (less as the passes grow), and a violation within bound k >= 3 is found within
-/// 1 + 2^(k - 3) times the executions the deepening needs to reach it.
+/// Several searches share the executions. The *deepening* runs bounded passes from the
+/// root, each with its own visited states, so that a violation a few steps off the default
+/// order is found before the depth-first order of the unbounded search reaches the far
+/// corners of its space; it has two lanes, each a sequence of passes with growing bounds:
+/// [`Lane::Preemptions`] bounds the preemptions (a switch away from a task that could go on)
+/// by 0, 1, 2, 3, ... and takes every value of every choice; [`Lane::Deviations`] bounds
+/// preemptions and deviations (a value of a choice other than its first) together, by 0, 1,
+/// 2, ..., from the first execution that made a choice with more than one value (without
+/// one it would repeat the first lane). A violation that needs a few preemptions in a long
+/// workload is near in the first lane; one that needs a workload far from the first values
+/// and few preemptions, in the second. The *unbounded search* is the one whose end proves a
+/// case. The passes of the first lane bounded by 0, 1 and 2 ([`ALONE`]) run without the
+/// unbounded search, as they are cheap, taking turns with the second lane's passes; then the
+/// unbounded search starts, and it and the deepening share the executions until one of them
+/// exhausts: the deepening takes one execution for each of the unbounded search's while its
+/// least bound is 3, one for each 2^(k - 3) while it is k ([`share`]), and its lanes take
+/// those turns in turn. The unbounded search's proof costs at most twice its own executions
+/// past the first lane's first three passes (less as the passes grow), and a violation
+/// within bound k >= 3 of a lane is found within 2 (1 + 2^(k - 3)) times the executions that
+/// lane needs to reach it.
 ///
-/// A bounded pass keys its visited states by the task that runs next and keeps the fewest
-/// preemptions each was reached with: a state reached again with fewer has more of its
-/// future left to explore (the [module documentation](super) has the argument). A pass
-/// whose bound never refused an option explored every path the unbounded one would (it only
-/// revisited more states): it exhausts the search, and both searches stop. Otherwise only
-/// the unbounded search can exhaust it. The deepening's passes never end otherwise: bound
-/// k + 1 follows bound k as long as the unbounded search runs.
+/// A bounded pass keys its visited states by the task that runs next and keeps the least
+/// cost each was reached with: a state reached again at a lower cost has more of its future
+/// left to explore (the [module documentation](super) has the argument). A pass whose bound
+/// never refused an option explored every path the unbounded one would (it only revisited
+/// more states): it exhausts the search, and every search stops. Otherwise only the
+/// unbounded search can exhaust it. A lane's passes end only at [`MAX_BOUND`]: bound k + 1
+/// follows bound k as long as the unbounded search runs.
 ///
 /// The unbounded search adds sleep sets (Godefroid's state-space caching with sleep sets; the
 /// [module documentation](super) has the argument). Each transition (a task's run from one
@@ -131,11 +171,17 @@ pub(crate) struct Stateful {
     /// The search the current execution belongs to: a bounded pass of the deepening, or the
     /// unbounded search.
     search: Search,
-    /// The other search, once both run (from the first bound past [`ALONE`]): the two
-    /// share the executions ([`share`]).
-    other: Option<Search>,
+    /// The searches waiting for their turn: the deepening's other lane once it runs, and
+    /// the unbounded search once it runs (from the first lane's first bound past
+    /// [`ALONE`]).
+    waiting: Vec<Search>,
     /// The executions the unbounded search has taken since the deepening's last one.
     since_deepening: usize,
+    /// The lane whose pass takes the deepening's next turn.
+    next_lane: Lane,
+    /// Whether the deviations lane is yet to start: with the deepening, until an execution
+    /// meets a choice with more than one value (without one, it would repeat the first lane).
+    second_lane_due: bool,
     depth: usize,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
@@ -167,12 +213,12 @@ pub(crate) struct Stateful {
     reduction: crate::engine::Reduction,
 }
 
-/// One depth-first search: a pass of the deepening (with a preemption bound) or the
-/// unbounded search, with its own stack. Both keep their visits in [`Stateful::states`].
+/// One depth-first search: a pass of the deepening (with a bound) or the unbounded search,
+/// with its own stack. All keep their visits in [`Stateful::states`].
 struct Search {
     stack: Vec<Frame>,
-    /// The preemption bound of this pass; `None` for the unbounded search.
-    bound: Option<usize>,
+    /// The bound of this pass and what it counts; `None` for the unbounded search.
+    bound: Option<Bound>,
     /// Whether this pass's bound has refused an option, so that its paths are not all.
     refused: bool,
     /// A pass's visits of states beside those [`Stateful::states`] keeps.
@@ -180,13 +226,31 @@ struct Search {
 }
 
 impl Search {
-    fn new(bound: Option<usize>) -> Self {
+    fn new(bound: Option<Bound>) -> Self {
         Self {
             stack: Vec::new(),
             bound,
             refused: false,
             pass: PassVisits::default(),
         }
+    }
+
+    /// A pass of `lane` bounded by `limit`.
+    fn pass(lane: Lane, limit: usize) -> Self {
+        Self::new(Some(Bound { limit, lane }))
+    }
+
+    /// Whether this search counts deviations.
+    fn deviations(&self) -> bool {
+        self.bound.is_some_and(|b| b.lane == Lane::Deviations)
+    }
+
+    /// What the path costs at the next decision.
+    fn cost_here(&self) -> usize {
+        let deviations = self.deviations();
+        self.stack
+            .last()
+            .map_or(0, |f| f.cost_after(f.chosen, deviations))
     }
 }
 
@@ -211,9 +275,15 @@ impl Stateful {
         end: Rc<RefCell<SearchEnd>>,
     ) -> Self {
         Self {
-            search: Search::new(deepening.then_some(0)),
-            other: None,
+            search: if deepening {
+                Search::pass(Lane::Preemptions, 0)
+            } else {
+                Search::new(None)
+            },
+            waiting: Vec::new(),
             since_deepening: 0,
+            next_lane: Lane::Preemptions,
+            second_lane_due: deepening,
             depth: 0,
             looked_up_at: None,
             finishing: false,
@@ -251,17 +321,18 @@ impl Stateful {
 
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
+        let deviations = self.search.deviations();
         while let Some(frame) = self.search.stack.last_mut() {
             if let Some(next) = frame.awake_after(frame.chosen) {
                 if self
                     .search
                     .bound
-                    .is_none_or(|b| frame.preemptions_after(next) <= b)
+                    .is_none_or(|b| frame.cost_after(next, deviations) <= b.limit)
                 {
                     frame.chosen = next;
                     return true;
                 }
-                // Every later option costs the same preemption: all are refused.
+                // Every later option costs one more, as this one does: all are refused.
                 self.search.refused = true;
                 frame.incomplete = true;
             }
@@ -297,8 +368,8 @@ impl Stateful {
         )
     }
 
-    /// The search just run has no path left: start the deepening's next pass (and the
-    /// unbounded search with it, after [`ALONE`]); false when the search is exhausted: the
+    /// The search just run has no path left: start its lane's next pass (and the unbounded
+    /// search after the first lane's [`ALONE`]); false when the search is exhausted: the
     /// unbounded search is over, or a bounded pass ended without its bound refusing anything.
     fn next_pass(&mut self) -> bool {
         let bound = match self.search.bound {
@@ -311,11 +382,55 @@ impl Stateful {
                 return false;
             }
         };
-        self.search = Search::new(Some(bound + 1));
-        if bound + 1 > ALONE && self.other.is_none() {
-            self.other = Some(Search::new(None));
+        let limit = bound.limit + 1;
+        if limit > MAX_BOUND {
+            // The lane ends. Another search runs: the second lane runs beside the first, and
+            // the unbounded search beside it from its bound 3.
+            self.search = self.waiting.pop().expect("another search runs");
+            return true;
+        }
+        self.search = Search::pass(bound.lane, limit);
+        if bound.lane == Lane::Preemptions && limit == ALONE + 1 {
+            self.waiting.push(Search::new(None));
         }
         true
+    }
+
+    /// Hand the next execution to the search whose turn it is: once the unbounded search
+    /// runs, the deepening takes one execution for each [`share`] of its, by the least bound
+    /// of the deepening's passes, and its lanes take those in turn; before, the lanes take
+    /// turns.
+    fn take_turn(&mut self) {
+        let next = if self.search.bound.is_none() {
+            let Some(least) = self
+                .waiting
+                .iter()
+                .filter_map(|s| s.bound.map(|b| b.limit))
+                .min()
+            else {
+                return;
+            };
+            self.since_deepening += 1;
+            if self.since_deepening < share(least) {
+                return;
+            }
+            self.since_deepening = 0;
+            let lane = self.next_lane;
+            self.waiting
+                .iter()
+                .position(|s| s.bound.is_some_and(|b| b.lane == lane))
+                .unwrap_or(0)
+        } else {
+            match self.waiting.iter().position(|s| s.bound.is_none()) {
+                Some(unbounded) => unbounded,
+                None if !self.waiting.is_empty() => 0,
+                None => return,
+            }
+        };
+        std::mem::swap(&mut self.search, &mut self.waiting[next]);
+        if let Some(b) = self.search.bound {
+            self.next_lane = b.lane.other();
+        }
     }
 
     /// The sleep set of the state the transition `done` (just observed) led to from the
@@ -388,20 +503,7 @@ impl Scheduler for Stateful {
             if !self.backtrack() && !self.next_pass() {
                 return None;
             }
-            // Once both searches run, they share the executions.
-            if let Some(other) = &mut self.other {
-                let turn = match (self.search.bound, other.bound) {
-                    (None, Some(bound)) => {
-                        self.since_deepening += 1;
-                        self.since_deepening >= share(bound)
-                    }
-                    _ => true,
-                };
-                if turn {
-                    self.since_deepening = 0;
-                    std::mem::swap(&mut self.search, other);
-                }
-            }
+            self.take_turn();
         }
         if self.left == 0 {
             return None;
@@ -477,11 +579,7 @@ impl Scheduler for Stateful {
             self.looked_up_at = Some(operations);
             return Self::run(frame.options[frame.chosen]);
         }
-        let preemptions = self
-            .search
-            .stack
-            .last()
-            .map_or(0, |f| f.preemptions_after(f.chosen));
+        let cost = self.search.cost_here();
         let sleep = self.sleep_after(done.as_ref(), &options);
         let lookup = self.looked_up_at != Some(operations);
         if lookup {
@@ -497,15 +595,15 @@ impl Scheduler for Stateful {
             let covered = if let Some(bound) = search.bound {
                 // A bounded pass tells states apart by who runs next too: the same state
                 // costs a preemption more or less depending on the task that ran before.
-                // Reached before with as few preemptions, everything this visit would explore
-                // was explored.
+                // Reached before at as low a cost, everything this visit would explore was
+                // explored.
                 let next = if continues {
                     registry::task_name(options[0])
                 } else {
                     0
                 };
-                let cost = u16::try_from(preemptions).expect("fewer than 2^16 preemptions");
-                search.pass.reach(met, bound, key, next, cost)
+                let lane = bound.lane as usize;
+                search.pass.reach(met, lane, bound.limit, key, next, cost)
             } else {
                 // The unbounded search tells states apart by where each task stands, so that
                 // a task asleep in two visits of a state is asleep before the same transition.
@@ -530,7 +628,7 @@ impl Scheduler for Stateful {
             options,
             chosen: 0,
             continues,
-            preemptions,
+            cost,
             signature,
             sleep,
             footprints: if self.search.bound.is_none() {
@@ -555,7 +653,8 @@ impl Scheduler for Stateful {
 
     /// A request for a random value is a decision when the facade announced it as a choice
     /// ([`crate::sync::choose`]): every value is explored, as every task is at a scheduling
-    /// decision. A choice is never a preemption, and it is not looked up in the visited set:
+    /// decision. A choice is never a preemption (a value other than its first is a deviation,
+    /// which the second lane counts), and it is not looked up in the visited set:
     /// the value is recorded as the chooser's operation, so the state after it is looked up
     /// at the next scheduling decision. With a [`Part`], only the values that keep the
     /// execution's choices on one of the part's prefixes are options. Other requests (none
@@ -594,18 +693,19 @@ impl Scheduler for Stateful {
             self.choices.push(value);
             return value;
         }
-        let preemptions = self
-            .search
-            .stack
-            .last()
-            .map_or(0, |f| f.preemptions_after(f.chosen));
+        let cost = self.search.cost_here();
         let first = options[0];
+        if self.second_lane_due && options.len() > 1 {
+            // It takes its first turn after this execution.
+            self.second_lane_due = false;
+            self.waiting.push(Search::pass(Lane::Deviations, 0));
+        }
         self.search.stack.push(Frame {
             choice: true,
             options,
             chosen: 0,
             continues: false,
-            preemptions,
+            cost,
             signature,
             sleep: Vec::new(),
             footprints: Vec::new(),

@@ -64,19 +64,32 @@ type Shard<V> = HashMap<Key, V, BuildHasherDefault<SignatureHasher>>;
 /// - whether it is complete (every search cuts a path there);
 /// - whether the unbounded search visited it and with which sleep set, sorted (stable task
 ///   name, where it stands) pairs as a slice of the arena ([`States::sleeps`]);
-/// - the bounded pass that last reached it, the task that ran next then and the fewest
-///   preemptions it was reached with (a state reached in one pass with another task next is
-///   kept beside, in [`PassVisits`]).
+/// - per lane of the deepening ([`LANES`]), the lane's pass that last reached it, the task
+///   that ran next then and the least cost it was reached with (a state reached in one pass
+///   with another task next is kept beside, in [`PassVisits`]).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Met {
     pub(super) complete: bool,
     visited: bool,
     len: u16,
     start: u32,
+    lanes: [Reached; LANES],
+}
+
+/// The lanes of the deepening, each with its own record in a [`Met`]: the two run side by
+/// side, and one lane's visits must not overwrite the other's.
+pub(super) const LANES: usize = 2;
+
+/// The highest bound a pass may have: a pass's bound and costs are kept in a byte.
+pub(super) const MAX_BOUND: usize = u8::MAX as usize - 1;
+
+/// A lane's last pass at a state, in four bytes.
+#[derive(Clone, Copy, Default)]
+struct Reached {
     /// The pass's bound plus one; 0 for none.
-    pass: u16,
-    cost: u16,
-    next: u32,
+    pass: u8,
+    cost: u8,
+    next: u16,
 }
 
 /// The table of every state met, with the arena of the unbounded search's sleep sets.
@@ -144,31 +157,35 @@ impl States {
 }
 
 /// A bounded pass's visits of states with another task next than the one their [`Met`]
-/// keeps (rare: most states are reached in a pass with one task next).
+/// keeps for its lane (rare: most states are reached in a pass with one task next).
 #[derive(Default)]
-pub(super) struct PassVisits(Shard<Vec<(u32, u16)>>);
+pub(super) struct PassVisits(Shard<Vec<(u16, u8)>>);
 
 impl PassVisits {
-    /// The pass bounded by `bound` reaches the state `key` with `cost` preemptions and `next`
-    /// to run (0 when any task may run at no cost): true when it reached it before with the
-    /// same task next and at most as many preemptions, so that everything this visit would
-    /// explore was explored. Otherwise the fewest preemptions are kept.
+    /// The pass of deepening lane `lane` bounded by `bound` (at most [`MAX_BOUND`]) reaches
+    /// the state `key` at `cost` and with `next` to run (0 when any task may run at no cost):
+    /// true when it reached it before with the same task next and at most that cost, so that
+    /// everything this visit would explore was explored. Otherwise the least cost is kept.
     pub(super) fn reach(
         &mut self,
         met: &mut Met,
+        lane: usize,
         bound: usize,
         key: Key,
         next: u32,
-        cost: u16,
+        cost: usize,
     ) -> bool {
-        let pass = u16::try_from(bound + 1).expect("fewer than 2^16 preemptions");
-        if met.pass != pass {
-            (met.pass, met.next, met.cost) = (pass, next, cost);
+        let pass = u8::try_from(bound + 1).expect("a bound of at most MAX_BOUND");
+        let cost = u8::try_from(cost).expect("a cost within the bound");
+        let next = u16::try_from(next).expect("fewer than 2^16 task names");
+        let kept = &mut met.lanes[lane];
+        if kept.pass != pass {
+            *kept = Reached { pass, cost, next };
             return false;
         }
-        if met.next == next {
-            let covered = met.cost <= cost;
-            met.cost = met.cost.min(cost);
+        if kept.next == next {
+            let covered = kept.cost <= cost;
+            kept.cost = kept.cost.min(cost);
             return covered;
         }
         let others = self.0.entry(key).or_default();
@@ -204,16 +221,33 @@ mod tests {
     fn a_pass_covers_a_state_reached_again_with_as_few_preemptions_and_the_same_task_next() {
         let (mut states, mut pass) = (States::default(), PassVisits::default());
         let k = Key::new(7);
-        assert!(!pass.reach(states.at(k), 1, k, 3, 1));
-        assert!(pass.reach(states.at(k), 1, k, 3, 1));
-        assert!(!pass.reach(states.at(k), 1, k, 3, 0), "fewer preemptions");
-        assert!(pass.reach(states.at(k), 1, k, 3, 1));
-        assert!(!pass.reach(states.at(k), 1, k, 4, 1), "another task next");
-        assert!(pass.reach(states.at(k), 1, k, 4, 1));
-        assert!(!pass.reach(states.at(k), 1, k, 4, 0));
-        assert!(pass.reach(states.at(k), 1, k, 3, 0));
+        assert!(!pass.reach(states.at(k), 0, 1, k, 3, 1));
+        assert!(pass.reach(states.at(k), 0, 1, k, 3, 1));
+        assert!(
+            !pass.reach(states.at(k), 0, 1, k, 3, 0),
+            "fewer preemptions"
+        );
+        assert!(pass.reach(states.at(k), 0, 1, k, 3, 1));
+        assert!(
+            !pass.reach(states.at(k), 0, 1, k, 4, 1),
+            "another task next"
+        );
+        assert!(pass.reach(states.at(k), 0, 1, k, 4, 1));
+        assert!(!pass.reach(states.at(k), 0, 1, k, 4, 0));
+        assert!(pass.reach(states.at(k), 0, 1, k, 3, 0));
         let mut next_pass = PassVisits::default();
-        assert!(!next_pass.reach(states.at(k), 2, k, 3, 2), "a new pass");
+        assert!(!next_pass.reach(states.at(k), 0, 2, k, 3, 2), "a new pass");
+        // The other lane keeps its own record: its visits leave this lane's standing.
+        let mut other = PassVisits::default();
+        assert!(
+            !other.reach(states.at(k), 1, 2, k, 3, 2),
+            "the other lane's first"
+        );
+        assert!(other.reach(states.at(k), 1, 2, k, 3, 2));
+        assert!(
+            next_pass.reach(states.at(k), 0, 2, k, 3, 2),
+            "this lane's record stands"
+        );
         assert_eq!(states.len(), 1);
     }
 
