@@ -29,12 +29,14 @@
 //! ```
 
 use super::raft_log::{LogEntry, RaftLog};
-use crate::sync::Mutex;
+use crate::sync::Concurrent;
 
 /// The committed log every replica of a group applies.
 #[derive(Debug)]
 pub struct SharedLog<E> {
-    log: Mutex<RaftLog<E>>,
+    /// Ratis's `SegmentedRaftLog` reads entries under its read lock (`get`, `getEntries`,
+    /// `getLastEntryTermIndex`) and appends or purges under its write lock: reads commute.
+    log: Concurrent<RaftLog<E>>,
 }
 
 impl<E: Clone> Default for SharedLog<E> {
@@ -47,47 +49,48 @@ impl<E: Clone> SharedLog<E> {
     /// An empty log.
     pub fn new() -> Self {
         Self {
-            log: Mutex::labelled("replicated log", RaftLog::new()),
+            log: Concurrent::new("replicated log", RaftLog::new()),
         }
     }
 
     /// A shared log holding `log`.
     pub fn with_log(log: RaftLog<E>) -> Self {
         Self {
-            log: Mutex::labelled("replicated log", log),
+            log: Concurrent::new("replicated log", log),
         }
     }
 
     /// A new leader term (its configuration entry); returns the entry's index.
     pub fn start_term(&self, term: u64) -> u64 {
-        self.log.lock().start_term(term)
+        self.log.write(|l| l.start_term(term))
     }
 
     /// Append (and commit) a transaction; returns its index.
     pub fn append(&self, data: E) -> u64 {
-        self.log.lock().append(data)
+        self.log.write(|l| l.append(data))
     }
 
     /// The index of the last entry.
     pub fn last_index(&self) -> u64 {
-        self.log.lock().last_index()
+        self.log.read(|l| l.last_index())
     }
 
     /// The entries after `index`, or `None` when some of them were purged.
     pub fn entries_after(&self, index: u64) -> Option<Vec<LogEntry<E>>> {
-        let log = self.log.lock();
-        log.can_replay_from(index)
-            .then(|| log.after(index).cloned().collect())
+        self.log.read(|log| {
+            log.can_replay_from(index)
+                .then(|| log.after(index).cloned().collect())
+        })
     }
 
     /// Purge the log through `index` (after a snapshot there).
     pub fn purge_through(&self, index: u64) {
-        self.log.lock().purge_through(index);
+        self.log.write(|l| l.purge_through(index));
     }
 
     /// A copy of the whole log, for final observations.
     pub fn snapshot(&self) -> RaftLog<E> {
-        self.log.lock().clone()
+        self.log.read(|l| l.clone())
     }
 }
 

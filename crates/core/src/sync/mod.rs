@@ -17,6 +17,10 @@
 //! `SeqCst` as `AcqRel`, so a counterexample that relied on a weaker read would be a false
 //! alarm; [`Volatile`] is therefore built on a mutex, which every backend orders totally
 //! (the stateful engine orders its writes against every access, and lets two reads commute).
+//! A structure Java makes thread-safe without a lock its callers hold (a `ConcurrentHashMap`,
+//! a Guava cache, Ratis's log behind its own read-write lock) is a [`Concurrent`]: each call
+//! one atomic step, two reads commuting under the stateful engine. A model's [`Mutex`] is
+//! for a lock the Java takes itself, held across the code it guards.
 //!
 //! Bookkeeping that the engines must not see (the trace, probe counters, ghost state used
 //! only by reachability probes) goes through [`ghost`], which is never a scheduling point
@@ -157,5 +161,77 @@ impl<T: Copy> Volatile<T> {
     /// Atomically replace the value with `f(old)` and return the old value.
     pub fn update(&self, f: impl FnOnce(T) -> T) -> T {
         self.cell.write(|v| std::mem::replace(v, f(*v)))
+    }
+}
+
+/// A value Java keeps in a thread-safe structure that its callers do not lock (a
+/// `ConcurrentHashMap`, a Guava `Cache`, a `PartialTableCache`): each call on it is one
+/// atomic step on every backend, and nothing holds it between calls.
+///
+/// Under shuttle and loom a call is one hold of a facade [`Mutex`], so its schedules are
+/// those of a model that locked a mutex around the call. Under the stateful engine two calls
+/// that only [`read`](Self::read) commute, as they do in Java (a `Mutex` would order them,
+/// and the engine would count two states where there is one). The closures run inside the
+/// step: they may not wait or yield (lock, send, read a volatile), which the stateful engine
+/// stops as a model failure; a ghost cell read there keeps the value held through the next
+/// decision, as a lock would be.
+///
+/// ```
+/// use ozone_ha_check::sync::Concurrent;
+/// use std::collections::BTreeMap;
+///
+/// # ozone_ha_check::engine::run_once(|| {
+/// let cache = Concurrent::new("cache", BTreeMap::new());
+/// cache.write_key("k1", |m| m.insert("k1", 1));
+/// cache.write_key("k2", |m| m.insert("k2", 2));
+/// assert_eq!(cache.read_key("k1", |m| m.get("k1").copied()), Some(1));
+/// assert_eq!(cache.read(|m| m.len()), 2);
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct Concurrent<T> {
+    cell: Native<T>,
+}
+
+impl<T> Concurrent<T> {
+    /// A new structure holding `value`, its calls counted under `kind`
+    /// ([`points`]).
+    pub fn new(kind: &'static str, value: T) -> Self {
+        Self {
+            cell: Native::labelled(kind, value),
+        }
+    }
+
+    /// A call that only reads (`get`, `containsKey`, an iteration).
+    pub fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        self.cell.read(f)
+    }
+
+    /// A call that may change it (`put`, `computeIfPresent`, `remove`).
+    pub fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        self.cell.write(f)
+    }
+
+    /// A call that reads only the entry of `key` (`get(key)`): under the stateful engine it
+    /// commutes with every call on another key and with every other read. `f` may look at
+    /// nothing else: the engine takes the caller's word for it.
+    pub fn read_key<R>(&self, key: &str, f: impl FnOnce(&T) -> R) -> R {
+        self.cell.parts(&[entry(key, false)], false, |v| f(v))
+    }
+
+    /// A call that reads or changes only the entry of `key` (`put(key, v)`,
+    /// `computeIfPresent(key, ..)`, `remove(key)`): under the stateful engine it commutes
+    /// with every call on another key. `f` may touch nothing else.
+    pub fn write_key<R>(&self, key: &str, f: impl FnOnce(&mut T) -> R) -> R {
+        self.cell.parts(&[entry(key, true)], false, f)
+    }
+}
+
+/// The entry of `key` in a [`Concurrent`], as a part of its value.
+fn entry(key: &str, write: bool) -> Part<'_> {
+    Part {
+        space: (2, "entry"),
+        key,
+        write,
     }
 }

@@ -234,7 +234,8 @@
 //! N² / 2^128 (places and signatures together): below 10^-26 for the largest searches
 //! measured (a few tens of millions of states).
 //!
-//! Volatiles, channels and the store's tables have no lock in the Java, but are built on the
+//! Volatiles, channels, the store's tables and Java's thread-safe structures
+//! ([`Concurrent`](crate::sync::Concurrent)) have no lock in the Java, but are built on the
 //! facade's mutex under shuttle and loom, which orders every two accesses. In this engine's
 //! mode they keep their value outside shuttle's locks (`Native` in the facade): an access
 //! yields, waits only for what its operation needs (a receive for a value or for its senders

@@ -43,7 +43,7 @@ use crate::models::om::startup::{data_after, load_snapshot_info};
 use crate::properties::Probe;
 use crate::recorder::{Actor, Recorder};
 use crate::sync::ghost::{Ghost, Witness};
-use crate::sync::{Arc, Condvar, Mutex, MutexGuard};
+use crate::sync::{Arc, Concurrent, Condvar, Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
@@ -299,11 +299,17 @@ pub struct Om {
     leader: Ghost<bool>,
     shared: Arc<Shared>,
     db: Arc<Store<Row>>,
-    cache: Mutex<SecretCache>,
-    tenant: Mutex<TenantCache>,
+    /// `S3InMemoryCache`, a Guava `Cache`: each call is atomic and takes no lock of the OM's,
+    /// so two lookups commute, and so do two calls on different access ids (`clearCache`
+    /// reads every entry, then evicts one key at a time).
+    cache: Concurrent<SecretCache>,
+    /// The table cache of `tenantAccessIdTable` (a `PartialTableCache` over a
+    /// `ConcurrentHashMap`), keyed by access id; `evictCache` (after a flush) is one step
+    /// over the whole.
+    tenant: Concurrent<TenantCache>,
     /// The table cache of `principalToAccessIdsTable`, keyed by access id (one principal per
     /// id in the plans); its DB row is written and deleted with the access id's.
-    principal: Mutex<TenantCache>,
+    principal: Concurrent<TenantCache>,
     /// Ghost: the tenant-table cache entries a rejected assign left, by id and epoch.
     leaked: Ghost<Vec<(AccessId, u64)>>,
     secret_lock: Mutex<()>,
@@ -319,9 +325,9 @@ impl Om {
             leader: Ghost::new(leader),
             shared,
             db,
-            cache: Mutex::new(SecretCache::default()),
-            tenant: Mutex::new(TenantCache::default()),
-            principal: Mutex::new(TenantCache::default()),
+            cache: Concurrent::new("secret cache", SecretCache::default()),
+            tenant: Concurrent::new("table cache", TenantCache::default()),
+            principal: Concurrent::new("table cache", TenantCache::default()),
             leaked: Ghost::new(Vec::new()),
             secret_lock: Mutex::new(()),
             gate: Gate::new(),
@@ -347,7 +353,7 @@ impl Om {
 
     /// Its secret cache, as a final observation.
     pub fn secret_cache(&self) -> SecretCache {
-        self.cache.lock().clone()
+        self.cache.read(|c| c.clone())
     }
 
     /// Take this OM's S3_SECRET_LOCK from outside, as another request holding the id's lock
@@ -399,7 +405,7 @@ impl Om {
         index: u64,
         id: AccessId,
     ) -> Result<(Option<Secret>, Lookup), StoreError> {
-        let found = self.cache.lock().lookup(id);
+        let found = self.cache.read_key(id, |c| c.lookup(id));
         if let Lookup::Hit(v) = found {
             actor.step_with(&java::S3InMemoryCache::get, || {
                 let shown = v.map_or("tombstone".to_string(), |s| s.to_string());
@@ -419,7 +425,7 @@ impl Om {
             )?
             .and_then(|s| s.live());
         if let Some(s) = held {
-            self.cache.lock().put(id, s, 0);
+            self.cache.write_key(id, |c| c.put(id, s, 0));
             actor.step_with(&java::S3SecretManager::updateCache, || {
                 format!("{}: cache the store's {id} = {s}@0", at(index))
             });
@@ -431,8 +437,8 @@ impl Om {
     /// will flush).
     fn tenant_get(&self, actor: &Actor, view: &Tables<Row>, id: AccessId) -> Option<Row> {
         let (found, epoch) = {
-            let tenant = self.tenant.lock();
-            (tenant.lookup(id), tenant.epoch_of(id))
+            self.tenant
+                .read_key(id, |tenant| (tenant.lookup(id), tenant.epoch_of(id)))
         };
         match found {
             TableLookup::Hit(row) => {
@@ -548,7 +554,7 @@ impl Om {
             id,
             secret,
         )?;
-        self.cache.lock().put(id, secret, index);
+        self.cache.write_key(id, |c| c.put(id, secret, index));
         actor.step_with(&java::S3InMemoryCache::put, || {
             format!("{}: cache {id} = {secret}@{index}", at(index))
         });
@@ -559,7 +565,7 @@ impl Om {
     /// store, then `invalidateCacheEntry`.
     fn revoke_secret(&self, actor: &Actor, index: u64, id: AccessId) -> Result<(), StoreError> {
         self.store_revoke(actor, &java::S3SecretManagerImpl::revokeSecret, index, id)?;
-        let tomb = self.cache.lock().invalidate(id);
+        let tomb = self.cache.write_key(id, |c| c.invalidate(id));
         actor.step_with(&java::S3InMemoryCache::invalidate, || {
             format!(
                 "{}: {}",
@@ -605,7 +611,7 @@ impl Om {
         match request {
             S3Request::SetSecret { .. } if self.tenant_get(actor, view, id).is_none() => {
                 let _lock = self.secret_lock.lock();
-                done.called_store = self.cache.lock().lookup(id) == Lookup::Miss;
+                done.called_store = self.cache.read_key(id, |c| c.lookup(id)) == Lookup::Miss;
                 match self.get_secret(actor, NO_INDEX, id) {
                     Ok((Some(_), _)) => {}
                     Ok((None, _)) => done.refused = Some("ACCESS_ID_NOT_FOUND"),
@@ -738,7 +744,7 @@ impl Om {
                     }
                     Some(_) => "S3_SECRET_ALREADY_EXISTS (error response)".to_string(),
                     None => {
-                        self.cache.lock().put(id, secret, index);
+                        self.cache.write_key(id, |c| c.put(id, secret, index));
                         actor.step_with(&java::S3SecretManager::updateCache, || {
                             format!("index {index}: cache {id} = {secret}@{index}")
                         });
@@ -756,7 +762,7 @@ impl Om {
                 let _lock = self.secret_lock.lock();
                 let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
                 if held.is_some() {
-                    self.cache.lock().put(id, secret, index);
+                    self.cache.write_key(id, |c| c.put(id, secret, index));
                     response.call = Some(FlushCall::Store {
                         id,
                         secret,
@@ -772,7 +778,7 @@ impl Om {
                 let _lock = self.secret_lock.lock();
                 let (held, _) = self.get_secret(actor, index, id).map_err(internal)?;
                 if held.is_some() {
-                    let tomb = self.cache.lock().invalidate(id);
+                    let tomb = self.cache.write_key(id, |c| c.invalidate(id));
                     response.call = Some(FlushCall::Revoke { id, locked: false });
                     told = Some(Issued::Revoked(id));
                     format!(
@@ -793,8 +799,9 @@ impl Om {
                         .to_string()
                 } else {
                     let row = Row::AccessIdInfo { tenant };
-                    self.tenant.lock().add(id, Some(row), index);
-                    self.principal.lock().add(id, Some(row), index);
+                    self.tenant.write_key(id, |c| c.add(id, Some(row), index));
+                    self.principal
+                        .write_key(id, |c| c.add(id, Some(row), index));
                     actor.step_with(&java::TypedTable::addCacheEntry, || {
                         format!("index {index}: tenant-table cache {id} = {row}@{index}")
                     });
@@ -811,7 +818,7 @@ impl Om {
                     } else {
                         view.put(TENANT_ACCESS_ID_TABLE, id, row);
                         response.rows.put(TENANT_ACCESS_ID_TABLE, id, row);
-                        self.cache.lock().put(id, secret, index);
+                        self.cache.write_key(id, |c| c.put(id, secret, index));
                         response.call = Some(FlushCall::Store {
                             id,
                             secret,
@@ -824,7 +831,7 @@ impl Om {
             }
             S3Request::TenantRevoke { .. } => {
                 self.delete_access_id_info(actor, java, view, &mut response, id)?;
-                let tomb = self.cache.lock().invalidate(id);
+                let tomb = self.cache.write_key(id, |c| c.invalidate(id));
                 response.call = Some(FlushCall::Revoke { id, locked: true });
                 told = Some(Issued::Revoked(id));
                 format!(
@@ -864,7 +871,7 @@ impl Om {
         }
         // `getPrincipalToAccessIdsTable().getIfExist`: its table cache, else the DB row,
         // written with the access id's.
-        let principal = match self.principal.lock().lookup(id) {
+        let principal = match self.principal.read_key(id, |c| c.lookup(id)) {
             TableLookup::Hit(row) => row.is_some(),
             TableLookup::Miss => view.get(TENANT_ACCESS_ID_TABLE, id).is_some(),
         };
@@ -874,8 +881,10 @@ impl Om {
             actor.step_with(java, || format!("index {}: {npe}", response.index));
             return Err(Termination::Throwable(npe));
         }
-        self.principal.lock().add(id, None, response.index);
-        self.tenant.lock().add(id, None, response.index);
+        self.principal
+            .write_key(id, |c| c.add(id, None, response.index));
+        self.tenant
+            .write_key(id, |c| c.add(id, None, response.index));
         view.delete(TENANT_ACCESS_ID_TABLE, id);
         response.rows.delete(TENANT_ACCESS_ID_TABLE, id);
         Ok(())
@@ -911,13 +920,12 @@ impl Om {
         response.rows.put(S3_SECRET_TABLE, id, row);
         {
             let _lock = self.secret_lock.lock();
-            let mut cache = self.cache.lock();
-            match value {
+            self.cache.write_key(id, |cache| match value {
                 Some(s) => cache.put(id, s, index),
                 None => {
                     cache.invalidate(id);
                 }
-            }
+            });
         }
         actor.step_with(
             java,
@@ -1081,12 +1089,12 @@ impl Om {
             actor.probe(&ERROR_FLUSHED);
         }
         // `clearS3Cache`: the index -> key map, then an unconditional invalidate per key.
-        let keys = self.cache.lock().keys_at(&epochs);
+        let keys = self.cache.read(|c| c.keys_at(&epochs));
         actor.step_with(&java::S3InMemoryCache::clearCache, || {
             format!("flushed {epochs:?}: evict secret cache entries {keys:?}")
         });
         for id in keys {
-            self.cache.lock().evict(id);
+            self.cache.write_key(id, |c| c.evict(id));
         }
         if !tenant_epochs.is_empty() {
             // `PartialTableCache.cleanup` runs `evictCache` on each table's own executor, so
@@ -1094,12 +1102,12 @@ impl Om {
             // between the two then finds the access id without its principal; the other
             // order only adds states in which the access id is already gone, where the
             // revoke throws on it first.
-            let gone = self.principal.lock().evict(&tenant_epochs);
+            let gone = self.principal.write(|c| c.evict(&tenant_epochs));
             actor.step_with(
                 Label::model("principal-table cache eviction (its cleanup executor)"),
                 || format!("epochs {tenant_epochs:?}: evict {gone:?}"),
             );
-            let gone = self.tenant.lock().evict(&tenant_epochs);
+            let gone = self.tenant.write(|c| c.evict(&tenant_epochs));
             self.leaked
                 .with(|l| l.retain(|(_, epoch)| !tenant_epochs.contains(epoch)));
             actor.step_with(
