@@ -364,6 +364,30 @@ fn store_rows_commute_only_where_they_do() {
     }
 }
 
+fn concurrent_keys_commute_only_where_they_do() {
+    use programs::Op::{MapClear, MapGet, MapPut, MapRead};
+    // Calls on different keys commute, and reads with each other; a whole read sees every
+    // key, a whole write conflicts with every call.
+    let keys = programs::agree(&[
+        vec![MapPut(0, 1), MapGet(1)],
+        vec![MapPut(1, 2), MapGet(0)],
+        vec![MapRead],
+    ]);
+    for map in ["[]", "[k0:1]", "[k1:2]", "[k0:1 k1:2]"] {
+        assert!(
+            keys.iter().any(|s| s.contains(&format!("map={map}"))),
+            "a whole read before, between or after the writes sees {map}: {keys:?}"
+        );
+    }
+    let cleared = programs::agree(&[vec![MapPut(0, 1), MapGet(0)], vec![MapClear]]);
+    for seen in ["m0=Some(1)", "m0=None"] {
+        assert!(
+            cleared.iter().any(|s| s.contains(seen)),
+            "the read after a put sees {seen} as the clear falls before or after it: {cleared:?}"
+        );
+    }
+}
+
 /// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
 /// passes).
 fn exhaust<F: Fn() -> String + Send + Sync + 'static>(model: F, deepening: bool) -> Driven {
@@ -631,10 +655,12 @@ mod programs {
     use ozone_ha_check::kit::store::{Store, WriteBatch};
     use ozone_ha_check::recorder::{Actor, Recorder};
     use ozone_ha_check::sync::ghost::Ghost;
-    use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
+    use ozone_ha_check::sync::{
+        channel, choose, thread, Arc, Concurrent, Condvar, Mutex, RwLock, Volatile,
+    };
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeMap, BTreeSet};
 
     /// How many of each kind of object a program has.
     const OBJECTS: u8 = 2;
@@ -682,6 +708,14 @@ mod programs {
         Scan,
         /// Reopen the store (the table cache is emptied).
         Reopen,
+        /// Read one key of a `Concurrent` map.
+        MapGet(u8),
+        /// Write one key of the map.
+        MapPut(u8, u8),
+        /// Read the whole map.
+        MapRead,
+        /// Empty the whole map.
+        MapClear,
         /// Spawn a grandchild that runs these operations, and join it at once.
         SpawnJoin(Vec<Op>),
         /// Choose one of two values (a generated workload's next request), logged, and on the
@@ -709,9 +743,13 @@ mod programs {
             (k.clone(), 1..3u8).prop_map(|(r, x)| Op::Row(r, x)),
             (1..3u8).prop_map(Op::Rows),
             k.clone().prop_map(Op::Fetch),
-            (k, 1..3u8).prop_map(|(r, x)| Op::Cache(r, x)),
+            (k.clone(), 1..3u8).prop_map(|(r, x)| Op::Cache(r, x)),
             Just(Op::Scan),
             Just(Op::Reopen),
+            k.clone().prop_map(Op::MapGet),
+            (k, 1..3u8).prop_map(|(r, x)| Op::MapPut(r, x)),
+            Just(Op::MapRead),
+            Just(Op::MapClear),
         ]
     }
 
@@ -796,6 +834,7 @@ mod programs {
         monitors: Vec<(Mutex<Tokens>, Condvar)>,
         ghosts: Vec<Ghost<Vec<usize>>>,
         store: Store<u8>,
+        map: Concurrent<BTreeMap<&'static str, u8>>,
         recorder: Arc<Recorder>,
         /// The value of each choice, for the enumeration; `None`: the engine chooses.
         fixed: Option<Vec<usize>>,
@@ -861,6 +900,24 @@ mod programs {
                     .cache_put(&actor(world), AT, TABLE, ROWS[k(r)], *x),
                 Op::Scan => log.push(format!("scan={}", world.store.scan(&actor(world), AT))),
                 Op::Reopen => world.store.reopen(&actor(world), AT),
+                Op::MapGet(r) => {
+                    let key = ROWS[k(r)];
+                    let v = world.map.read_key(key, |m| m.get(key).copied());
+                    log.push(format!("m{r}={v:?}"));
+                }
+                Op::MapPut(r, x) => {
+                    let key = ROWS[k(r)];
+                    world.map.write_key(key, |m| m.insert(key, *x));
+                }
+                Op::MapRead => {
+                    let seen = world.map.read(|m| {
+                        let entries: Vec<String> =
+                            m.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+                        entries.join(" ")
+                    });
+                    log.push(format!("map=[{seen}]"));
+                }
+                Op::MapClear => world.map.write(BTreeMap::clear),
                 Op::Guarded(i, g) => {
                     {
                         let mut held = world.locks[k(i)].lock();
@@ -905,6 +962,7 @@ mod programs {
                 .collect(),
             ghosts: (0..n).map(|_| Ghost::new(Vec::new())).collect(),
             store: Store::new(),
+            map: Concurrent::new("map", BTreeMap::new()),
             recorder: Arc::new(Recorder::with_tracing(None, false)),
             fixed,
         });
@@ -946,7 +1004,8 @@ mod programs {
             .iter()
             .map(|r| world.store.cache_entry(&actor(&world), AT, TABLE, r))
             .collect();
-        format!("{logs:?} {finals:?} {store} {cache:?}")
+        let map = world.map.read(|m| m.clone());
+        format!("{logs:?} {finals:?} {store} {cache:?} {map:?}")
     }
 
     /// The final states of `tasks` under `strategy`, or "deadlock"; `None` when the engine
@@ -1178,6 +1237,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         notify_one_wakes_either_waiter_under_both_engines,
         sends_receives_and_reads_commute_only_where_they_do,
         store_rows_commute_only_where_they_do,
+        concurrent_keys_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
         a_witness_is_not_part_of_the_state,
         condition_variables_on_disjoint_monitors,
