@@ -243,11 +243,11 @@
 //!
 //! | variant | verdict | random | PCT | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
-//! | `index-per-secret` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 415 |
-//! | `leader-side` | `StoreHoldsIssuedSecret` | 435 (76) | 301 (58) | at 2,232 |
-//! | `leader-side-reconciled` | `StoreHoldsIssuedSecret` | 897 (135) | 454 (102) | at 2,232 |
-//! | `leader-side-periodic` | holds | | | 633,427 executions in 400 s, not exhausted |
+//! | `buggy` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 505 |
+//! | `index-per-secret` | all three | 7 (2) | 5 (2) | `NoOmTermination` at 505 |
+//! | `leader-side` | `StoreHoldsIssuedSecret` | 435 (76) | 301 (58) | at 2,717 |
+//! | `leader-side-reconciled` | `StoreHoldsIssuedSecret` | 897 (135) | 454 (102) | at 2,717 |
+//! | `leader-side-periodic` | holds | | | 6,309,937 executions in 400 s, not exhausted |
 //!
 //! Every invariant a written plan breaks for a variant, the generated space breaks too (test
 //! `the_generated_space_finds_what_the_written_plans_find`); `leader-side` and

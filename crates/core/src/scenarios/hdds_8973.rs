@@ -106,8 +106,8 @@
 //!
 //! | variant | random | PCT | stateful |
 //! |---|---|---|---|
-//! | `buggy` | breaks `UniqueIds`: worst 116, median 53 | worst 61, median 12.5 | at execution 83 |
-//! | `fixed` | holds (20 seeds of 10,000 executions, `NextIdAfterFailedAllocation` in 19% to 21% of them) | holds (20 seeds of 10,000, the window in 15% to 17%) | holds in 676,252 executions (300 s, not exhausted; at two requests, 293,325 in 240 s, not exhausted) |
+//! | `buggy` | breaks `UniqueIds`: worst 116, median 53 | worst 61, median 12.5 | at execution 165 |
+//! | `fixed` | holds (20 seeds of 10,000 executions, `NextIdAfterFailedAllocation` in 19% to 21% of them) | holds (20 seeds of 10,000, the window in 15% to 17%) | holds in 3,071,860 executions (300 s, not exhausted; at two requests, 2,589,746 in 240 s, not exhausted) |
 //!
 //! Random and PCT minimize to `refuse allocate allocate allocate`, the `busy` plan with the
 //! client's allocation as the fourth. What the space adds to the written plans: the new
