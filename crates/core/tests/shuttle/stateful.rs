@@ -336,6 +336,16 @@ fn sends_receives_and_reads_commute_only_where_they_do() {
     );
 }
 
+/// Asserts that some final state in `outcomes` shows each of `logged` (a read's log entry).
+fn each_is_reached(outcomes: &BTreeSet<String>, logged: &[&str], what: &str) {
+    for entry in logged {
+        assert!(
+            outcomes.iter().any(|s| s.contains(entry)),
+            "{what} sees {entry}: {outcomes:?}"
+        );
+    }
+}
+
 fn store_rows_commute_only_where_they_do() {
     use programs::Op::{Cache, Fetch, Ghost, Reopen, Row, Rows, Scan};
     // Writes of different rows commute, and reads of rows with each other; a scan reads
@@ -345,23 +355,20 @@ fn store_rows_commute_only_where_they_do() {
         vec![Row(1, 2), Fetch(0)],
         vec![Scan],
     ]);
-    for scan in ["{}", "{t/k0=1}", "{t/k1=2}", "{t/k0=1, t/k1=2}"] {
-        assert!(
-            rows.iter().any(|s| s.contains(&format!("\"scan={scan}\""))),
-            "a scan before, between or after the writes sees {scan}: {rows:?}"
-        );
-    }
+    let scans = [
+        "\"scan={}\"",
+        "\"scan={t/k0=1}\"",
+        "\"scan={t/k1=2}\"",
+        "\"scan={t/k0=1, t/k1=2}\"",
+    ];
+    each_is_reached(&rows, &scans, "a scan before, between or after the writes");
     let scanned = programs::agree(&[vec![Row(0, 1)], vec![Scan, Ghost(0)], vec![Ghost(0)]]);
     assert_eq!(scanned.len(), 4, "{scanned:?}");
     let one = programs::agree(&[vec![Rows(1), Fetch(0)], vec![Row(0, 2), Fetch(1)]]);
     assert!(one.len() >= 3, "{one:?}");
     let cached = programs::agree(&[vec![Cache(0, 1), Fetch(0)], vec![Reopen], vec![Row(0, 2)]]);
-    for seen in ["s0=Some(1)", "s0=Some(2)", "s0=None"] {
-        assert!(
-            cached.iter().any(|s| s.contains(seen)),
-            "the read through the cache sees {seen}: {cached:?}"
-        );
-    }
+    let reads = ["s0=Some(1)", "s0=Some(2)", "s0=None"];
+    each_is_reached(&cached, &reads, "the read through the cache");
 }
 
 fn concurrent_keys_commute_only_where_they_do() {
@@ -373,19 +380,19 @@ fn concurrent_keys_commute_only_where_they_do() {
         vec![MapPut(1, 2), MapGet(0)],
         vec![MapRead],
     ]);
-    for map in ["[]", "[k0:1]", "[k1:2]", "[k0:1 k1:2]"] {
-        assert!(
-            keys.iter().any(|s| s.contains(&format!("map={map}"))),
-            "a whole read before, between or after the writes sees {map}: {keys:?}"
-        );
-    }
+    let maps = ["map=[]", "map=[k0:1]", "map=[k1:2]", "map=[k0:1 k1:2]"];
+    each_is_reached(
+        &keys,
+        &maps,
+        "a whole read before, between or after the writes",
+    );
     let cleared = programs::agree(&[vec![MapPut(0, 1), MapGet(0)], vec![MapClear]]);
-    for seen in ["m0=Some(1)", "m0=None"] {
-        assert!(
-            cleared.iter().any(|s| s.contains(seen)),
-            "the read after a put sees {seen} as the clear falls before or after it: {cleared:?}"
-        );
-    }
+    let reads = ["m0=Some(1)", "m0=None"];
+    each_is_reached(
+        &cleared,
+        &reads,
+        "the read after a put, the clear before or after it,",
+    );
 }
 
 /// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
