@@ -70,15 +70,33 @@ impl StatefulLock {
 
 /// Take the engine's lock underneath a facade lock: in the stateful engine's mode, just after
 /// the facade's was taken, shuttle's scheduling point inside it is not a decision
-/// ([`stateful::taking_engine_lock`]).
-fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> G {
+/// ([`stateful::passing_engine_lock`]). Returns the guard and the mark of the hold's start.
+fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> (G, u64) {
     if !stateful {
-        return take();
+        return (take(), 0);
     }
-    stateful::taking_engine_lock(true);
+    stateful::passing_engine_lock(true);
     let guard = take();
-    stateful::taking_engine_lock(false);
-    guard
+    stateful::passing_engine_lock(false);
+    (guard, stateful::hold_mark())
+}
+
+/// Let go of the engine's lock underneath a facade lock (before the facade's, so that no task
+/// finds the facade's free and the engine's held). In the stateful engine's mode, after a
+/// short hold ([`stateful::short_hold`]: its holder recorded and touched nothing and passed
+/// no decision since it took the lock), shuttle's scheduling point inside the release is not
+/// a decision: the hold ran only the holder's own code on the data the lock guards, so a task
+/// run at that point, the facade's lock still taken, finds it held and waits, or does
+/// something the hold did not touch and could as well have run just before it (the hold is
+/// one step, as a [`Native`] value's is).
+fn engine_unlock<G>(stateful: bool, mark: u64, guard: &mut Option<G>) {
+    if stateful && !std::thread::panicking() && stateful::short_hold(mark) {
+        stateful::passing_engine_lock(true);
+        drop(guard.take());
+        stateful::passing_engine_lock(false);
+    } else {
+        drop(guard.take());
+    }
 }
 
 /// A mutual-exclusion lock (Java's `synchronized` or `ReentrantLock`, without re-entry).
@@ -95,6 +113,7 @@ pub struct MutexGuard<'a, T> {
     guard: Option<engine::sync::MutexGuard<'a, T>>,
     mutex: &'a Mutex<T>,
     stateful: bool,
+    mark: u64,
 }
 
 impl<T> Deref for MutexGuard<'_, T> {
@@ -112,9 +131,7 @@ impl<T> DerefMut for MutexGuard<'_, T> {
 
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        // The engine's lock first, so that no task finds the facade's free and the engine's
-        // held.
-        drop(self.guard.take());
+        engine_unlock(self.stateful, self.mark, &mut self.guard);
         if self.stateful {
             self.mutex.stateful.release(false);
         }
@@ -144,12 +161,14 @@ impl<T> Mutex<T> {
         if stateful {
             self.stateful.acquire(false);
         }
+        let (guard, mark) = engine_lock(stateful, || {
+            self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        });
         MutexGuard {
-            guard: Some(engine_lock(stateful, || {
-                self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-            })),
+            guard: Some(guard),
             mutex: self,
             stateful,
+            mark,
         }
     }
 }
@@ -294,6 +313,7 @@ pub struct RwLockReadGuard<'a, T> {
     guard: Option<engine::sync::RwLockReadGuard<'a, T>>,
     lock: &'a RwLock<T>,
     stateful: bool,
+    mark: u64,
 }
 
 /// The guard of the exclusive (write) hold of an [`RwLock`].
@@ -302,6 +322,7 @@ pub struct RwLockWriteGuard<'a, T> {
     guard: Option<engine::sync::RwLockWriteGuard<'a, T>>,
     lock: &'a RwLock<T>,
     stateful: bool,
+    mark: u64,
 }
 
 impl<T> Deref for RwLockReadGuard<'_, T> {
@@ -326,7 +347,7 @@ impl<T> DerefMut for RwLockWriteGuard<'_, T> {
 
 impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        drop(self.guard.take());
+        engine_unlock(self.stateful, self.mark, &mut self.guard);
         if self.stateful {
             self.lock.stateful.release(true);
         }
@@ -335,7 +356,7 @@ impl<T> Drop for RwLockReadGuard<'_, T> {
 
 impl<T> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        drop(self.guard.take());
+        engine_unlock(self.stateful, self.mark, &mut self.guard);
         if self.stateful {
             self.lock.stateful.release(false);
         }
@@ -358,12 +379,14 @@ impl<T> RwLock<T> {
         if stateful {
             self.stateful.acquire(true);
         }
+        let (guard, mark) = engine_lock(stateful, || {
+            self.inner.read().unwrap_or_else(PoisonError::into_inner)
+        });
         RwLockReadGuard {
-            guard: Some(engine_lock(stateful, || {
-                self.inner.read().unwrap_or_else(PoisonError::into_inner)
-            })),
+            guard: Some(guard),
             lock: self,
             stateful,
+            mark,
         }
     }
 
@@ -374,12 +397,14 @@ impl<T> RwLock<T> {
         if stateful {
             self.stateful.acquire(false);
         }
+        let (guard, mark) = engine_lock(stateful, || {
+            self.inner.write().unwrap_or_else(PoisonError::into_inner)
+        });
         RwLockWriteGuard {
-            guard: Some(engine_lock(stateful, || {
-                self.inner.write().unwrap_or_else(PoisonError::into_inner)
-            })),
+            guard: Some(guard),
             lock: self,
             stateful,
+            mark,
         }
     }
 }

@@ -397,23 +397,17 @@ fn concurrent_keys_commute_only_where_they_do() {
 
 /// The stateful search's drive of `model`, which it exhausts (`deepening`: with the bounded
 /// passes).
-fn exhaust<F: Fn() -> String + Send + Sync + 'static>(model: F, deepening: bool) -> Driven {
-    let c = collect(
-        &Strategy::Stateful {
-            executions: 2_000_000,
-            part: None,
-            deepening,
-        },
-        model,
-    );
-    let driven = c.driven.expect("the stateful search runs");
+fn exhaust<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F, deepening: bool) -> Driven {
+    let driven = search(&model, deepening)
+        .driven
+        .expect("the stateful search runs");
     assert!(driven.exhausted);
     driven
 }
 
 /// The stateful search's executions and the states its unbounded search visited on `model`,
 /// which it exhausts.
-fn effort<F: Fn() -> String + Send + Sync + 'static>(model: F) -> (usize, usize) {
+fn effort<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> (usize, usize) {
     let driven = exhaust(model, true);
     (
         driven.executions,
@@ -448,20 +442,24 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     assert_eq!(seen, BTreeSet::from(["6 0".to_string()]));
     // Sections on their own mutexes commute, and the unbounded search skips reorderings of
     // them, but it must still visit every state: as many as the search without sleep sets visited
-    // (39 and 280, at 324 and 691 executions; with them 315 and 650).
-    let (_, disjoint) = effort(|| lock_sections(false));
-    let (_, shared) = effort(|| lock_sections(true));
+    // (39 and 280, at 324 and 691 executions; with them 315 and 650). Each section is short
+    // (it touches nothing but its data), so it is one step: 101 and 250 executions.
+    let (disjoint_runs, disjoint) = effort(|| lock_sections(false));
+    let (shared_runs, shared) = effort(|| lock_sections(true));
     assert_eq!((disjoint, shared), (39, 280));
+    assert_eq!((disjoint_runs, shared_runs), (101, 250));
 }
 
-/// Two tasks, each a lock section, a write to a cell (a ghost, or a witness when `witness`),
-/// and a second lock section on the same mutex.
+/// Two tasks, each a lock section, a yield, a write to a cell (a ghost, or a witness when
+/// `witness`), and a second lock section on the same mutex. The yield lets the cell's writes
+/// come in either order whatever the order of the first sections.
 fn cell_between_sections(witness: bool) -> String {
     let m = Arc::new(Mutex::new(0u8));
     let ghost = Arc::new(Ghost::new(0u8));
     let seen = Arc::new(Witness::new(0u8));
     let body = move |m: &Mutex<u8>, ghost: &Ghost<u8>, seen: &Witness<u8>| {
         *m.lock() += 1;
+        thread::yield_now();
         if witness {
             seen.update(|n| *n += 1);
         } else {
@@ -486,10 +484,42 @@ fn a_witness_is_not_part_of_the_state() {
     }
     // The ghost's two write orders are two states (the cell is a recorded object); the
     // witness's are one, so the search visits fewer states with it (and reaches the same
-    // final states, above): 49 and 42.
+    // final states, above): 83 and 42.
     let (_, ghost) = effort(|| cell_between_sections(false));
     let (_, witness) = effort(|| cell_between_sections(true));
-    assert_eq!((ghost, witness), (49, 42));
+    assert_eq!((ghost, witness), (83, 42));
+}
+
+/// A lock section that writes a ghost cell (`touch`) or only the data it guards, then a read
+/// of the cell after the section; another task writes the cell without the lock.
+fn cell_after_section(touch: bool) -> String {
+    let m = Arc::new(Mutex::new(0u8));
+    let ghost = Arc::new(Ghost::new(0u8));
+    let t = {
+        let ghost = Arc::clone(&ghost);
+        thread::spawn("t", move || ghost.with(|v| *v = 2))
+    };
+    {
+        let mut held = m.lock();
+        *held += 1;
+        if touch {
+            ghost.with(|v| *v = 1);
+        }
+    }
+    let seen = ghost.with(|v| *v);
+    t.join();
+    seen.to_string()
+}
+
+fn a_section_that_touched_a_cell_is_not_one_step() {
+    // The other task's write can land between the section's write and the read after it
+    // only at the stop inside the section's release: that stop stays a decision.
+    let seen = same_outcomes(|| cell_after_section(true));
+    assert_eq!(seen, BTreeSet::from(["1".to_string(), "2".to_string()]));
+    // A section that touched nothing but its own data is one step, and the same outcomes
+    // are reached.
+    let seen = same_outcomes(|| cell_after_section(false));
+    assert_eq!(seen, BTreeSet::from(["0".to_string(), "2".to_string()]));
 }
 
 /// The main task alone, three lock sections on one mutex: no decision has a second option.
@@ -523,7 +553,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
 }
 
 /// What the reductions saved on `model`, exhausted by the unbounded search alone.
-fn reduction<F: Fn() -> String + Send + Sync + 'static>(model: F) -> Reduction {
+fn reduction<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> Reduction {
     exhaust(model, false)
         .reduction
         .expect("a stateful search counts its reductions")
@@ -1247,6 +1277,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         concurrent_keys_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
         a_witness_is_not_part_of_the_state,
+        a_section_that_touched_a_cell_is_not_one_step,
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
         a_stateful_schedule_replays_to_its_final_state,

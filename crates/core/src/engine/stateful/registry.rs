@@ -262,10 +262,13 @@ struct Execution {
     in_hold: bool,
     /// Something was recorded inside that hold.
     hold_touched: bool,
-    /// The task (by shuttle id) that just took a facade lock and is about to take the engine's
-    /// lock underneath, whose scheduling point is not a decision ([`taking_engine_lock`]).
+    /// The task (by shuttle id) about to take or let go of the engine's lock underneath a
+    /// facade lock at a scheduling point that is not a decision ([`passing_engine_lock`]).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     acquiring: Option<usize>,
+    /// Operations recorded, objects touched and decisions taken so far: a hold during which
+    /// it stays the same is short ([`hold_mark`]).
+    events: u64,
 }
 
 #[derive(Default)]
@@ -278,6 +281,7 @@ struct Registry {
 
 impl Registry {
     fn touch(&mut self, object: ObjectId, access: Access) {
+        self.execution.events += 1;
         if self.tracking {
             self.execution.footprint.objects.push((object, access));
         }
@@ -451,18 +455,34 @@ pub(crate) fn finishing() -> bool {
     with(|r| r.execution.finishing).unwrap_or(false)
 }
 
-/// `true`: the current task took a facade lock (its operation is recorded) and takes the
-/// engine's lock underneath now; `false`: it has taken it. Shuttle stops the task once inside
-/// that lock, before any more of its code runs: a task run there instead of just before the
-/// operation could see no difference but the lock held, so that stop is not a decision
-/// ([`passing`]). Cleared once taken, so that a stop shuttle did not make there is never
-/// mistaken for a later one.
-pub(crate) fn taking_engine_lock(on: bool) {
+/// `true`: the current task is about to take or let go of the engine's lock underneath a
+/// facade lock, at a scheduling point of shuttle's that is not a decision ([`passing`]);
+/// `false`: it has. Shuttle stops a task once inside the engine's lock, just after the
+/// facade's was taken and its operation recorded, before any more of its code runs: a task
+/// run there instead of just before the operation could see no difference but the lock
+/// held. It stops the task once more inside the release of a short hold ([`short_hold`]),
+/// the facade's lock still taken: a task run there instead of just after the release could
+/// see no difference but the lock held either. Cleared once passed, so that a stop shuttle
+/// did not make there is never mistaken for a later one.
+pub(crate) fn passing_engine_lock(on: bool) {
     within(|r, task| r.execution.acquiring = on.then_some(task));
 }
 
-/// Whether shuttle stopped the task with this shuttle id at the engine's lock right after it
-/// took the facade's ([`taking_engine_lock`]): the engine runs it on without a decision.
+/// Taken just after a facade lock's engine lock is held: what [`short_hold`] compares with
+/// at the release.
+pub(crate) fn hold_mark() -> u64 {
+    with(|r| r.execution.events).unwrap_or(0)
+}
+
+/// Whether the hold that began at `mark` is *short*: since it began, nothing was recorded or
+/// touched and no decision was taken. Its holder then ran only its own code on the data the
+/// lock guards, which no other task touches without the lock.
+pub(crate) fn short_hold(mark: u64) -> bool {
+    with(|r| r.execution.events == mark).unwrap_or(false)
+}
+
+/// Whether shuttle stopped the task with this shuttle id at the engine's lock at a point that
+/// is not a decision ([`passing_engine_lock`]): the engine runs it on.
 /// Asked once per stop.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn passing(task: usize) -> bool {
@@ -484,6 +504,7 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
              tell its states apart (make every lock and ghost inside the case's run)"
         );
         let e = &mut r.execution;
+        e.events += 1;
         e.hold_touched |= e.in_hold;
         if e.finishing {
             return;
@@ -541,6 +562,7 @@ pub(crate) fn end_transition() -> Option<Footprint> {
     with(|r| {
         let e = &mut r.execution;
         let task = e.running.take()?;
+        e.events += 1;
         let name = e.name_of(task);
         *e.positions.entry(name).or_default() += 1;
         let mut footprint = std::mem::take(&mut e.footprint);
