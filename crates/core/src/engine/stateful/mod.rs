@@ -3,7 +3,8 @@
 //!
 //! Under that engine the facade's locks, condition variables and joins do not block inside
 //! shuttle: each operation first yields to the engine ([`facade::point`]), then takes effect at once
-//! and is recorded here ([`facade::record`]); a task whose operation cannot proceed is marked blocked
+//! and is recorded here ([`facade::record`]) (a ghost cell's access and a thread's exit do not
+//! yield first: below); a task whose operation cannot proceed is marked blocked
 //! on the object ([`facade::block`]) and is not offered to the engine until the object changes. So at
 //! every scheduling decision each task stands just before its next operation, and the state of
 //! the whole execution is a function of one thing: the order in which the tasks operated on
@@ -286,6 +287,22 @@
 //! still exhausted (hdds-10408 fixed/leader-and-follower 895,856 executions to 674,848);
 //! over the 142 violating cases, every one breaks the same invariant, in 752,920 executions
 //! in all against 799,518 before, none more.
+//!
+//! *Exits.* A thread's exit is an operation (on the thread's exit object) with no decision
+//! before it: it is recorded in the thread's last transition, with the rest of its code
+//! after its last operation. Only a join touches the exit object, and a join waits for the
+//! exit. So the exit moves left past any transition of another task that could run between
+//! the thread's last transition and it: one that does not touch the exit object commutes
+//! with it, and one that does is a join that finds the thread running and blocks, which
+//! changes nothing until the exit wakes it. A decision before the exit would only add, for
+//! every state the other tasks reach meanwhile, a twin in which the thread has not exited
+//! yet (on hdds-16092 fixed/second-term and hdds-17215 leader-side/lagging-follower, a
+//! transition that only exited made 15% of the new states). Measured over the 73 holding
+//! cases the engine exhausts in 60 s: 3,415,568 executions to 2,420,808 and 4,423,990
+//! states to 2,963,863, every case still exhausted, none taking more (hdds-10408
+//! fixed/leader-and-follower 674,848 executions to 470,388; hdds-16092 fixed/restart
+//! 218,046 to 166,402); over the 142 violating cases, every one breaks the same invariant,
+//! in 676,294 executions in all against 752,920, none more.
 //!
 //! Once a path is cut, the execution runs to its end without preemptions, and the tasks pass
 //! their operations' yield points without stopping (a blocked task still stops), as the engine

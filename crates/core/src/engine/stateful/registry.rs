@@ -703,9 +703,9 @@ pub(crate) fn started(name: u32) {
     });
 }
 
-/// The current task, named `name`, has finished its work.
+/// The current task, named `name`, has finished its work. Its exit is recorded without a
+/// decision before it: see "Exits" in the module docs.
 pub(crate) fn finished(name: u32) {
-    point();
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
