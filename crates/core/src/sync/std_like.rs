@@ -70,15 +70,16 @@ impl StatefulLock {
 
 /// Take the engine's lock underneath a facade lock: in the stateful engine's mode, just after
 /// the facade's was taken, shuttle's scheduling point inside it is not a decision
-/// ([`stateful::passing_engine_lock`]). Returns the guard and the mark of the hold's start.
-fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> (G, u64) {
+/// ([`stateful::passing_engine_lock`]). Returns the guard and, in that mode, the mark of the
+/// hold's start ([`stateful::hold_mark`]).
+fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> (G, Option<u64>) {
     if !stateful {
-        return (take(), 0);
+        return (take(), None);
     }
     stateful::passing_engine_lock(true);
     let guard = take();
     stateful::passing_engine_lock(false);
-    (guard, stateful::hold_mark())
+    (guard, Some(stateful::hold_mark()))
 }
 
 /// Let go of the engine's lock underneath a facade lock (before the facade's, so that no task
@@ -89,8 +90,8 @@ fn engine_lock<G>(stateful: bool, take: impl FnOnce() -> G) -> (G, u64) {
 /// run at that point, the facade's lock still taken, finds it held and waits, or does
 /// something the hold did not touch and could as well have run just before it (the hold is
 /// one step, as a [`Native`] value's is).
-fn engine_unlock<G>(stateful: bool, mark: u64, guard: &mut Option<G>) {
-    if stateful && !std::thread::panicking() && stateful::short_hold(mark) {
+fn engine_unlock<G>(mark: Option<u64>, guard: &mut Option<G>) {
+    if mark.is_some_and(|mark| !std::thread::panicking() && stateful::short_hold(mark)) {
         stateful::passing_engine_lock(true);
         drop(guard.take());
         stateful::passing_engine_lock(false);
@@ -112,8 +113,8 @@ pub struct Mutex<T> {
 pub struct MutexGuard<'a, T> {
     guard: Option<engine::sync::MutexGuard<'a, T>>,
     mutex: &'a Mutex<T>,
-    stateful: bool,
-    mark: u64,
+    /// In the stateful engine's mode, the mark of the hold's start ([`engine_lock`]).
+    hold: Option<u64>,
 }
 
 impl<T> Deref for MutexGuard<'_, T> {
@@ -131,8 +132,8 @@ impl<T> DerefMut for MutexGuard<'_, T> {
 
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        engine_unlock(self.stateful, self.mark, &mut self.guard);
-        if self.stateful {
+        engine_unlock(self.hold, &mut self.guard);
+        if self.hold.is_some() {
             self.mutex.stateful.release(false);
         }
     }
@@ -161,14 +162,13 @@ impl<T> Mutex<T> {
         if stateful {
             self.stateful.acquire(false);
         }
-        let (guard, mark) = engine_lock(stateful, || {
+        let (guard, hold) = engine_lock(stateful, || {
             self.inner.lock().unwrap_or_else(PoisonError::into_inner)
         });
         MutexGuard {
             guard: Some(guard),
             mutex: self,
-            stateful,
-            mark,
+            hold,
         }
     }
 }
@@ -232,9 +232,11 @@ impl<T> Native<T> {
             }
             stateful::block(id);
         };
+        let mark = stateful::hold_mark();
         stateful::in_hold(true);
         let result = apply(&mut self.value());
-        let touched = stateful::in_hold(false);
+        stateful::in_hold(false);
+        let touched = !stateful::short_hold(mark);
         stateful::record(id, op);
         for (object, op) in also {
             stateful::record(*object, *op);
@@ -312,8 +314,8 @@ pub struct RwLock<T> {
 pub struct RwLockReadGuard<'a, T> {
     guard: Option<engine::sync::RwLockReadGuard<'a, T>>,
     lock: &'a RwLock<T>,
-    stateful: bool,
-    mark: u64,
+    /// In the stateful engine's mode, the mark of the hold's start ([`engine_lock`]).
+    hold: Option<u64>,
 }
 
 /// The guard of the exclusive (write) hold of an [`RwLock`].
@@ -321,8 +323,8 @@ pub struct RwLockReadGuard<'a, T> {
 pub struct RwLockWriteGuard<'a, T> {
     guard: Option<engine::sync::RwLockWriteGuard<'a, T>>,
     lock: &'a RwLock<T>,
-    stateful: bool,
-    mark: u64,
+    /// In the stateful engine's mode, the mark of the hold's start ([`engine_lock`]).
+    hold: Option<u64>,
 }
 
 impl<T> Deref for RwLockReadGuard<'_, T> {
@@ -347,8 +349,8 @@ impl<T> DerefMut for RwLockWriteGuard<'_, T> {
 
 impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        engine_unlock(self.stateful, self.mark, &mut self.guard);
-        if self.stateful {
+        engine_unlock(self.hold, &mut self.guard);
+        if self.hold.is_some() {
             self.lock.stateful.release(true);
         }
     }
@@ -356,8 +358,8 @@ impl<T> Drop for RwLockReadGuard<'_, T> {
 
 impl<T> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        engine_unlock(self.stateful, self.mark, &mut self.guard);
-        if self.stateful {
+        engine_unlock(self.hold, &mut self.guard);
+        if self.hold.is_some() {
             self.lock.stateful.release(false);
         }
     }
@@ -379,14 +381,13 @@ impl<T> RwLock<T> {
         if stateful {
             self.stateful.acquire(true);
         }
-        let (guard, mark) = engine_lock(stateful, || {
+        let (guard, hold) = engine_lock(stateful, || {
             self.inner.read().unwrap_or_else(PoisonError::into_inner)
         });
         RwLockReadGuard {
             guard: Some(guard),
             lock: self,
-            stateful,
-            mark,
+            hold,
         }
     }
 
@@ -397,14 +398,13 @@ impl<T> RwLock<T> {
         if stateful {
             self.stateful.acquire(false);
         }
-        let (guard, mark) = engine_lock(stateful, || {
+        let (guard, hold) = engine_lock(stateful, || {
             self.inner.write().unwrap_or_else(PoisonError::into_inner)
         });
         RwLockWriteGuard {
             guard: Some(guard),
             lock: self,
-            stateful,
-            mark,
+            hold,
         }
     }
 }
@@ -472,7 +472,7 @@ impl Condvar {
     /// Wake-ups may be spurious: call it in a loop that re-checks the condition.
     pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
         super::points::count("condvar wait");
-        if guard.stateful && stateful_mode() {
+        if guard.hold.is_some() && stateful_mode() {
             // Register and release in one step (the caller holds the monitor), then wait to
             // be woken, then take the monitor again as any other acquirer.
             let mutex = guard.mutex;
@@ -725,7 +725,7 @@ pub mod thread {
     {
         crate::sync::points::count("spawn");
         let stable = if super::stateful_mode() {
-            stateful::point();
+            stateful::left_mover();
             stateful::spawning()
         } else {
             None

@@ -260,12 +260,10 @@ struct Execution {
     finishing: bool,
     /// A task is inside a hold of a value kept outside shuttle's locks ([`in_hold`]).
     in_hold: bool,
-    /// Something was recorded inside that hold.
-    hold_touched: bool,
     /// The task (by shuttle id) about to take or let go of the engine's lock underneath a
     /// facade lock at a scheduling point that is not a decision ([`passing_engine_lock`]).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
-    acquiring: Option<usize>,
+    passing: Option<usize>,
     /// Operations recorded, objects touched and decisions taken so far: a hold during which
     /// it stays the same is short ([`hold_mark`]).
     events: u64,
@@ -407,34 +405,41 @@ pub(crate) fn part(whole: ObjectId, space: Space, key: &str) -> ObjectId {
 /// Yield to the engine before an operation; in a finishing execution ([`finish`]), only a
 /// blocked task yields, as the engine would let any other go on anyway.
 pub(crate) fn point() {
-    if active() && !std::thread::panicking() {
-        let runs_on = within(|r, task| {
-            assert!(
-                !r.execution.in_hold,
-                "a facade operation inside the hold of a volatile, a channel or a store: the \
-                 stateful engine takes that hold as one step, so nothing in it may wait or yield"
-            );
-            if let Some(exit) = r.execution.lifecycle.remove(&task) {
-                r.touch(exit, Access::Write);
-            }
-            r.execution.finishing && !r.execution.blocked.contains_key(&task)
-        });
-        if runs_on != Some(true) {
-            crate::sync::thread::yield_now();
+    if active() && !std::thread::panicking() && settle() != Some(true) {
+        crate::sync::thread::yield_now();
+    }
+}
+
+/// What a yield before an operation does in the registry, without the yield: the task's
+/// transition ends its touches of an exit object it exited or joined. Whether the task would
+/// run on at a yield anyway (in a finishing execution, and not blocked).
+fn settle() -> Option<bool> {
+    within(|r, task| {
+        assert!(
+            !r.execution.in_hold,
+            "a facade operation inside the hold of a volatile, a channel or a store: the \
+             stateful engine takes that hold as one step, so nothing in it may wait or yield"
+        );
+        if let Some(exit) = r.execution.lifecycle.remove(&task) {
+            r.touch(exit, Access::Write);
         }
+        r.execution.finishing && !r.execution.blocked.contains_key(&task)
+    })
+}
+
+/// Before an operation that moves left past any transition of another task (a spawn, a
+/// join's first attempt): no decision, only the registry's part of [`point`]. See "Spawns
+/// and joins" in the module docs.
+pub(crate) fn left_mover() {
+    if active() && !std::thread::panicking() {
+        settle();
     }
 }
 
 /// The current task enters (`true`) or leaves the one step of a hold of a value kept
-/// outside shuttle's locks, in which no facade operation may wait or yield. Leaving, whether
-/// an operation (a ghost cell's) was recorded inside it.
-pub(crate) fn in_hold(on: bool) -> bool {
-    with(|r| {
-        let e = &mut r.execution;
-        e.in_hold = on;
-        std::mem::replace(&mut e.hold_touched, false)
-    })
-    .unwrap_or(false)
+/// outside shuttle's locks, in which no facade operation may wait or yield.
+pub(crate) fn in_hold(on: bool) {
+    with(|r| r.execution.in_hold = on);
 }
 
 /// The engine cut this execution's path: it runs to its end without preemptions, and
@@ -465,11 +470,12 @@ pub(crate) fn finishing() -> bool {
 /// see no difference but the lock held either. Cleared once passed, so that a stop shuttle
 /// did not make there is never mistaken for a later one.
 pub(crate) fn passing_engine_lock(on: bool) {
-    within(|r, task| r.execution.acquiring = on.then_some(task));
+    within(|r, task| r.execution.passing = on.then_some(task));
 }
 
-/// Taken just after a facade lock's engine lock is held: what [`short_hold`] compares with
-/// at the release.
+/// Taken at the start of a hold (just after a facade lock's engine lock is held, or before
+/// a value kept outside shuttle's locks is applied): what [`short_hold`] compares with at its
+/// end.
 pub(crate) fn hold_mark() -> u64 {
     with(|r| r.execution.events).unwrap_or(0)
 }
@@ -486,7 +492,7 @@ pub(crate) fn short_hold(mark: u64) -> bool {
 /// Asked once per stop.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn passing(task: usize) -> bool {
-    with(|r| r.execution.acquiring.take() == Some(task)).unwrap_or(false)
+    with(|r| r.execution.passing.take() == Some(task)).unwrap_or(false)
 }
 
 /// Record that the current task did `op` on `object`.
@@ -505,7 +511,6 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
         );
         let e = &mut r.execution;
         e.events += 1;
-        e.hold_touched |= e.in_hold;
         if e.finishing {
             return;
         }
@@ -720,8 +725,8 @@ pub(crate) fn await_exit(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
+    left_mover();
     loop {
-        point();
         touch(exit);
         if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
             lifecycle(exit);
@@ -729,5 +734,6 @@ pub(crate) fn await_exit(name: u32) {
             return;
         }
         block(exit);
+        point();
     }
 }
