@@ -120,11 +120,11 @@
 //! | `by-id-fallback` | 23 (6) | 45 (7) |
 //! | `fixed` | held, every seed (`PurgeAppliedBeforeKeysFlushed` in 51,265 of the 400,000 executions) | held, every seed (the probe in 36,331 of 400,000) |
 //!
-//! The stateful engine holds `fixed` for 120 s (818,350 executions, not exhausted; at two
-//! requests and one fault, 28 workloads, it exhausts them in 149,256 executions, 19 s) and
-//! breaks every other variant, at its 25th execution (`fix-invalidate-at-apply`: its
-//! 32,501st). The default budget (2,000 per engine) is at least twice the
-//! worst seed everywhere.
+//! The stateful engine exhausts `fixed`'s whole space (three requests and one fault, every
+//! interleaving) in 249,314 executions and 372,933 states, 10 s (`bench/exhaustion.json`, at
+//! d29f5a0), and breaks every other variant, at its 49th execution
+//! (`fix-invalidate-at-apply`: its 3,772nd). The default budget (2,000 per engine) is at
+//! least twice the worst seed everywhere.
 //!
 //! Every minimized workload is the written plan, `purge-keys(s1) snapshot-purge(s1)` (cold),
 //! but for PCT's `fix-invalidate-at-apply`, which keeps `purge-keys(s1) restart
