@@ -238,6 +238,12 @@ struct CheckArgs {
     /// Write every replayable counterexample to this directory as a regression fixture.
     #[arg(long, value_name = "DIR")]
     save: Option<PathBuf>,
+    /// Under the stateful engine, after each case's line: the distinct states it met, by
+    /// what reached each (the kinds of the operations that the transition which first
+    /// reached it recorded), most first. Where a state space comes from. (`--json` always
+    /// carries them, as `state_origins`.)
+    #[arg(long)]
+    explain_states: bool,
 }
 
 #[derive(Args)]
@@ -526,6 +532,9 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     let reports = explore_all(&args.explore, |case| {
         if !json {
             emit(&format!("{}\n", present::case_line(case)));
+            if args.explain_states {
+                emit(&present::state_origins(case));
+            }
         }
     })?;
     if let Some(dir) = &args.save {

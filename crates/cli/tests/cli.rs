@@ -649,6 +649,17 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
     assert_eq!(v[0]["verdict"], "violated");
     assert_eq!(v[0]["parts"]["present"], serde_json::json!([1, 2]));
     assert_eq!(v[0]["parts"]["workloads"], 13521);
+    let origins: u64 = v[0]["state_origins"]
+        .as_object()
+        .expect("the merged report counts where its states came from")
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        Some(origins),
+        v[0]["states"].as_u64(),
+        "the parts' sums add up"
+    );
     let one = merge(&files[..1]);
     let stderr = String::from_utf8_lossy(&one.stderr);
     assert!(stderr.contains("part [2] of 2 missing"), "{stderr}");
@@ -658,6 +669,53 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
         .unwrap()
         .contains("part 2 of 2 missing"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn explain_states_lists_what_reached_the_states() {
+    let args = [
+        "check",
+        "hdds-16452",
+        "--variant",
+        "fixed",
+        "--plan",
+        "base",
+        "--engine",
+        "stateful",
+        "--quiet",
+    ];
+    let json = cli(&[&args[..], &["--json"]].concat());
+    assert_eq!(json.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let states = v[0]["states"]
+        .as_u64()
+        .expect("a stateful report counts states");
+    let origins = v[0]["state_origins"].as_object().unwrap();
+    assert_eq!(
+        origins.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+        states
+    );
+    assert_eq!(origins["start"], 1);
+    let text = cli(&[&args[..], &["--explain-states"]].concat());
+    assert_eq!(text.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "  stateful: {states} states, by what reached them:\n"
+        )),
+        "{stdout}"
+    );
+    for (what, n) in origins {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(&n.to_string())
+                    && l.ends_with(&format!("%  {what}"))),
+            "{what}: {stdout}"
+        );
+    }
+    let plain = cli(&args);
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("by what reached them"));
 }
 
 #[test]

@@ -143,6 +143,10 @@ pub struct Report {
     /// What the stateful engine's reductions saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<engine::Reduction>,
+    /// The distinct states the stateful engine met, by what reached each
+    /// ([`engine::Driven::state_origins`]): where the state space comes from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub state_origins: BTreeMap<String, u64>,
     /// Whether `--time-budget` ended the exploration before the engine did.
     pub out_of_time: bool,
     /// Scheduling decisions per execution, on average (shuttle engines only).
@@ -641,6 +645,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         }),
         states: driven.states,
         reduction: driven.reduction,
+        state_origins: driven.state_origins.unwrap_or_default(),
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),
         decisions_per_execution: (tally.decisions > 0)

@@ -775,6 +775,7 @@ mod tests {
             parts: None,
             states: None,
             reduction: None,
+            state_origins: BTreeMap::new(),
             out_of_time: false,
             decisions_per_execution: None,
             tasks: None,

@@ -20,7 +20,7 @@ pub mod text;
 pub use html::{html_report, Page};
 pub use jira::counterexample_jira;
 pub use markdown::{counterexample_mermaid, markdown_report};
-pub use text::{case_line, counterexample, listing, listing_json, summary, table};
+pub use text::{case_line, counterexample, listing, listing_json, state_origins, summary, table};
 
 use ozone_ha_check::citation::Links;
 use ozone_ha_check::explore::{Report, Verdict};

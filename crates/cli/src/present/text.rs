@@ -161,6 +161,23 @@ fn coverage(r: &Report) -> String {
     }
 }
 
+/// For each report of a case that counted them, the states the stateful engine met by what
+/// reached each ([`Report::state_origins`]), most first, one line each, with its share.
+pub fn state_origins(reports: &[Report]) -> String {
+    let mut out = String::new();
+    for r in reports.iter().filter(|r| !r.state_origins.is_empty()) {
+        let total: u64 = r.state_origins.values().sum();
+        out += &format!("  {}: {total} states, by what reached them:\n", r.engine);
+        let mut origins: Vec<(&String, &u64)> = r.state_origins.iter().collect();
+        origins.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (what, n) in origins {
+            let share = *n as f64 * 100.0 / total as f64;
+            out += &format!("    {n:>10} {share:5.1}%  {what}\n");
+        }
+    }
+    out
+}
+
 fn how_far(r: &Report) -> String {
     if r.out_of_time {
         " (out of time: not exhausted)".to_string()

@@ -128,6 +128,7 @@ pub(super) fn drive(
         exhausted: !stopped,
         states: None,
         reduction: None,
+        state_origins: None,
         switches: None,
     })
 }

@@ -34,6 +34,7 @@ pub(crate) use self::threads::{
 };
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -284,6 +285,11 @@ pub struct Driven {
     pub states: Option<usize>,
     /// What the stateful engine's reductions saved (`None` for the other engines).
     pub reduction: Option<Reduction>,
+    /// The distinct states the stateful engine met, by what reached each: the kinds of the
+    /// operations (`lock`, `load`, `join`, ...) that the transition which first reached it
+    /// recorded, joined by ` + ` (`nothing recorded` when it recorded none, `start` for the
+    /// first state). They add up to [`Driven::states`]. `None` for the other engines.
+    pub state_origins: Option<BTreeMap<String, u64>>,
     /// For a replayed or guided execution: the decisions at which it left the
     /// non-preemptive default, as `(decision, task)`.
     pub switches: Option<Vec<(usize, usize)>>,

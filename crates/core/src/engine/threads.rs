@@ -33,6 +33,7 @@ pub(super) fn drive(
         exhausted: false,
         states: None,
         reduction: None,
+        state_origins: None,
         switches: None,
     })
 }

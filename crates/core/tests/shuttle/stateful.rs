@@ -576,6 +576,31 @@ fn the_reductions_are_counted_where_they_cut() {
     assert_eq!(other.driven.expect("DFS runs").reduction, None);
 }
 
+fn the_states_are_counted_by_what_reached_them() {
+    for (shared, deepening) in [(false, false), (true, false), (true, true)] {
+        let driven = exhaust(move || lock_sections(shared), deepening);
+        let states = driven.states.expect("a stateful search counts states");
+        let origins = driven
+            .state_origins
+            .expect("a stateful search counts where its states come from");
+        // Every state met is counted once: the first, then each by the transition that first
+        // reached it.
+        assert_eq!(origins.values().sum::<u64>(), states as u64, "{origins:?}");
+        assert_eq!(origins.get("start"), Some(&1), "{origins:?}");
+        // Two tasks took the lock three times each and exited, the main task spawned and
+        // joined them: each transition that reached a state recorded a lock section, a last
+        // lock section with its thread's exit (an exit has no decision before it), a spawn,
+        // or a join.
+        let kinds: BTreeSet<&str> = origins.keys().map(String::as_str).collect();
+        let expected = BTreeSet::from(["start", "spawn", "lock", "lock + exit", "join"]);
+        assert_eq!(kinds, expected, "{origins:?}");
+        assert!(origins.get("lock").is_some_and(|n| *n > 1), "{origins:?}");
+    }
+    // The other engines count none.
+    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_alone);
+    assert_eq!(other.driven.expect("DFS runs").state_origins, None);
+}
+
 /// Two monitors, each with its own waiter, and the main task notifying one then the other:
 /// the two waiters' steps commute, and each tells whether it had to wait.
 fn two_handoffs() -> String {
@@ -1273,6 +1298,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_lost_update_is_reached_and_the_search_ends,
         a_bounded_pass_that_exhausts_reports_its_states,
         the_reductions_are_counted_where_they_cut,
+        the_states_are_counted_by_what_reached_them,
         every_final_state_is_reached_with_each_kind_of_object,
         a_deadlock_is_a_model_failure,
         on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix,

@@ -76,6 +76,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
         exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
         states: None,
         reduction: None,
+        state_origins: None,
         switches: None,
     })
 }
@@ -133,6 +134,12 @@ pub(super) fn drive(
             driven.exhausted = end.exhausted;
             driven.states = Some(end.states);
             driven.reduction = Some(end.reduction);
+            driven.state_origins = Some(
+                end.origins
+                    .iter()
+                    .map(|(kinds, n)| (kinds.map_or_else(|| "start".to_string(), |k| k.name()), *n))
+                    .collect(),
+            );
             Ok(driven)
         }
         Strategy::Replay { schedule } => {

@@ -61,6 +61,84 @@ pub(crate) enum Op {
 }
 
 impl Op {
+    /// Every kind, in the order of their values.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    const ALL: [Op; 18] = [
+        Op::Lock,
+        Op::Read,
+        Op::Wait,
+        Op::Notify,
+        Op::NotifyOne,
+        Op::Woken,
+        Op::Spawn,
+        Op::Exit,
+        Op::Join,
+        Op::Ghost,
+        Op::Send,
+        Op::Receive,
+        Op::Senders,
+        Op::Load,
+        Op::Store,
+        Op::LoadParts,
+        Op::StoreParts,
+        Op::Chose,
+    ];
+
+    /// Its name in reports.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    fn name(self) -> &'static str {
+        match self {
+            Op::Lock => "lock",
+            Op::Read => "read lock",
+            Op::Wait => "wait",
+            Op::Notify => "notify all",
+            Op::NotifyOne => "notify one",
+            Op::Woken => "woken",
+            Op::Spawn => "spawn",
+            Op::Exit => "exit",
+            Op::Join => "join",
+            Op::Ghost => "ghost",
+            Op::Send => "send",
+            Op::Receive => "receive",
+            Op::Senders => "senders",
+            Op::Load => "load",
+            Op::Store => "store",
+            Op::LoadParts => "load parts",
+            Op::StoreParts => "store parts",
+            Op::Chose => "choice",
+        }
+    }
+
+    /// Its bit in a set of kinds ([`OpKinds`]).
+    fn bit(self) -> u32 {
+        1 << (self as u8)
+    }
+}
+
+/// A set of operation kinds, one bit per [`Op`]: what a transition recorded
+/// ([`last_recorded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct OpKinds(u32);
+
+#[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+impl OpKinds {
+    /// The set's name in reports: its kinds joined by ` + `, in [`Op`]'s order, or
+    /// `nothing recorded`.
+    pub(crate) fn name(self) -> String {
+        let names: Vec<&str> = Op::ALL
+            .iter()
+            .filter(|op| self.0 & op.bit() != 0)
+            .map(|op| op.name())
+            .collect();
+        if names.is_empty() {
+            "nothing recorded".to_string()
+        } else {
+            names.join(" + ")
+        }
+    }
+}
+
+impl Op {
     /// How the operation meets others on its object.
     pub(crate) fn access(self) -> Access {
         match self {
@@ -267,6 +345,11 @@ struct Execution {
     /// Operations recorded, objects touched and decisions taken so far: a hold during which
     /// it stays the same is short ([`hold_mark`]).
     events: u64,
+    /// The kinds of the operations the running transition recorded, and the last finished
+    /// transition's ([`last_recorded`]).
+    recorded: OpKinds,
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    last_recorded: OpKinds,
 }
 
 #[derive(Default)]
@@ -511,6 +594,7 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
         );
         let e = &mut r.execution;
         e.events += 1;
+        e.recorded.0 |= op.bit();
         if e.finishing {
             return;
         }
@@ -553,6 +637,7 @@ fn lifecycle(exit: ObjectId) {
 pub(crate) fn begin_transition(task: usize) {
     with(|r| {
         r.execution.footprint = Footprint::default();
+        r.execution.recorded = OpKinds::default();
         if let Some(exit) = r.execution.lifecycle.get(&task).copied() {
             r.touch(exit, Access::Write);
         }
@@ -567,6 +652,7 @@ pub(crate) fn end_transition() -> Option<Footprint> {
     with(|r| {
         let e = &mut r.execution;
         let task = e.running.take()?;
+        e.last_recorded = std::mem::take(&mut e.recorded);
         e.events += 1;
         let name = e.name_of(task);
         *e.positions.entry(name).or_default() += 1;
@@ -576,6 +662,12 @@ pub(crate) fn end_transition() -> Option<Footprint> {
         Some(footprint)
     })
     .flatten()
+}
+
+/// The kinds of the operations the last finished transition recorded ([`end_transition`]).
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn last_recorded() -> OpKinds {
+    with(|r| r.execution.last_recorded).unwrap_or_default()
 }
 
 /// The stable name of the task with this shuttle id and where it stands: the decisions it

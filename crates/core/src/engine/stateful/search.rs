@@ -1,11 +1,12 @@
 //! The stateful search, as a shuttle scheduler: depth-first over the facade's states, each
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
-use super::registry::{self, Footprint};
+use super::registry::{self, Footprint, OpKinds};
 use super::states::{Key, PassVisits, States, LANES, MAX_BOUND};
 use crate::engine::Part;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// One decision of the stateful search: the tasks it could run (the one that ran before
@@ -263,6 +264,10 @@ pub(crate) struct SearchEnd {
     pub(crate) states: usize,
     /// What the reductions saved, over every search.
     pub(crate) reduction: crate::engine::Reduction,
+    /// The distinct states met (by any of the searches), by the kinds of the operations the
+    /// transition that first reached each recorded (`None`: the first state, which none
+    /// reached). Counted as they are met.
+    pub(crate) origins: BTreeMap<Option<OpKinds>, u64>,
 }
 
 impl Stateful {
@@ -584,8 +589,14 @@ impl Scheduler for Stateful {
         let lookup = self.looked_up_at != Some(operations);
         if lookup {
             self.looked_up_at = Some(operations);
-            let Self { states, search, .. } = self;
+            let Self {
+                states,
+                search,
+                end,
+                ..
+            } = self;
             let key = Key::new(signature);
+            let known = states.len();
             let met = states.at(key);
             // Every execution through a complete state is covered: no search goes on there.
             if met.complete {
@@ -612,6 +623,14 @@ impl Scheduler for Stateful {
                 names.sort_unstable();
                 states.visit(key, &names)
             };
+            if states.len() > known {
+                // A state no search met before: what reached it. The count is kept up to
+                // date here too, for a search stopped in this execution.
+                let reached_by = done.is_some().then(registry::last_recorded);
+                let mut end = end.borrow_mut();
+                *end.origins.entry(reached_by).or_default() += 1;
+                end.states = states.len();
+            }
             if covered {
                 self.reduction.revisits += 1;
                 // Not complete (or it would have been cut above): a bounded pass left some of
