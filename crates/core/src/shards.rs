@@ -12,9 +12,9 @@
 //! - the search is exhausted only when every one of the N parts is present and exhausted;
 //! - the parts missing are named in the scope.
 //!
-//! Executions, states, what the reductions saved, violations, time and probe hits are
-//! summed over the parts (the time is what the parts took together, not the longest of
-//! them).
+//! Executions, states (and what reached them), what the reductions saved, violations, time
+//! and probe hits are summed over the parts (the time is what the parts took together, not
+//! the longest of them).
 
 use crate::explore::{Parts, Report, Verdict};
 use std::collections::BTreeMap;

@@ -61,9 +61,9 @@
 //! which waiter a `notify_one` wakes: as in shuttle, a `notify_one` makes every waiter that was
 //! registered at that moment runnable, and whichever of them the engine runs first consumes it
 //! (the others block again). A join that finds its thread running waits at a decision, and
-//! so is every value of a model's choice ([`crate::sync::choose`]: which request a generated workload issues next);
-//! the value chosen is recorded as the chooser's operation, so two workloads that lead to the
-//! same state are explored on from it once. No operation wakes spuriously, under shuttle or
+//! every value of a model's choice ([`crate::sync::choose`]: which request a generated
+//! workload issues next) is one: the value chosen is recorded as the chooser's operation, so
+//! two workloads that lead to the same state are explored on from it once. No operation wakes spuriously, under shuttle or
 //! here.
 //!
 //! # Sleep sets
