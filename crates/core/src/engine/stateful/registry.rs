@@ -61,53 +61,28 @@ pub(crate) enum Op {
 }
 
 impl Op {
-    /// Every kind, in the order of their values.
+    /// Every kind with its name in reports, in the order of their values.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
-    const ALL: [Op; 18] = [
-        Op::Lock,
-        Op::Read,
-        Op::Wait,
-        Op::Notify,
-        Op::NotifyOne,
-        Op::Woken,
-        Op::Spawn,
-        Op::Exit,
-        Op::Join,
-        Op::Ghost,
-        Op::Send,
-        Op::Receive,
-        Op::Senders,
-        Op::Load,
-        Op::Store,
-        Op::LoadParts,
-        Op::StoreParts,
-        Op::Chose,
+    const NAMED: [(Op, &'static str); 18] = [
+        (Op::Lock, "lock"),
+        (Op::Read, "read lock"),
+        (Op::Wait, "wait"),
+        (Op::Notify, "notify all"),
+        (Op::NotifyOne, "notify one"),
+        (Op::Woken, "woken"),
+        (Op::Spawn, "spawn"),
+        (Op::Exit, "exit"),
+        (Op::Join, "join"),
+        (Op::Ghost, "ghost"),
+        (Op::Send, "send"),
+        (Op::Receive, "receive"),
+        (Op::Senders, "senders"),
+        (Op::Load, "load"),
+        (Op::Store, "store"),
+        (Op::LoadParts, "load parts"),
+        (Op::StoreParts, "store parts"),
+        (Op::Chose, "choice"),
     ];
-
-    /// Its name in reports.
-    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
-    fn name(self) -> &'static str {
-        match self {
-            Op::Lock => "lock",
-            Op::Read => "read lock",
-            Op::Wait => "wait",
-            Op::Notify => "notify all",
-            Op::NotifyOne => "notify one",
-            Op::Woken => "woken",
-            Op::Spawn => "spawn",
-            Op::Exit => "exit",
-            Op::Join => "join",
-            Op::Ghost => "ghost",
-            Op::Send => "send",
-            Op::Receive => "receive",
-            Op::Senders => "senders",
-            Op::Load => "load",
-            Op::Store => "store",
-            Op::LoadParts => "load parts",
-            Op::StoreParts => "store parts",
-            Op::Chose => "choice",
-        }
-    }
 
     /// Its bit in a set of kinds ([`OpKinds`]).
     fn bit(self) -> u32 {
@@ -125,10 +100,10 @@ impl OpKinds {
     /// The set's name in reports: its kinds joined by ` + `, in [`Op`]'s order, or
     /// `nothing recorded`.
     pub(crate) fn name(self) -> String {
-        let names: Vec<&str> = Op::ALL
+        let names: Vec<&str> = Op::NAMED
             .iter()
-            .filter(|op| self.0 & op.bit() != 0)
-            .map(|op| op.name())
+            .filter(|(op, _)| self.0 & op.bit() != 0)
+            .map(|(_, name)| *name)
             .collect();
         if names.is_empty() {
             "nothing recorded".to_string()

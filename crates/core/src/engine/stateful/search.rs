@@ -260,7 +260,7 @@ impl Search {
 pub(crate) struct SearchEnd {
     pub(crate) exhausted: bool,
     pub(crate) failure: Option<String>,
-    /// Distinct states met by any of the searches.
+    /// Distinct states met by any of the searches, counted as each is met.
     pub(crate) states: usize,
     /// What the reductions saved, over every search.
     pub(crate) reduction: crate::engine::Reduction,
@@ -382,7 +382,6 @@ impl Stateful {
             _ => {
                 let mut end = self.end.borrow_mut();
                 end.exhausted = true;
-                end.states = self.states.len();
                 end.reduction = self.reduction;
                 return false;
             }
@@ -490,12 +489,9 @@ impl Stateful {
 
 impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
-        // Kept up to date, as the exploration may be stopped after any execution.
-        {
-            let mut end = self.end.borrow_mut();
-            end.states = self.states.len();
-            end.reduction = self.reduction;
-        }
+        // Kept up to date, as the exploration may be stopped after any execution (the state
+        // count is, as each state is met).
+        self.end.borrow_mut().reduction = self.reduction;
         if self.end.borrow().failure.is_some() {
             return None;
         }
@@ -624,8 +620,8 @@ impl Scheduler for Stateful {
                 states.visit(key, &names)
             };
             if states.len() > known {
-                // A state no search met before: what reached it. The count is kept up to
-                // date here too, for a search stopped in this execution.
+                // A state no search met before (every state is first met here): what reached
+                // it, and the count, up to date for a search stopped at any point.
                 let reached_by = done.is_some().then(registry::last_recorded);
                 let mut end = end.borrow_mut();
                 *end.origins.entry(reached_by).or_default() += 1;
