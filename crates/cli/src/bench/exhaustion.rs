@@ -185,14 +185,16 @@ fn stateful_cell(case: Option<&Case>) -> String {
 }
 
 /// What the stateful engine's reductions saved at the default bounds: the paths cut at a
-/// state met before and at a complete one, and the options left asleep.
+/// state met before and at a complete one, the options left asleep, and those left after
+/// exit steps.
 fn reduction_cell(run: Option<&Run>) -> String {
     match run.and_then(|r| r.reduction) {
         Some(c) => format!(
-            "{} / {} / {}",
+            "{} / {} / {} / {}",
             thousands(c.revisits),
             thousands(c.complete),
-            thousands(c.asleep)
+            thousands(c.asleep),
+            thousands(c.persistent)
         ),
         None => "-".into(),
     }
@@ -306,7 +308,7 @@ fn holding_table(
             "stateful time / loom unbounded time".into(),
         ]);
         if cuts {
-            names.push("stateful cuts: met before / complete / asleep".into());
+            names.push("stateful cuts: met before / complete / asleep / after exit steps".into());
         }
     }
     head(out, &names);
@@ -388,8 +390,9 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          `vacuous:` reached no race window the scenario requires: it proves nothing about the \
          fix, and a vacuous smaller space is not given as proven. Where measured, the last \
          column counts what the stateful engine's reductions saved at the default bounds: \
-         paths cut at a state met before (state caching) and at a complete state, and \
-         options left asleep (sleep sets), each a subtree not explored. ",
+         paths cut at a state met before (state caching) and at a complete state, options \
+         left asleep (sleep sets), and options left once a thread's last steps and woken \
+         joins were explored (persistent sets), each a subtree not explored. ",
         time_box(after)
     );
     if !before.is_empty() {
@@ -498,15 +501,16 @@ mod tests {
             revisits: 1_234,
             complete: 5,
             asleep: 67_890,
+            persistent: 12,
         });
         let mut counted = case.clone();
         counted.runs[1] = stateful;
         let table = render(&[counted], &[]);
         assert!(
-            table.contains("| stateful cuts: met before / complete / asleep |"),
+            table.contains("| stateful cuts: met before / complete / asleep / after exit steps |"),
             "{table}"
         );
-        assert!(table.contains("| 1,234 / 5 / 67,890 |"), "{table}");
+        assert!(table.contains("| 1,234 / 5 / 67,890 / 12 |"), "{table}");
     }
 
     #[test]

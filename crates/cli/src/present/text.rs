@@ -191,8 +191,8 @@ fn how_far(r: &Report) -> String {
                     r.executions as f64 / states as f64,
                     r.reduction.map_or_else(String::new, |c| format!(
                         "; cut: {} paths at a state met before, {} at a complete state; \
-                         {} options asleep",
-                        c.revisits, c.complete, c.asleep
+                         {} options asleep, {} after exit steps",
+                        c.revisits, c.complete, c.asleep, c.persistent
                     ))
                 ),
                 _ => " (exhausted)".to_string(),

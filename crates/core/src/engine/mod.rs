@@ -307,6 +307,10 @@ pub struct Reduction {
     pub complete: u64,
     /// Options of a decision not taken because their task was asleep: sleep sets.
     pub asleep: u64,
+    /// Options of a decision not taken because a thread's last steps and woken joins there
+    /// were explored, and touched nothing another task will touch: persistent sets.
+    #[serde(default)]
+    pub persistent: u64,
 }
 
 /// The sum of two parts' reductions.
@@ -318,6 +322,7 @@ impl std::ops::Add for Reduction {
             revisits: self.revisits + other.revisits,
             complete: self.complete + other.complete,
             asleep: self.asleep + other.asleep,
+            persistent: self.persistent + other.persistent,
         }
     }
 }

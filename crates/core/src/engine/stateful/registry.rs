@@ -33,10 +33,9 @@ pub(crate) enum Op {
     Woken,
     /// A thread spawned (on the spawner's own object).
     Spawn,
-    /// A thread finished (on its exit object).
+    /// A thread finished (on its exit object). Joining it is no operation: see "Exit
+    /// steps" in the module docs.
     Exit,
-    /// A thread joined (on the exit object of the thread joined).
-    Join,
     /// A ghost cell read or written.
     Ghost,
     /// A value sent on a channel.
@@ -63,7 +62,7 @@ pub(crate) enum Op {
 impl Op {
     /// Every kind with its name in reports, in the order of their values.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
-    const NAMED: [(Op, &'static str); 18] = [
+    const NAMED: [(Op, &'static str); 17] = [
         (Op::Lock, "lock"),
         (Op::Read, "read lock"),
         (Op::Wait, "wait"),
@@ -72,7 +71,6 @@ impl Op {
         (Op::Woken, "woken"),
         (Op::Spawn, "spawn"),
         (Op::Exit, "exit"),
-        (Op::Join, "join"),
         (Op::Ghost, "ghost"),
         (Op::Send, "send"),
         (Op::Receive, "receive"),
@@ -294,6 +292,9 @@ struct Execution {
     blocked: BTreeMap<usize, ObjectId>,
     /// Threads that have finished, by stable name.
     finished: Vec<u32>,
+    /// Threads (by stable name) whose join has begun: the joiner (by shuttle id), and
+    /// whether the join has found the thread exited ([`exit_steps`]).
+    joins: BTreeMap<u32, (usize, bool)>,
     /// The number of options of the choice the running task is about to make, between
     /// [`choosing`] and the engine's answer.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
@@ -728,6 +729,51 @@ pub(crate) fn chose(value: usize) {
     record_value(object, Op::Chose, value as u64);
 }
 
+/// The tasks among `options` (by shuttle id) whose next transition only ends a thread's
+/// life or joins it: a thread that has exited and has one more step inside shuttle, and a
+/// joiner woken by the exit it waited for. Such a transition touches exit objects that no
+/// other task will touch once its join has begun ([`exit_private`]), so with those tasks
+/// explored first the others need not be: see "Exit steps" in the module docs.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn exit_steps(options: &[usize]) -> Vec<usize> {
+    with(|r| {
+        let e = &r.execution;
+        options
+            .iter()
+            .copied()
+            .filter(|&task| {
+                e.finished.contains(&e.name_of(task))
+                    || e.joins.iter().any(|(joined, &(joiner, returned))| {
+                        joiner == task && !returned && e.finished.contains(joined)
+                    })
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Whether a transition with this footprint touched nothing another task may touch later:
+/// only exit objects of threads whose join has begun (the thread's own last steps and its
+/// one joiner touch them, and the joiner has taken the handle) and spawners' objects (each
+/// touched by its own task's spawns alone).
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn exit_private(footprint: &Footprint) -> bool {
+    with(|r| {
+        let e = &r.execution;
+        let exits = e.joins.keys().map(|&joined| (joined, 0));
+        let tasks = e.names.values().copied().chain([1]);
+        let private: Vec<ObjectId> = exits
+            .chain(tasks.map(|task| (task, u32::MAX)))
+            .filter_map(|name| r.names.objects.get(&name).copied())
+            .collect();
+        footprint
+            .objects
+            .iter()
+            .all(|(object, _)| private.contains(object))
+    })
+    .unwrap_or(false)
+}
+
 /// The exit object of the thread named `name`: the object its own spawn created for it.
 fn exit_object(r: &mut Registry, name: u32) -> ObjectId {
     r.names.object(name, 0)
@@ -793,11 +839,12 @@ pub(crate) fn await_exit(name: u32) {
         return;
     };
     left_mover();
+    within(|r, task| r.execution.joins.insert(name, (task, false)));
     loop {
         touch(exit);
         if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
             lifecycle(exit);
-            record(exit, Op::Join);
+            within(|r, task| r.execution.joins.insert(name, (task, true)));
             return;
         }
         block(exit);

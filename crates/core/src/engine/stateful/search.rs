@@ -33,6 +33,12 @@ struct Frame {
     /// Whether this is the decision where the state was looked up (the first after an
     /// operation): once it is popped, every path from the state has been taken or cut.
     lookup: bool,
+    /// The unbounded search's exit steps here ([`registry::exit_steps`]): the first `lead`
+    /// options, explored first. Once each is known to touch only what no other task will
+    /// touch ([`registry::exit_private`]: `lead_private`), the options after them are not
+    /// taken; 0 when there are none, or every option is one.
+    lead: usize,
+    lead_private: bool,
     /// Whether some path below this decision was refused by the pass's bound, or cut at a
     /// state whose own paths were not all taken: the state is then not [complete](Stateful).
     incomplete: bool,
@@ -54,6 +60,20 @@ impl Frame {
     /// The first option after `i` that is not asleep.
     fn awake_after(&self, i: usize) -> Option<usize> {
         (i + 1..self.options.len()).find(|&j| !self.asleep(j))
+    }
+
+    /// Whether the exit steps here are a persistent set: each was explored or is asleep,
+    /// and touched only what no other task will touch. The options after them are then
+    /// not taken.
+    fn exit_steps_suffice(&self) -> bool {
+        self.lead > 0
+            && self.lead_private
+            && (0..self.lead).all(|i| self.asleep(i) || self.footprints[i].is_some())
+    }
+
+    /// The options from `i` on that are awake.
+    fn awake_from(&self, i: usize) -> u64 {
+        (i..self.options.len()).filter(|&j| !self.asleep(j)).count() as u64
     }
 
     /// What the path costs once option `i` is taken: a preemption costs one, and with
@@ -157,7 +177,10 @@ fn share(bound: usize) -> usize {
 /// task is not taken. A visited state keeps the sleep set it was explored with, as (task,
 /// where it stands) pairs ([`registry::standing`]), and a later visit is cut only when its
 /// sleep set contains the stored one; otherwise it is explored again and the stored set
-/// becomes the intersection.
+/// becomes the intersection. It also takes a decision's exit steps (an exited thread's last
+/// step, a woken join: [`registry::exit_steps`]) first, and once each is found to touch
+/// nothing another task will touch, none of the decision's other options: a persistent set
+/// (the [module documentation](super) has the argument).
 ///
 /// A state that a search finished with every path from it taken is *complete*, whichever
 /// search finished it: every search cuts a path there (the [module documentation](super)
@@ -328,7 +351,10 @@ impl Stateful {
     fn backtrack(&mut self) -> bool {
         let deviations = self.search.deviations();
         while let Some(frame) = self.search.stack.last_mut() {
-            if let Some(next) = frame.awake_after(frame.chosen) {
+            let next = frame.awake_after(frame.chosen);
+            if let Some(next) = next.filter(|&n| n >= frame.lead && frame.exit_steps_suffice()) {
+                self.reduction.persistent += frame.awake_from(next);
+            } else if let Some(next) = next {
                 if self
                     .search
                     .bound
@@ -557,6 +583,20 @@ impl Scheduler for Stateful {
         if self.finishing {
             return Self::run(options[0]);
         }
+        // The unbounded search takes the exit steps first (in the same order when a path is
+        // replayed): see "Exit steps" in the module docs.
+        let mut lead = 0;
+        if self.search.bound.is_none() {
+            let exits = registry::exit_steps(&options);
+            if !exits.is_empty() && exits.len() < options.len() {
+                continues &= exits.contains(&options[0]);
+                let (mut first, rest): (Vec<usize>, Vec<usize>) =
+                    options.iter().partition(|t| exits.contains(t));
+                first.extend(rest);
+                options = first;
+                lead = exits.len();
+            }
+        }
         // What the transition that led here touched belongs to the decision it was taken at.
         if let (Some(parent), Some(done)) = (
             self.depth.checked_sub(1).map(|d| &mut self.search.stack[d]),
@@ -566,6 +606,9 @@ impl Scheduler for Stateful {
                 && self.search.bound.is_none()
                 && parent.footprints[parent.chosen].is_none()
             {
+                if parent.chosen < parent.lead {
+                    parent.lead_private &= registry::exit_private(done);
+                }
                 parent.footprints[parent.chosen] = Some(done.clone());
             }
         }
@@ -638,6 +681,11 @@ impl Scheduler for Stateful {
             }
         }
         let n = options.len();
+        // An exit step asleep here was observed where it ran, with what it touched there.
+        let lead_private = sleep
+            .iter()
+            .filter(|s| options[..lead].contains(&s.task))
+            .all(|s| registry::exit_private(&s.footprint));
         let mut frame = Frame {
             choice: false,
             options,
@@ -653,12 +701,19 @@ impl Scheduler for Stateful {
             },
             lookup,
             incomplete: false,
+            lead,
+            lead_private,
         };
         self.reduction.asleep += (0..n).filter(|&i| frame.asleep(i)).count() as u64;
-        // Every task asleep: each execution from here is covered elsewhere.
+        // Every task asleep (or every exit step, when they suffice): each execution from
+        // here is covered elsewhere.
         let Some(first) = (0..n).find(|&i| !frame.asleep(i)) else {
             return self.finish(frame.options[0]);
         };
+        if first >= lead && frame.exit_steps_suffice() {
+            self.reduction.persistent += frame.awake_from(first);
+            return self.finish(frame.options[0]);
+        }
         frame.chosen = first;
         let task = frame.options[first];
         self.search.stack.push(frame);
@@ -726,6 +781,8 @@ impl Scheduler for Stateful {
             footprints: Vec::new(),
             lookup: false,
             incomplete: false,
+            lead: 0,
+            lead_private: false,
         });
         self.depth += 1;
         self.choices.push(first as u64);
