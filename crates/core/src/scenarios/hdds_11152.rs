@@ -121,9 +121,9 @@
 //! | `fixed` | held, every seed (`PurgeAppliedBeforeKeysFlushed` in 51,265 of the 400,000 executions) | held, every seed (the probe in 36,331 of 400,000) |
 //!
 //! The stateful engine exhausts `fixed`'s whole space (three requests and one fault, every
-//! interleaving) in 249,314 executions and 372,933 states, 10 s (`bench/exhaustion.json`, at
-//! d29f5a0), and breaks every other variant, at its 49th execution
-//! (`fix-invalidate-at-apply`: its 3,772nd). The default budget (2,000 per engine) is at
+//! interleaving) in 207,608 executions and 255,629 states, 8 s (`bench/exhaustion.json`, at
+//! 7f9d3d7), and breaks every other variant, at its 49th execution
+//! (`fix-invalidate-at-apply`: its 2,422nd). The default budget (2,000 per engine) is at
 //! least twice the worst seed everywhere.
 //!
 //! Every minimized workload is the written plan, `purge-keys(s1) snapshot-purge(s1)` (cold),
