@@ -443,10 +443,10 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     // Sections on their own mutexes commute, and the unbounded search skips reorderings of
     // them, but it must still visit every state: as many as the search without sleep sets
     // and exit steps visited (20 and 111, at 58 and 139 executions; with them 46 and 110).
-    // Each section is short (it touches nothing but its
-    // data), so it is one step, a thread's exit is recorded in its last transition, a spawn
-    // and a join's first attempt in the transition that leads to them, and a join is no
-    // operation: before any of these, 39 and 280 states at 315 and 650 executions.
+    // Each section is short (it touches nothing but its data), so it is one step, a thread's
+    // exit is recorded in its last transition, a spawn and a join's first attempt in the
+    // transition that leads to them, and a join is no operation: before any of these, 39
+    // and 280 states at 315 and 650 executions.
     let (disjoint_runs, disjoint) = effort(|| lock_sections(false));
     let (shared_runs, shared) = effort(|| lock_sections(true));
     assert_eq!((disjoint, shared), (20, 111));
@@ -528,9 +528,9 @@ fn a_section_that_touched_a_cell_is_not_one_step() {
 /// Two threads and a joiner. `t0` writes cell `h` and exits; `t1` reads `h` and `g` in one
 /// step (a ghost access does not yield); the main task writes 1 to `g` and joins `t0` in the
 /// transition that spawned `t1` (a join's first attempt has no decision before it, and `t1`
-/// is made after the spawn's stop inside shuttle), then writes 2 to `g` in
-/// its next transition (`touch`) or takes a lock instead. With `touch`, `t1` sees `h` written
-/// and `g` at 1 only if it runs after `t0`'s exit and before the main task's write.
+/// is made after the spawn's stop inside shuttle), then writes 2 to `g` in its next
+/// transition (`touch`) or takes a lock instead. With `touch`, `t1` sees `h` written and `g`
+/// at 1 only if it runs after `t0`'s exit and before the main task's write.
 fn cell_after_join(touch: bool) -> String {
     let (h, g) = (Arc::new(Ghost::new(0u8)), Arc::new(Ghost::new(0u8)));
     let t0 = {
