@@ -738,6 +738,10 @@ pub(crate) fn chose(value: usize) {
 pub(crate) fn exit_steps(options: &[usize]) -> Vec<usize> {
     with(|r| {
         let e = &r.execution;
+        // Both kinds need a thread that has exited: until one has, no scan at each decision.
+        if e.finished.is_empty() {
+            return Vec::new();
+        }
         options
             .iter()
             .copied()
