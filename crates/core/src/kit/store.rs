@@ -50,10 +50,16 @@ use std::fmt;
 /// A table's name.
 pub type TableName = &'static str;
 
+/// One table's rows, shared between copies of [`Tables`] until one of them changes it.
+type Table<V> = std::sync::Arc<BTreeMap<String, V>>;
+
 /// Committed rows: table -> key -> value.
+///
+/// Each table is shared between copies until one of them changes it, so a copy (a
+/// checkpoint, an observer's view before and after a write) costs a pointer per table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tables<V> {
-    rows: BTreeMap<TableName, BTreeMap<String, V>>,
+    rows: BTreeMap<TableName, Table<V>>,
 }
 
 impl<V> Default for Tables<V> {
@@ -72,16 +78,16 @@ impl<V: Clone> Tables<V> {
 
     /// Write a row.
     pub fn put(&mut self, table: TableName, key: &str, value: V) {
-        self.rows
-            .entry(table)
-            .or_default()
-            .insert(key.to_string(), value);
+        Table::make_mut(self.rows.entry(table).or_default()).insert(key.to_string(), value);
     }
 
     /// Delete a row.
     pub fn delete(&mut self, table: TableName, key: &str) {
         if let Some(t) = self.rows.get_mut(table) {
-            t.remove(key);
+            if !t.contains_key(key) {
+                return;
+            }
+            Table::make_mut(t).remove(key);
             if t.is_empty() {
                 self.rows.remove(table);
             }
@@ -123,6 +129,76 @@ impl<V: Clone> Tables<V> {
                 (a != b).then(|| format!("{t}/{k}: {} vs {}", show_ref(a), show_ref(b)))
             })
             .collect()
+    }
+
+    /// The first row, in table and key order, that differs between `self` and `other`
+    /// outside table `skip`, as [`Self::diff`] words it: what
+    /// `self.without(skip).diff(&other.without(skip)).first()` gives, without copying either
+    /// side (stores' observers call it at every write).
+    ///
+    /// ```
+    /// use ozone_ha_check::kit::store::Tables;
+    ///
+    /// let (mut a, mut b) = (Tables::default(), Tables::default());
+    /// a.put("keys", "k1", 1);
+    /// b.put("keys", "k1", 2);
+    /// a.put("info", "tx", 7);
+    /// assert_eq!(a.first_difference_except(&b, "info"), Some("keys/k1: 1 vs 2".to_string()));
+    /// assert_eq!(a.first_difference_except(&b, "keys"), Some("info/tx: 7 vs absent".to_string()));
+    /// b.put("keys", "k1", 1);
+    /// assert_eq!(a.first_difference_except(&b, "info"), None);
+    /// ```
+    pub fn first_difference_except(&self, other: &Tables<V>, skip: TableName) -> Option<String>
+    where
+        V: PartialEq + fmt::Display,
+    {
+        let (mut mine, mut theirs) = (
+            self.rows_except(skip).peekable(),
+            other.rows_except(skip).peekable(),
+        );
+        loop {
+            let (key, a, b) = match (mine.peek(), theirs.peek()) {
+                (None, None) => return None,
+                (Some((k, a)), None) => (*k, Some(*a), None),
+                (None, Some((k, b))) => (*k, None, Some(*b)),
+                (Some((ka, a)), Some((kb, b))) => match ka.cmp(kb) {
+                    std::cmp::Ordering::Less => (*ka, Some(*a), None),
+                    std::cmp::Ordering::Greater => (*kb, None, Some(*b)),
+                    std::cmp::Ordering::Equal => (*ka, Some(*a), Some(*b)),
+                },
+            };
+            if a.is_some() {
+                mine.next();
+            }
+            if b.is_some() {
+                theirs.next();
+            }
+            if a != b {
+                let (t, k) = key;
+                return Some(format!("{t}/{k}: {} vs {}", show_ref(a), show_ref(b)));
+            }
+        }
+    }
+
+    /// Whether `self` and `other` hold the same rows outside table `skip` (without copying
+    /// either side).
+    pub fn same_except(&self, other: &Tables<V>, skip: TableName) -> bool
+    where
+        V: PartialEq,
+    {
+        let kept = |(name, _): &(&TableName, &Table<V>)| **name != skip;
+        self.rows
+            .iter()
+            .filter(kept)
+            .eq(other.rows.iter().filter(kept))
+    }
+
+    /// Every row outside table `skip`, ordered by table and key.
+    fn rows_except(&self, skip: TableName) -> impl Iterator<Item = ((TableName, &str), &V)> {
+        self.rows
+            .iter()
+            .filter(move |(name, _)| **name != skip)
+            .flat_map(|(name, rows)| rows.iter().map(move |(k, v)| ((*name, k.as_str()), v)))
     }
 
     /// The rows of every table except `skip`.

@@ -634,11 +634,7 @@ pub const DURABLE_INDEX_COVERS_DATA: Invariant<DurableStep> = Invariant::always(
         let Some(expected) = usize::try_from(tx).ok().and_then(|i| s.reference.get(i)) else {
             return Err(format!("TX {tx} is beyond the log"));
         };
-        let diff = s
-            .after
-            .without(OmRow::TABLE)
-            .diff(&expected.without(OmRow::TABLE));
-        match diff.first() {
+        match s.after.first_difference_except(expected, OmRow::TABLE) {
             None => Ok(()),
             Some(first) => Err(format!(
                 "DB claims TX {tx} but differs from apply(log[1..{tx}]): {first} (DB vs log)"
@@ -672,12 +668,7 @@ pub const REPLICAS_AGREE: Invariant<Replicas> = Invariant::eventually(
         if r.terminated {
             return Ok(());
         }
-        match r
-            .restarted
-            .without(OmRow::TABLE)
-            .diff(&r.peer.without(OmRow::TABLE))
-            .first()
-        {
+        match r.restarted.first_difference_except(&r.peer, OmRow::TABLE) {
             None => Ok(()),
             Some(first) => Err(format!("restarted OM vs peer: {first}")),
         }

@@ -399,11 +399,7 @@ pub const REPLICAS_AGREE: Invariant<Final> = Invariant::eventually(
             return Ok(());
         };
         for (name, other) in &f.replicas[1..] {
-            if let Some(d) = other
-                .without(Row::TABLE)
-                .diff(&tables.without(Row::TABLE))
-                .first()
-            {
+            if let Some(d) = other.first_difference_except(tables, Row::TABLE) {
                 return Err(format!("{name} vs {first}: {d}"));
             }
         }
