@@ -453,6 +453,68 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     assert_eq!((disjoint_runs, shared_runs), (46, 110));
 }
 
+/// A setup by the main task alone (three lock sections, a ghost cell written, a channel's
+/// value sent and received), then [`lock_sections`].
+fn setup_then_lock_sections(shared: bool) -> String {
+    let setup = {
+        let m = Mutex::new(0u8);
+        let cell = Ghost::new(0u8);
+        let (tx, rx) = channel::unbounded::<u8>();
+        for _ in 0..3 {
+            *m.lock() += 1;
+        }
+        cell.set(*m.lock());
+        tx.send(cell.get());
+        rx.recv()
+    };
+    format!("{setup:?} {}", lock_sections(shared))
+}
+
+fn the_main_task_alone_takes_no_decision() {
+    for shared in [false, true] {
+        let seen = same_outcomes(move || setup_then_lock_sections(shared));
+        let plain = same_outcomes(move || lock_sections(shared));
+        assert_eq!(
+            seen,
+            plain.iter().map(|o| format!("Some(3) {o}")).collect(),
+            "shared: {shared}"
+        );
+        // Before its first spawn the main task passes its yield points and shuttle's other
+        // stops (here the release of a section that wrote a ghost cell): the setup adds
+        // neither a state nor an execution to the search (before, each of its operations
+        // made a decision with one option, and a state).
+        assert_eq!(
+            effort(move || setup_then_lock_sections(shared)),
+            effort(move || lock_sections(shared)),
+            "shared: {shared}"
+        );
+    }
+}
+
+fn a_main_task_that_waits_alone_is_a_deadlock() {
+    // It does not yield on its way to the wait, but a blocked task still yields, and the
+    // engine finds no task to run.
+    let (driven, _, _) = outcomes(
+        Strategy::Stateful {
+            executions: 10,
+            part: None,
+            deepening: true,
+        },
+        || {
+            let (m, c) = (Mutex::new(false), Condvar::new());
+            let mut ready = m.lock();
+            while !*ready {
+                ready = c.wait(ready);
+            }
+            String::new()
+        },
+    );
+    match driven {
+        Err(DriveError::ModelFailure(m)) => assert!(m.contains("deadlock"), "{m}"),
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}
+
 /// Two tasks, each a lock section, a yield, a write to a cell (a ghost, or a witness when
 /// `witness`), and a second lock section on the same mutex. The yield lets the cell's writes
 /// come in either order whatever the order of the first sections.
@@ -567,12 +629,19 @@ fn a_woken_join_is_explored_alone_and_nothing_is_lost() {
     assert!(reduction(|| cell_after_join(false)).persistent > 0);
 }
 
-/// The main task alone, three lock sections on one mutex: no decision has a second option.
+/// A thread makes three lock sections on one mutex while the main task waits for it: no
+/// decision has a second option.
 fn sections_alone() -> String {
-    let n = Mutex::new(0u8);
-    for _ in 0..3 {
-        *n.lock() += 1;
-    }
+    let n = Arc::new(Mutex::new(0u8));
+    let t = {
+        let n = Arc::clone(&n);
+        thread::spawn("t", move || {
+            for _ in 0..3 {
+                *n.lock() += 1;
+            }
+        })
+    };
+    t.join();
     let v = *n.lock();
     v.to_string()
 }
@@ -593,8 +662,9 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
     let driven = c.driven.expect("the stateful search runs");
     assert!(driven.exhausted);
     assert_eq!(driven.executions, 1);
-    // The root and the state after each of the four lock sections.
-    assert_eq!(driven.states, Some(5));
+    // The root; once the main task waits at the join; after the thread's first and second
+    // sections, and its third with its exit; after the main task's last section.
+    assert_eq!(driven.states, Some(6));
 }
 
 /// What the reductions saved on `model`, exhausted by the unbounded search alone.
@@ -605,7 +675,7 @@ fn reduction<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> Red
 }
 
 fn the_reductions_are_counted_where_they_cut() {
-    // One task: no decision has a second option, so nothing is cut or put to sleep.
+    // No decision has a second option, so nothing is cut or put to sleep.
     assert_eq!(reduction(sections_alone), Reduction::default());
     // Sections on their own mutexes commute: their reorderings are left asleep, and the
     // orders that remain meet states met before (complete, or still being explored).
@@ -1350,6 +1420,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         store_rows_commute_only_where_they_do,
         concurrent_keys_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
+        the_main_task_alone_takes_no_decision,
+        a_main_task_that_waits_alone_is_a_deadlock,
         a_witness_is_not_part_of_the_state,
         a_section_that_touched_a_cell_is_not_one_step,
         a_woken_join_is_explored_alone_and_nothing_is_lost,

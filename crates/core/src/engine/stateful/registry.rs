@@ -332,7 +332,7 @@ struct Execution {
 struct Registry {
     names: Names,
     execution: Execution,
-    /// Whether transitions' footprints are kept (only the search's unbounded pass uses them).
+    /// Whether the running transition's footprint is kept ([`track`]).
     tracking: bool,
 }
 
@@ -345,7 +345,8 @@ impl Registry {
     }
 }
 
-/// Keep transitions' footprints from the next execution on, or not.
+/// Keep the footprint of the transition about to run, or not (the search needs only those of
+/// options it has not run before, and only in its unbounded pass).
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn track(on: bool) {
     with(|r| r.tracking = on);
@@ -461,8 +462,9 @@ pub(crate) fn part(whole: ObjectId, space: Space, key: &str) -> ObjectId {
     within(|r, _| r.names.part(whole, space, key)).unwrap_or(UNNAMED)
 }
 
-/// Yield to the engine before an operation; in a finishing execution ([`finish`]), only a
-/// blocked task yields, as the engine would let any other go on anyway.
+/// Yield to the engine before an operation; in a finishing execution ([`finish`]), and
+/// before the execution's first spawn (the main task is alone), only a blocked task yields,
+/// as the engine would let any other go on anyway.
 pub(crate) fn point() {
     if active() && !std::thread::panicking() && settle() != Some(true) {
         crate::sync::thread::yield_now();
@@ -471,7 +473,8 @@ pub(crate) fn point() {
 
 /// What a yield before an operation does in the registry, without the yield: the task's
 /// transition ends its touches of an exit object it exited or joined. Whether the task would
-/// run on at a yield anyway (in a finishing execution, and not blocked).
+/// run on at a yield anyway: it is not blocked, and the execution is finishing or has spawned
+/// no thread yet (a decision there has one option: see "Alone" in the module docs).
 fn settle() -> Option<bool> {
     within(|r, task| {
         assert!(
@@ -482,7 +485,8 @@ fn settle() -> Option<bool> {
         if let Some(exit) = r.execution.lifecycle.remove(&task) {
             r.touch(exit, Access::Write);
         }
-        r.execution.finishing && !r.execution.blocked.contains_key(&task)
+        let e = &r.execution;
+        !e.blocked.contains_key(&task) && (e.finishing || e.spawned.is_empty())
     })
 }
 
@@ -546,12 +550,18 @@ pub(crate) fn short_hold(mark: u64) -> bool {
     with(|r| r.execution.events == mark).unwrap_or(false)
 }
 
-/// Whether shuttle stopped the task with this shuttle id at the engine's lock at a point that
-/// is not a decision ([`passing_engine_lock`]): the engine runs it on.
+/// Whether shuttle stopped the task with this shuttle id at a point that is not a decision:
+/// at the engine's lock ([`passing_engine_lock`]), or anywhere while it is alone and not
+/// blocked (before the execution's first spawn, [`point`]). The engine runs it on.
 /// Asked once per stop.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn passing(task: usize) -> bool {
-    with(|r| r.execution.passing.take() == Some(task)).unwrap_or(false)
+    with(|r| {
+        let e = &mut r.execution;
+        let at_lock = e.passing.take() == Some(task);
+        at_lock || (e.spawned.is_empty() && !e.blocked.contains_key(&task))
+    })
+    .unwrap_or(false)
 }
 
 /// Record that the current task did `op` on `object`.

@@ -207,6 +207,10 @@ pub(crate) struct Stateful {
     /// meets a choice with more than one value (without one, it would repeat the first lane).
     second_lane_due: bool,
     depth: usize,
+    /// The last decision of the replayed path that is not a choice: a transition run from it
+    /// reaches the first new decision (the choices after it are its own), whose sleep set is
+    /// made from that transition's footprint.
+    track_from: usize,
     /// The operation count at the last lookup of this execution.
     looked_up_at: Option<u64>,
     /// Set once this execution met a state already explored: it is then run to its end
@@ -313,6 +317,7 @@ impl Stateful {
             next_lane: Lane::Preemptions,
             second_lane_due: deepening,
             depth: 0,
+            track_from: 0,
             looked_up_at: None,
             finishing: false,
             started: false,
@@ -539,10 +544,17 @@ impl Scheduler for Stateful {
         self.choices.clear();
         self.started = true;
         self.depth = 0;
+        self.track_from = self
+            .search
+            .stack
+            .iter()
+            .rposition(|f| !f.choice)
+            .unwrap_or(0);
         self.looked_up_at = None;
         self.finishing = false;
         registry::reset();
-        registry::track(self.search.bound.is_none());
+        // The run to the first decision belongs to no decision's options.
+        registry::track(false);
         Some(ShuttleSchedule::new(0))
     }
 
@@ -619,6 +631,14 @@ impl Scheduler for Stateful {
                 let message = self.nondeterministic(frame, &format!("tasks {options:?}"));
                 return self.fail(message);
             }
+            // The unbounded search keeps a replayed transition's footprint only where it is
+            // needed: the option was not run from here before (the last backtrack moved to
+            // it), or the transition reaches the first new decision, whose sleep set it makes
+            // (with a choice inside, it is not the transition of the footprint kept).
+            registry::track(
+                !frame.footprints.is_empty()
+                    && (frame.footprints[frame.chosen].is_none() || self.depth >= self.track_from),
+            );
             self.depth += 1;
             self.looked_up_at = Some(operations);
             return Self::run(frame.options[frame.chosen]);
@@ -716,6 +736,7 @@ impl Scheduler for Stateful {
         }
         frame.chosen = first;
         let task = frame.options[first];
+        registry::track(!frame.footprints.is_empty());
         self.search.stack.push(frame);
         self.depth += 1;
         Self::run(task)
