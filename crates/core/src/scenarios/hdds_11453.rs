@@ -118,7 +118,7 @@
 //! | `buggy` | `NoReplayAgainstPurgedSnapshot` | 164 (31.5) | 90 (22) | at 45 |
 //! | `buggy` | `NoOmTermination` | 4,403 (1,096) | 314 (49.5) | at 3,059 |
 //! | `buggy` | `SnapshotPurged` | 32,535 (10,366) | 470 (92) | at 66,154 |
-//! | `fixed` | nothing | held in 70,000 on each of seeds 0..20 (window `KilledInSharedSwap` in 842 at least; seed 0: 933, `PurgeSwappedWithItsKeys` 3,805) | held in 2,000 on each seed (25 at least; seed 0: 42, 134) | held, not exhausted in 120 s (432,034 executions; `KilledInSharedSwap` in 25,615); exhausted at two requests and one fault (38 workloads, 367,185 executions; 2,705) |
+//! | `fixed` | nothing | held in 70,000 on each of seeds 0..20 (window `KilledInSharedSwap` in 842 at least; seed 0: 933, `PurgeSwappedWithItsKeys` 3,805) | held in 2,000 on each seed (25 at least; seed 0: 42, 134) | held, exhausted: every workload of at most three requests and one fault (258 workloads), 1,058,664 executions, 2,156,557 states, 47 s (`KilledInSharedSwap` reached in 56,008 of them) |
 //!
 //! The minimized workload of each break is `purge-keys(d1,s1) snapshot-purge(s1)
 //! kill-after-dir-delete`: `crash` itself. The space adds no other way to break the parent:
