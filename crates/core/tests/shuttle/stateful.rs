@@ -631,7 +631,7 @@ fn a_woken_join_is_explored_alone_and_nothing_is_lost() {
 
 /// A thread makes three lock sections on one mutex while the main task waits for it: no
 /// decision has a second option.
-fn sections_alone() -> String {
+fn sections_in_one_thread() -> String {
     let n = Arc::new(Mutex::new(0u8));
     let t = {
         let n = Arc::clone(&n);
@@ -647,7 +647,7 @@ fn sections_alone() -> String {
 }
 
 fn a_bounded_pass_that_exhausts_reports_its_states() {
-    let seen = same_outcomes(sections_alone);
+    let seen = same_outcomes(sections_in_one_thread);
     assert_eq!(seen, BTreeSet::from(["3".to_string()]));
     // Pass 0 refuses nothing, so it ends the search after its one execution, and the report
     // counts the distinct states it visited (its keys name the task that goes on as well).
@@ -657,7 +657,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
             part: None,
             deepening: true,
         },
-        sections_alone,
+        sections_in_one_thread,
     );
     let driven = c.driven.expect("the stateful search runs");
     assert!(driven.exhausted);
@@ -676,7 +676,7 @@ fn reduction<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> Red
 
 fn the_reductions_are_counted_where_they_cut() {
     // No decision has a second option, so nothing is cut or put to sleep.
-    assert_eq!(reduction(sections_alone), Reduction::default());
+    assert_eq!(reduction(sections_in_one_thread), Reduction::default());
     // Sections on their own mutexes commute: their reorderings are left asleep, and the
     // orders that remain meet states met before (complete, or still being explored).
     let disjoint = reduction(|| lock_sections(false));
@@ -685,7 +685,7 @@ fn the_reductions_are_counted_where_they_cut() {
         "{disjoint:?}"
     );
     // The other engines count none.
-    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_alone);
+    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_in_one_thread);
     assert_eq!(other.driven.expect("DFS runs").reduction, None);
 }
 
@@ -710,7 +710,7 @@ fn the_states_are_counted_by_what_reached_them() {
         assert!(origins.get("lock").is_some_and(|n| *n > 1), "{origins:?}");
     }
     // The other engines count none.
-    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_alone);
+    let other = collect(&Strategy::Dfs { executions: 1_000 }, sections_in_one_thread);
     assert_eq!(other.driven.expect("DFS runs").state_origins, None);
 }
 
