@@ -126,7 +126,7 @@ impl<V: Clone> Tables<V> {
         keys.into_iter()
             .filter_map(|(t, k)| {
                 let (a, b) = (self.get(t, k), other.get(t, k));
-                (a != b).then(|| format!("{t}/{k}: {} vs {}", show_ref(a), show_ref(b)))
+                (a != b).then(|| difference_line(t, k, a, b))
             })
             .collect()
     }
@@ -174,8 +174,7 @@ impl<V: Clone> Tables<V> {
                 theirs.next();
             }
             if a != b {
-                let (t, k) = key;
-                return Some(format!("{t}/{k}: {} vs {}", show_ref(a), show_ref(b)));
+                return Some(difference_line(key.0, key.1, a, b));
             }
         }
     }
@@ -736,6 +735,12 @@ fn cached<'a>(table: TableName, key: &'a str, write: bool) -> Part<'a> {
         key,
         write,
     }
+}
+
+/// One row that differs between two sides, as [`Tables::diff`] and
+/// [`Tables::first_difference_except`] both word it: `table/key: mine vs theirs`.
+fn difference_line<V: fmt::Display>(t: TableName, k: &str, a: Option<&V>, b: Option<&V>) -> String {
+    format!("{t}/{k}: {} vs {}", show_ref(a), show_ref(b))
 }
 
 fn show_ref<V: fmt::Display>(v: Option<&V>) -> String {

@@ -363,9 +363,10 @@
 //! *Alone.* Until an execution's first spawn the main task is the only task (every thread is
 //! spawned through the facade, rule 2): a decision there has one option, and every state
 //! there is reached by one path from the root, or from the last choice
-//! ([`crate::sync::choose`], which stays a decision). So the main task passes its operations'
-//! yield points without stopping ([`registry::point`]) and the engine runs it on at shuttle's
-//! other stops ([`registry::passing`]), as at the engine's lock: its run from the root, or
+//! ([`crate::sync::choose`], which stays a decision). A task is alone when no thread has
+//! been spawned yet and it is not blocked (`alone` in the registry). So the main task
+//! passes its operations' yield points without stopping ([`registry::point`]) and the
+//! engine runs it on at shuttle's other stops ([`registry::passing`]), as at the engine's lock: its run from the root, or
 //! from a choice, to the first decision after its first spawn is one transition. A blocked
 //! task still stops, so a main task that waits alone is a deadlock, as before. The states
 //! of that run are no longer looked up, and reports count fewer states: two workloads whose

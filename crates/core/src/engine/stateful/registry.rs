@@ -425,6 +425,12 @@ impl Execution {
     fn name_of(&self, task: usize) -> u32 {
         self.names.get(&task).copied().unwrap_or(1)
     }
+
+    /// Whether `task` runs alone: no thread has been spawned yet and it is not blocked, so a
+    /// decision there would have one option ("Alone" in the module docs).
+    fn alone(&self, task: usize) -> bool {
+        self.spawned.is_empty() && !self.blocked.contains_key(&task)
+    }
 }
 
 /// The current task's id in the engine (0 outside an execution).
@@ -486,7 +492,7 @@ fn settle() -> Option<bool> {
             r.touch(exit, Access::Write);
         }
         let e = &r.execution;
-        !e.blocked.contains_key(&task) && (e.finishing || e.spawned.is_empty())
+        e.alone(task) || (e.finishing && !e.blocked.contains_key(&task))
     })
 }
 
@@ -559,7 +565,7 @@ pub(crate) fn passing(task: usize) -> bool {
     with(|r| {
         let e = &mut r.execution;
         let at_lock = e.passing.take() == Some(task);
-        at_lock || (e.spawned.is_empty() && !e.blocked.contains_key(&task))
+        at_lock || e.alone(task)
     })
     .unwrap_or(false)
 }
