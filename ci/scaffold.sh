@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 repo=$(pwd)
 copy="$repo/target/scaffold/checkout"
+work_tree_target="${CARGO_TARGET_DIR:-$repo/target}"
 export CARGO_TARGET_DIR="${SCAFFOLD_TARGET_DIR:-$repo/target/scaffold/target}"
 
 rm -rf "$copy"
@@ -21,7 +22,11 @@ cd "$copy"
 ohc() { cargo run --release --quiet -p ozone-ha-check -- "$@"; }
 
 echo "== new hdds-0000 (in $copy)"
-ohc new hdds-0000
+# `new` runs from the work tree's own build (a no-op build after ci/test.sh's first stage), so
+# that the copy compiles once, with the new scenario in it.
+CARGO_TARGET_DIR="$work_tree_target" cargo build --release --quiet \
+    --manifest-path "$repo/Cargo.toml" -p ozone-ha-check
+"$work_tree_target/release/ozone-ha-check" new hdds-0000 --root "$copy"
 
 echo "== build, and list"
 cargo build --release -p ozone-ha-check

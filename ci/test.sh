@@ -23,15 +23,15 @@ stage "default build (shuttle): the workspace's unit, doc, shuttle, CLI and cita
 cargo test --release --workspace
 
 stage "loom (exhaustive, preemption bound $LOOM_MAX_PREEMPTIONS)"
-(loom_env && cargo test --release -p ozone-ha-check-core --test loom)
+(loom_env && in_halves cargo test --release -p ozone-ha-check-core --test loom)
 
 stage "real OS threads"
 (threads_env && cargo test --release -p ozone-ha-check-core --test threads)
 
-# Under loom and real threads the main job would repeat the suites above: each verifies every
-# registered case with that build's engine, as `check` does.
-stage "main job: every scenario, every case, every engine of the default build"
-cargo run --release --quiet -- check --quiet
+# The main job (`cargo run --release -- check`) is not run again here: each of its verdicts is
+# one of the shuttle suite's verdict tests at seed 0, the same case, engine and budget (the
+# core's `jobs::tests::the_main_job_is_the_verdict_tests_at_seed_0` pins that), and the CLI
+# tests run `check` end to end. Under loom and real threads the suites above are its verdicts.
 
 stage "the HTML report in headless Chromium"
 bash ci/html-check.sh

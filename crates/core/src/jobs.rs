@@ -68,7 +68,42 @@ impl Shard {
     pub fn holds(&self, k: usize) -> bool {
         k % self.count == self.index - 1
     }
+
+    /// The part of a test suite this process runs: with [`TEST_SHARD_VAR`] set to `I/N`,
+    /// the tests `k` (from 0, in the suite's order) that part I [holds](Shard::holds);
+    /// unset, all of them. The loom harness calls it, so that CI runs that suite as two
+    /// processes of one test thread rather than one process of two: loom maps and unmaps
+    /// its tasks' stacks at every execution, and in one process running on two cores each
+    /// unmap also flushes the other core's TLB (on two cores, the suite at bound 3 took
+    /// 623 s with two test threads, 555 s of its CPU time in the kernel; as two processes,
+    /// 197 s).
+    ///
+    /// ```
+    /// use ozone_ha_check::jobs::{Shard, TEST_SHARD_VAR};
+    ///
+    /// std::env::set_var(TEST_SHARD_VAR, "2/3");
+    /// assert_eq!(Shard::of_test_suite(vec!['a', 'b', 'c', 'd', 'e']).unwrap(), ['b', 'e']);
+    /// std::env::set_var(TEST_SHARD_VAR, "4/3");
+    /// assert!(Shard::of_test_suite(vec!['a']).unwrap_err().contains(TEST_SHARD_VAR));
+    /// std::env::remove_var(TEST_SHARD_VAR);
+    /// assert_eq!(Shard::of_test_suite(vec!['a', 'b']).unwrap(), ['a', 'b']);
+    /// ```
+    pub fn of_test_suite<T>(tests: Vec<T>) -> Result<Vec<T>, String> {
+        let Ok(text) = std::env::var(TEST_SHARD_VAR) else {
+            return Ok(tests);
+        };
+        let shard = Shard::parse(&text).map_err(|e| format!("{TEST_SHARD_VAR}: {e}"))?;
+        Ok(tests
+            .into_iter()
+            .enumerate()
+            .filter_map(|(k, t)| shard.holds(k).then_some(t))
+            .collect())
+    }
 }
+
+/// The environment variable that gives a test harness its part of the suite
+/// ([`Shard::of_test_suite`]).
+pub const TEST_SHARD_VAR: &str = "OHC_TEST_SHARD";
 
 /// What to run, as the command line says it.
 #[derive(Clone, Debug, PartialEq)]
@@ -553,6 +588,32 @@ mod tests {
 
     fn names(jobs: &[Job]) -> Vec<String> {
         jobs.iter().map(|j| format!("{j:?}")).collect()
+    }
+
+    /// The main job (`check` with no flags) runs, case by case, what the shuttle suite's
+    /// verdict tests run at seed 0 (`tests/shuttle/verdicts.rs`: PCT and random at
+    /// [`plan_strategy`]), so the test command need not run it again after them.
+    #[cfg(not(any(loom, ohc_threads)))]
+    #[test]
+    fn the_main_job_is_the_verdict_tests_at_seed_0() {
+        let mut main_job = names(&plan(&Selection::default()).unwrap());
+        let mut verdict_tests = Vec::new();
+        for s in scenarios::all() {
+            for case in s.cases() {
+                for engine in [Engine::Pct, Engine::Random] {
+                    verdict_tests.push(Job {
+                        scenario: *s,
+                        variant: case.variant,
+                        plan: case.plan,
+                        strategy: plan_strategy(*s, case.plan, engine, 0),
+                    });
+                }
+            }
+        }
+        let mut verdict_tests = names(&verdict_tests);
+        main_job.sort();
+        verdict_tests.sort();
+        assert_eq!(main_job, verdict_tests);
     }
 
     #[test]

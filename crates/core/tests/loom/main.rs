@@ -9,6 +9,8 @@
 //! of its expected invariants, a holding case must exhaust its schedules with its required
 //! probes fired. A name filter that matches no test
 //! fails the run, so a misspelt CI filter cannot pass by running nothing.
+//! `OHC_TEST_SHARD=I/N` runs part I of N of the tests (`jobs::Shard::of_test_suite`):
+//! `ci/test.sh` runs two parts side by side, one test thread each.
 // As in tokio's loom CI: the bound is 2 by default (`LOOM_MAX_PREEMPTIONS=2`), and CI runs the
 // tests in groups selected by name filter (tokio's `loom_pool::group_a` and so on).
 
@@ -16,6 +18,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use ozone_ha_check::engine::{
     drive, Engine, Exploration, Flow, PreemptionBound, Schedule, Strategy,
 };
+use ozone_ha_check::jobs::Shard;
 use ozone_ha_check::scenario::GENERATED;
 use ozone_ha_check::scenarios::all;
 use ozone_ha_check::sync::{choose, thread, Arc, Mutex};
@@ -132,5 +135,12 @@ fn main() -> ExitCode {
             return ExitCode::from(101);
         }
     }
+    let trials = match Shard::of_test_suite(trials) {
+        Ok(trials) => trials,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     libtest_mimic::run(&args, trials).exit_code()
 }
