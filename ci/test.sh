@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The test command: the workspace under the default (shuttle) build, the core under loom and
-# under real threads, and the main job.
+# under real threads, the HTML report, RocksDB, `new` end to end and the scripts' own tests.
 # Each stage prints its wall time, and the total at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/env.sh
-# loom's bound for its tests and the main job: three preemptions fit the time this has.
+# loom's bound for its tests: three preemptions fit the time this has.
 export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-3}"
 
 started=$(date +%s)
