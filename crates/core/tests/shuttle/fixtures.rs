@@ -1,5 +1,6 @@
 //! Committed counterexamples (`crates/core/tests/shuttle/fixtures/*.json`, written by `check --save`)
-//! still replay to the same invariant and the same domain trace; and for every scenario, a
+//! still replay to the same invariant, the same domain trace and the same violation message
+//! (its detail); and for every scenario, a
 //! found counterexample replays twice to identical traces.
 
 use crate::support::{pct, replay, run};
@@ -40,6 +41,11 @@ fn committed_counterexamples_replay_to_the_same_trace() {
             ));
         } else if let Some(diff) = diff_traces(&saved.trace, &r.trace) {
             failures.push(format!("{name}: {diff}"));
+        } else if r.detail.as_deref() != Some(saved.detail.as_str()) {
+            failures.push(format!(
+                "{name}: the violation now reads {:?}, the fixture {:?}",
+                r.detail, saved.detail
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -705,17 +705,6 @@ impl Cluster {
             .map(|s| (s.name().to_string(), s.applied(), last_id(&s.buffered())))
             .collect()
     }
-
-    /// Every SCM's durable index and durable row, read after every thread stopped.
-    pub fn durable_rows(&self) -> Vec<(String, u64, Option<u64>)> {
-        self.scms
-            .iter()
-            .map(|s| {
-                let t = s.durable();
-                (s.name().to_string(), stored_index(&t), last_id(&t))
-            })
-            .collect()
-    }
 }
 
 fn row_observer(
