@@ -309,18 +309,6 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
         });
     }
 
-    /// `removeFromBuffer`: stage one delete under the lock (the Java's read lock).
-    pub fn remove_from_buffer(&self, actor: &Actor, table: TableName, key: &str) {
-        let mut b = self.rw_lock.write();
-        b.ops.delete(table, key);
-        b.pending += 1;
-        self.staged_mid_apply.update(|s| *s = true);
-        actor.step_with(
-            &java::SCMHADBTransactionBufferImpl::removeFromBuffer,
-            || format!("read lock; stage delete {table}/{key}"),
-        );
-    }
-
     /// `updateLatestTrxInfo`: no lock; a `(term, index)` not larger than the current one is
     /// refused with the message of the `IllegalArgumentException` the Java throws.
     pub fn update_latest_trx_info(

@@ -94,14 +94,15 @@ struct Link {
 }
 
 /// `SnapshotChainManager`'s state: `globalSnapshotChain`, `snapshotChainByPath`,
-/// `latestGlobalSnapshotId`, `latestSnapshotIdByPath`, `snapshotIdToTableKey`.
+/// `latestGlobalSnapshotId`, `latestSnapshotIdByPath`. Not `snapshotIdToTableKey`: a name
+/// stands for its table key, and the purge's `getTableKey` looks up the next snapshot, which
+/// is in the chain and so in that map.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Chain {
     global: BTreeMap<String, Link>,
     paths: BTreeMap<String, BTreeMap<String, Link>>,
     latest_global: Option<String>,
     latest_path: BTreeMap<String, String>,
-    table_keys: BTreeSet<String>,
 }
 
 /// An `IOException` ("Snapshot chain corruption. …") or a `NoSuchElementException`.
@@ -163,7 +164,6 @@ impl Chain {
             },
         );
         self.latest_path.insert(info.path.clone(), id.to_string());
-        self.table_keys.insert(id.to_string());
         Ok(())
     }
 
@@ -219,7 +219,6 @@ impl Chain {
                 self.latest_path.insert(path.to_string(), p);
             }
         }
-        self.table_keys.remove(id);
         Ok(true)
     }
 
@@ -251,11 +250,6 @@ impl Chain {
                 "NoSuchElementException: SnapshotId: {id} is not found in snapshot chain."
             )),
         }
-    }
-
-    /// `getTableKey`: whether the id maps to its table key.
-    pub fn has_table_key(&self, id: &str) -> bool {
-        self.table_keys.contains(id)
     }
 
     /// Every snapshot with its (path previous, global previous) as the chain links them.
