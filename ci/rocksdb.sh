@@ -15,9 +15,11 @@ export ROCKSDB_INCLUDE_DIR=/usr/include
 echo "== clippy with the rocksdb feature"
 cargo clippy --release --workspace --all-targets --features ozone-ha-check/rocksdb -- -D warnings
 
-echo "== rocksdb feature: unit tests and the differential test against RocksDB"
-cargo test --release -p ozone-ha-check-core --features rocksdb --lib --test rocksdb
-cargo test --release -p ozone-ha-check-core --features rocksdb --doc kit::rocks
-
-echo "== real OS threads against RocksDB: hdds-16092 and hdds-16452, fixed never breaks"
-(threads_env && cargo test --release -p ozone-ha-check-core --features rocksdb --test rocksdb-threads -- --nocapture)
+# One build, the real-threads one: the differential test and the doc tests run on it too (the
+# store behaves alike on every backend, and nothing else here needs shuttle); the unit tests
+# are the default build's, which the feature does not change.
+echo "== real OS threads: the differential test against RocksDB; hdds-16092 and hdds-16452 against it, fixed never breaks"
+(threads_env && cargo test --release -p ozone-ha-check-core --features rocksdb --test rocksdb --test rocksdb-threads -- --nocapture)
+echo "== the rocksdb module's doc tests"
+(threads_env && RUSTDOCFLAGS="--cfg ohc_threads" \
+    cargo test --release -p ozone-ha-check-core --features rocksdb --doc kit::rocks)

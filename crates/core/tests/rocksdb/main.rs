@@ -9,7 +9,7 @@
 //!
 //! `PROPTEST_CASES` sets the number of sequences (256 by default).
 
-#![cfg(not(any(loom, ohc_threads)))]
+#![cfg(not(loom))]
 
 use ozone_ha_check::citation::Label;
 use ozone_ha_check::kit::rocks::RocksStore;
