@@ -177,7 +177,7 @@
 //! Which engine shows it: loom at preemption bound 3 (all eight cases); PCT at depth 5 on
 //! `restart`, `store-fails` and `expired` (those plans' budget: 30,000 executions at depth 5,
 //! worst of 20 seeds 12,827); the stateful engine, from its pass bounded by 3 preemptions
-//! (raise-only on `restart`: 38,381 executions; measured before the shared log's reads
+//! (raise-only on `restart`: 36,976 executions; measured before the shared log's reads
 //! commuted, its search without a bound alone found none in a million); not random, and not PCT on `rejoin`: [`Scenario::BEYOND_REACH`] declares
 //! each with its measurement, and under those engines a run must show `FlushDuringApply`
 //! instead (the matrix shows "not witnessed").
@@ -212,10 +212,10 @@
 //!
 //! | variant | breaks | random | PCT (depth 5) | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | all five | 784 (195, `UniqueSerials`); `NoRefusedRequest`: none in 30,000 for any seed | 1,600 (197, `NoRefusedRequest`) | each at most at 7,013 but `NoRefusedRequest`, at 1,647,420 (322 s) |
-//! | `raise-only` | `SequenceRowsAgree` | 14 (2) | 7 (2) | at 45 |
-//! | `no-forced-call` | `SequenceRowsAgree` | 701 (105) | 6,975 (1,291) | at 155,410 (31 s) |
-//! | `through-ratis` | `SequenceRowsAgree` | 587 (117) | 11,563 (2,595) | at 167,026 (33 s) |
+//! | `buggy` | all five | 784 (195, `UniqueSerials`); `NoRefusedRequest`: none in 30,000 for any seed | 1,600 (197, `NoRefusedRequest`) | each at most at 121 but `NoRefusedRequest`, at 1,375,774 (229 s) |
+//! | `raise-only` | `SequenceRowsAgree` | 14 (2) | 7 (2) | at 15 |
+//! | `no-forced-call` | `SequenceRowsAgree` | 701 (105) | 6,975 (1,291) | at 100 (115,136 without the walk) |
+//! | `through-ratis` | `SequenceRowsAgree` | 587 (117) | 11,563 (2,595) | at 530 (125,892 without the walk) |
 //!
 //! At PCT's default depth 3, 1 (`no-forced-call`) and 3 (`through-ratis`) of the 20 seeds
 //! find nothing in 30,000 executions; hence the plan's depth 5. [`Scenario::BEYOND_REACH`]
@@ -590,7 +590,7 @@ impl Scenario for Hdds16900 {
             plans: &["generated"],
             invariant: NO_REFUSED_REQUEST.name,
             window: &[ROW_ABOVE_LARGEST_AT_STARTUP],
-            measured: "watched alone, it breaks only at 1,647,420 executions (322 s), the deepening's two lanes included: passes bounded by preemptions, and passes bounded by preemptions and values other than a choice's first together; more than the suite spends on one run (before the SCMs' shared log let its reads commute, none within 400 s and 2,022,476 executions)",
+            measured: "watched alone, it breaks only at 1,375,774 executions (229 s, 1.1 GiB), the deepening included: passes bounded by preemptions, passes bounded by preemptions and values other than a choice's first together, and the random walk, which takes a fifth of the deepening's executions and does not find it first (1,100,620 executions without it); more than the suite spends on one run (before the SCMs' shared log let its reads commute, none within 400 s and 2,022,476 executions)",
         },
     ];
     const BY_CONSTRUCTION: &'static [ByConstruction] = &[ByConstruction {

@@ -96,21 +96,40 @@ enum Lane {
 
 const _: () = assert!(Lane::Deviations as usize + 1 == LANES);
 
-impl Lane {
-    fn other(self) -> Self {
-        match self {
-            Self::Preemptions => Self::Deviations,
-            Self::Deviations => Self::Preemptions,
-        }
-    }
-}
-
 /// A pass's bound: at most `limit` of what its lane counts.
 #[derive(Clone, Copy, Debug)]
 struct Bound {
     limit: usize,
     lane: Lane,
 }
+
+/// The generator of the deepening's random walk: splitmix64 from a fixed seed, so that a
+/// search is the same on every run (no OS randomness), and its walks the same sequence.
+#[derive(Clone, Copy, Debug)]
+struct Walk(u64);
+
+impl Walk {
+    /// The walk's seed: any fixed value would do.
+    const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// A value in `0..n` (`n > 0`), near enough to uniform for `n` this small.
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z % n as u64) as usize
+    }
+}
+
+/// The deepening's round of turns, by [`Search::turn`]: each of its two lanes' passes takes
+/// two turns in five and its walk one ([`WALK`]), so that the walk, which proves nothing,
+/// costs a proof little; the deviations lane's turns go to the first lane until it starts.
+const ROUND: [usize; 5] = [0, 1, 0, 1, WALK];
+
+/// The walk's place in the round ([`Search::turn`]), after the lanes'.
+const WALK: usize = LANES;
 
 /// The last bound of the first lane whose pass runs without the unbounded search: the
 /// passes bounded by 0, 1 and 2 preemptions take every execution (with the second lane's
@@ -144,22 +163,25 @@ fn share(bound: usize) -> usize {
 /// root, each with its own visited states, so that a violation a few steps off the default
 /// order is found before the depth-first order of the unbounded search reaches the far
 /// corners of its space; it has two lanes, each a sequence of passes with growing bounds:
-/// [`Lane::Preemptions`] bounds the preemptions (a switch away from a task that could go on)
-/// by 0, 1, 2, 3, ... and takes every value of every choice; [`Lane::Deviations`] bounds
-/// preemptions and deviations (a value of a choice other than its first) together, by 0, 1,
-/// 2, ..., from the first execution that made a choice with more than one value (without
-/// one it would repeat the first lane). A violation that needs a few preemptions in a long
-/// workload is near in the first lane; one that needs a workload far from the first values
-/// and few preemptions, in the second. The *unbounded search* is the one whose end proves a
-/// case. The passes of the first lane bounded by 0, 1 and 2 ([`ALONE`]) run without the
-/// unbounded search, as they are cheap, taking turns with the second lane's passes; then the
-/// unbounded search starts, and it and the deepening share the executions until one of them
-/// exhausts: the deepening takes one execution for each of the unbounded search's while its
-/// least bound is 3, one for each 2^(k - 3) while it is k ([`share`]), and its lanes take
-/// those turns in turn. The unbounded search's proof costs at most twice its own executions
-/// past the first lane's first three passes (less as the passes grow), and a violation
-/// within bound k >= 3 of a lane is found within 2 (1 + 2^(k - 3)) times the executions that
-/// lane needs to reach it.
+/// [`Lane::Preemptions`] bounds the preemptions (a switch away from a task that could go
+/// on) by 0, 1, 2, 3, ... and takes every value of every choice; [`Lane::Deviations`]
+/// bounds preemptions and deviations (a value of a choice other than its first) together,
+/// by 0, 1, 2, ..., from the first execution that made a choice with more than one value
+/// (without one it would repeat the first lane). A violation that needs a few preemptions
+/// in a long workload is near in the first lane; one that needs a workload far from the
+/// first values and few preemptions, in the second. One that needs both, or many
+/// preemptions of many kinds, is often common among random schedules: the deepening's third
+/// member, its *walk*, takes a uniformly random option at every decision ([`Walk`]), keeps
+/// nothing and proves nothing. The *unbounded search* is the one whose end proves a case.
+/// The passes of the first lane bounded by 0, 1 and 2 ([`ALONE`]) run without the unbounded
+/// search, as they are cheap, taking turns with the second lane's passes and the walk; then
+/// the unbounded search starts, and it and the deepening share the executions until one of
+/// them exhausts: the deepening takes one execution for each of the unbounded search's
+/// while its least bound is 3, one for each 2^(k - 3) while it is k ([`share`]), and its
+/// lanes and walk take those turns in turn ([`ROUND`]). The unbounded search's proof costs
+/// at most twice its own executions past the first lane's first three passes (less as the
+/// passes grow), and a violation within bound k >= 3 of a lane is found within
+/// 3 (1 + 2^(k - 3)) times the executions that lane needs to reach it.
 ///
 /// A bounded pass keys its visited states by the task that runs next and keeps the least
 /// cost each was reached with: a state reached again at a lower cost has more of its future
@@ -201,8 +223,8 @@ pub(crate) struct Stateful {
     waiting: Vec<Search>,
     /// The executions the unbounded search has taken since the deepening's last one.
     since_deepening: usize,
-    /// The lane whose pass takes the deepening's next turn.
-    next_lane: Lane,
+    /// The place in [`ROUND`] of the deepening's next turn.
+    next_turn: usize,
     /// Whether the deviations lane is yet to start: with the deepening, until an execution
     /// meets a choice with more than one value (without one, it would repeat the first lane).
     second_lane_due: bool,
@@ -251,6 +273,9 @@ struct Search {
     refused: bool,
     /// A pass's visits of states beside those [`Stateful::states`] keeps.
     pass: PassVisits,
+    /// The deepening's random walk, which has neither bound nor stack: each of its executions
+    /// takes a uniformly random option at every decision and looks no state up.
+    walk: Option<Walk>,
 }
 
 impl Search {
@@ -260,6 +285,30 @@ impl Search {
             bound,
             refused: false,
             pass: PassVisits::default(),
+            walk: None,
+        }
+    }
+
+    /// The deepening's random walk.
+    fn walk() -> Self {
+        Self {
+            walk: Some(Walk(Walk::SEED)),
+            ..Self::new(None)
+        }
+    }
+
+    /// Whether this is the unbounded search, the one whose end proves a case.
+    fn unbounded(&self) -> bool {
+        self.bound.is_none() && self.walk.is_none()
+    }
+
+    /// Who this search is in the deepening's round of turns ([`ROUND`]): its lane, or
+    /// [`WALK`]; `None` for the unbounded search.
+    fn turn(&self) -> Option<usize> {
+        match (self.bound, self.walk) {
+            (Some(b), _) => Some(b.lane as usize),
+            (None, Some(_)) => Some(WALK),
+            (None, None) => None,
         }
     }
 
@@ -312,9 +361,13 @@ impl Stateful {
             } else {
                 Search::new(None)
             },
-            waiting: Vec::new(),
+            waiting: if deepening {
+                vec![Search::walk()]
+            } else {
+                Vec::new()
+            },
             since_deepening: 0,
-            next_lane: Lane::Preemptions,
+            next_turn: 1,
             second_lane_due: deepening,
             depth: 0,
             track_from: 0,
@@ -354,6 +407,10 @@ impl Stateful {
 
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
+        // A walk has no paths to go through: its next execution is a new one.
+        if self.search.walk.is_some() {
+            return true;
+        }
         let deviations = self.search.deviations();
         while let Some(frame) = self.search.stack.last_mut() {
             let next = frame.awake_after(frame.chosen);
@@ -433,10 +490,10 @@ impl Stateful {
 
     /// Hand the next execution to the search whose turn it is: once the unbounded search
     /// runs, the deepening takes one execution for each [`share`] of its, by the least bound
-    /// of the deepening's passes, and its lanes take those in turn; before, the lanes take
-    /// turns.
+    /// of the deepening's passes; before, the deepening takes them all. Its searches (its
+    /// lanes' passes and its walk) take its turns as [`ROUND`] orders them.
     fn take_turn(&mut self) {
-        let next = if self.search.bound.is_none() {
+        let next = if self.search.unbounded() {
             let Some(least) = self
                 .waiting
                 .iter()
@@ -450,21 +507,35 @@ impl Stateful {
                 return;
             }
             self.since_deepening = 0;
-            let lane = self.next_lane;
+            self.deepening_turn()
+        } else {
             self.waiting
                 .iter()
-                .position(|s| s.bound.is_some_and(|b| b.lane == lane))
-                .unwrap_or(0)
-        } else {
-            match self.waiting.iter().position(|s| s.bound.is_none()) {
-                Some(unbounded) => unbounded,
-                None if !self.waiting.is_empty() => 0,
-                None => return,
-            }
+                .position(Search::unbounded)
+                .or_else(|| self.deepening_turn())
+        };
+        let Some(next) = next else {
+            return;
         };
         std::mem::swap(&mut self.search, &mut self.waiting[next]);
-        if let Some(b) = self.search.bound {
-            self.next_lane = b.lane.other();
+    }
+
+    /// The search of the deepening whose turn it is, by its place in `waiting` (`None`: the
+    /// current search keeps it), and the round moves on. The turn is that of
+    /// [`Stateful::next_turn`]'s place in [`ROUND`], or when that search does not run (the
+    /// deviations lane before its start), the first lane's pass, or whichever search of the
+    /// deepening is left.
+    fn deepening_turn(&mut self) -> Option<usize> {
+        let turn = ROUND[self.next_turn];
+        self.next_turn = (self.next_turn + 1) % ROUND.len();
+        let waiting = |t: usize| self.waiting.iter().position(|s| s.turn() == Some(t));
+        let runs = |t: usize| self.search.turn() == Some(t) || waiting(t).is_some();
+        match [turn, Lane::Preemptions as usize]
+            .into_iter()
+            .find(|&t| runs(t))
+        {
+            Some(t) => waiting(t),
+            None => self.waiting.iter().position(|s| s.turn().is_some()),
         }
     }
 
@@ -594,6 +665,10 @@ impl Scheduler for Stateful {
         }
         if self.finishing {
             return Self::run(options[0]);
+        }
+        if let Some(walk) = &mut self.search.walk {
+            let task = options[walk.below(options.len())];
+            return Self::run(task);
         }
         // The unbounded search takes the exit steps first (in the same order when a path is
         // replayed): see "Exit steps" in the module docs.
@@ -765,6 +840,11 @@ impl Scheduler for Stateful {
                 self.choices
             ));
             return 0;
+        }
+        if let Some(walk) = &mut self.search.walk {
+            let value = options[walk.below(options.len())] as u64;
+            self.choices.push(value);
+            return value;
         }
         // A finishing execution stays within the part too.
         if self.finishing {
