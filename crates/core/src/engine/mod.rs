@@ -410,7 +410,7 @@ pub fn run_once_returning<T: Send + 'static>(f: impl Fn() -> T + Send + Sync + '
 }
 
 /// The next value of a SplitMix64 stream (Steele, Lea and Flood), advancing `state`: the
-/// random scheduler's stream and real threads' choices.
+/// random scheduler's stream, real threads' choices and the stateful engine's walk.
 #[cfg(not(loom))]
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -103,8 +103,9 @@ struct Bound {
     lane: Lane,
 }
 
-/// The generator of the deepening's random walk: splitmix64 from a fixed seed, so that a
-/// search is the same on every run (no OS randomness), and its walks the same sequence.
+/// The generator of the deepening's random walk: the engine's SplitMix64 stream
+/// ([`crate::engine::splitmix64`]) from a fixed seed, so that a search is the same on every
+/// run (no OS randomness), and its walks the same sequence.
 #[derive(Clone, Copy, Debug)]
 struct Walk(u64);
 
@@ -114,19 +115,19 @@ impl Walk {
 
     /// A value in `0..n` (`n > 0`), near enough to uniform for `n` this small.
     fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z % n as u64) as usize
+        (crate::engine::splitmix64(&mut self.0) % n as u64) as usize
     }
 }
 
 /// The deepening's round of turns, by [`Search::turn`]: each of its two lanes' passes takes
 /// two turns in five and its walk one ([`WALK`]), so that the walk, which proves nothing,
 /// costs a proof little; the deviations lane's turns go to the first lane until it starts.
-const ROUND: [usize; 5] = [0, 1, 0, 1, WALK];
+const ROUND: [usize; 5] = [PREEMPTIONS, DEVIATIONS, PREEMPTIONS, DEVIATIONS, WALK];
+
+/// The first lane's place in the round ([`Search::turn`]).
+const PREEMPTIONS: usize = Lane::Preemptions as usize;
+/// The second lane's place in the round.
+const DEVIATIONS: usize = Lane::Deviations as usize;
 
 /// The walk's place in the round ([`Search::turn`]), after the lanes'.
 const WALK: usize = LANES;
@@ -530,10 +531,7 @@ impl Stateful {
         self.next_turn = (self.next_turn + 1) % ROUND.len();
         let waiting = |t: usize| self.waiting.iter().position(|s| s.turn() == Some(t));
         let runs = |t: usize| self.search.turn() == Some(t) || waiting(t).is_some();
-        match [turn, Lane::Preemptions as usize]
-            .into_iter()
-            .find(|&t| runs(t))
-        {
+        match [turn, PREEMPTIONS].into_iter().find(|&t| runs(t)) {
             Some(t) => waiting(t),
             None => self.waiting.iter().position(|s| s.turn().is_some()),
         }
