@@ -85,6 +85,10 @@ pub fn text() -> String {
         "* in this build ({}); replayable: a violation keeps its schedule, to replay, minimize and save\n",
         Build::CURRENT.name()
     ));
+    out.push_str(
+        "  (the stateful engine's schedules replay only in its mode: the minimizer carries its \
+         violations to shuttle, which most reach, and they are saved and replayed from there)\n",
+    );
     out
 }
 

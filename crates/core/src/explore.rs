@@ -108,8 +108,14 @@ pub struct Report {
     pub seed: Option<u64>,
     /// The engine's settings in words (depth, bound, runs).
     pub settings: String,
-    /// The failing execution's schedule, for `replay` (shuttle engines only).
+    /// The failing execution's schedule, for `replay` (shuttle engines only, and a stateful
+    /// counterexample once the minimizer has carried it to shuttle).
     pub schedule: Option<Schedule>,
+    /// The stateful engine's failing schedule, which replays only in that engine's mode (its
+    /// tasks also yield at the facade's operations): never written out, it is what the
+    /// minimizer carries to shuttle ([`crate::minimize`]).
+    #[serde(skip)]
+    pub stateful_schedule: Option<Schedule>,
     /// The failing execution's context switches.
     pub context_switches: Option<usize>,
     /// The failing execution's domain trace.
@@ -208,6 +214,23 @@ pub struct Minimized {
     /// Items of the minimized counterexample's workload (a generated plan).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<usize>,
+    /// For a counterexample the stateful engine found: its execution, which the minimizer
+    /// carried to shuttle before shortening it (the figures `found_*` are then those of the
+    /// first shuttle execution that broke the invariant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
+}
+
+/// A stateful engine's counterexample, as found, before the minimizer carried it to shuttle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Carried {
+    /// Domain steps of the stateful engine's failing execution.
+    pub steps: usize,
+    /// Its context switches.
+    pub context_switches: usize,
+    /// The replays it took to break the invariant under shuttle (counted in
+    /// [`Minimized::replays`] too).
+    pub replays: usize,
 }
 
 impl Report {
@@ -603,6 +626,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
             .as_ref()
             .filter(|_| keeps_schedule)
             .map(Schedule::context_switches),
+        stateful_schedule: schedule.clone().filter(|_| !keeps_schedule),
         schedule: schedule.filter(|_| keeps_schedule),
         trace: outcome.trace,
         probes: scenario

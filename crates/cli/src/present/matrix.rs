@@ -763,6 +763,7 @@ mod tests {
             seed: Some(0),
             settings: String::new(),
             schedule: None,
+            stateful_schedule: None,
             context_switches: None,
             trace: Vec::new(),
             probes: BTreeMap::new(),

@@ -404,10 +404,13 @@ fn count(n: usize, word: &str) -> String {
 /// ```
 /// use ozone_ha_check::explore::Minimized;
 /// use ozone_ha_check_cli::present::text::minimized_words;
-/// let mut m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733, found_workload: None, workload: None };
+/// use ozone_ha_check::explore::Carried;
+/// let mut m = Minimized { found_steps: 19, found_context_switches: 41, found_preemptions: 33, steps: 9, preemptions: 1, context_switches: 6, replays: 733, found_workload: None, workload: None, carried: None };
 /// assert_eq!(minimized_words(&m), "minimized from 33 preemptions, 41 context switches and 19 steps to 1 preemption, 6 context switches and 9 steps in 733 replays");
 /// (m.found_workload, m.workload) = (Some(3), Some(2));
 /// assert!(minimized_words(&m).ends_with("9 steps, the workload from 3 items to 2, in 733 replays"));
+/// m.carried = Some(Carried { steps: 21, context_switches: 30, replays: 1 });
+/// assert!(minimized_words(&m).starts_with("found in 30 context switches and 21 steps, carried to shuttle in 1 replay; minimized from 33 preemptions"));
 /// ```
 pub fn minimized_words(m: &ozone_ha_check::explore::Minimized) -> String {
     let workload = match (m.found_workload, m.workload) {
@@ -416,8 +419,17 @@ pub fn minimized_words(m: &ozone_ha_check::explore::Minimized) -> String {
         }
         _ => String::new(),
     };
+    let carried = match m.carried {
+        Some(c) => format!(
+            "found in {} and {}, carried to shuttle in {}; ",
+            count(c.context_switches, "context switch"),
+            count(c.steps, "step"),
+            count(c.replays, "replay")
+        ),
+        None => String::new(),
+    };
     format!(
-        "minimized from {}, {} and {} to {}, {} and {}{workload} in {}",
+        "{carried}minimized from {}, {} and {} to {}, {} and {}{workload} in {}",
         count(m.found_preemptions, "preemption"),
         count(m.found_context_switches, "context switch"),
         count(m.found_steps, "step"),

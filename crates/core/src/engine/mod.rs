@@ -9,7 +9,7 @@ mod schedule;
 #[cfg(not(ohc_threads))]
 pub(crate) mod stateful;
 mod table;
-pub use schedule::{Schedule, ScheduleError, Yields};
+pub use schedule::{Schedule, ScheduleError, Step, Yields};
 pub use table::{Ask, Budget, Build, Capabilities, DefaultRun, PreemptionBound, TABLE};
 
 #[cfg(not(any(loom, ohc_threads)))]
@@ -69,6 +69,39 @@ impl fmt::Display for Engine {
 /// The engines this build can run, in the table's order.
 pub fn available_engines() -> Vec<Engine> {
     Engine::all().filter(|e| e.available()).collect()
+}
+
+/// How far a task has gone, as [`Strategy::Along`] follows it: the facade's points it has
+/// counted (one at each operation, under any engine), then the scheduling decisions it has
+/// passed since its last point.
+///
+/// ```
+/// use ozone_ha_check::engine::Standing;
+/// let mut s = Standing::default();
+/// s.ran(2);
+/// s.ran(0);
+/// assert_eq!(s, Standing { points: 2, stops: 1 });
+/// s.ran(1);
+/// assert_eq!(s, Standing { points: 3, stops: 0 });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Standing {
+    /// Points counted.
+    pub points: u64,
+    /// Decisions passed since the last point.
+    pub stops: u64,
+}
+
+impl Standing {
+    /// The task ran from one decision to the next and counted `points` on the way.
+    pub fn ran(&mut self, points: u64) {
+        if points > 0 {
+            self.points += points;
+            self.stops = 0;
+        } else {
+            self.stops += 1;
+        }
+    }
 }
 
 /// How to choose interleavings.
@@ -144,6 +177,20 @@ pub enum Strategy {
         /// The answers to the model's random requests, in order.
         values: Vec<u64>,
     },
+    /// Re-run under shuttle a stateful engine's execution, whose decisions came at other
+    /// points than shuttle's (that engine keeps locks outside shuttle): as a list of
+    /// `(task, standing)` segments, each running its task until it stands there
+    /// ([`Standing`]: the points the facade counted of it, then the decisions since), or
+    /// until it cannot run; then the next segment, skipping one whose task cannot run;
+    /// then the non-preemptive default. The model's random requests
+    /// take `values` in order, then 0. What the minimizer carries a stateful counterexample
+    /// to shuttle with.
+    Along {
+        /// The segments: a task, and how far it has gone when the next one starts.
+        segments: Vec<(usize, Standing)>,
+        /// The answers to the model's random requests, in order.
+        values: Vec<u64>,
+    },
     /// One execution under shuttle whose task choices are uniformly random from `seed` (a
     /// SplitMix64 stream) and whose random requests take `values` in order, then 0: a random
     /// interleaving of a given workload.
@@ -177,6 +224,7 @@ impl Strategy {
             | Strategy::Guided { .. }
             | Strategy::Follow { .. }
             | Strategy::Loosely { .. }
+            | Strategy::Along { .. }
             | Strategy::Shuffle { .. } => Engine::Replay,
             Strategy::Loom { .. } => Engine::Loom,
             Strategy::Threads { .. } => Engine::Threads,
@@ -222,6 +270,9 @@ impl Strategy {
             Strategy::Follow { tasks, .. } => format!("{} scheduling decisions", tasks.len()),
             Strategy::Loosely { tasks, .. } => {
                 format!("{} scheduling decisions, loosely", tasks.len())
+            }
+            Strategy::Along { segments, .. } => {
+                format!("{} segments of a stateful execution", segments.len())
             }
             Strategy::Shuffle { seed, .. } => format!("one random interleaving (seed {seed})"),
             Strategy::Loom { preemption_bound } => match preemption_bound {

@@ -30,6 +30,11 @@ pub struct Schedule {
     /// only the stateful engine's schedules differ from the default, and they are replayed
     /// in the run that recorded them, never written out.
     pub yields: Yields,
+    /// For a stateful engine's schedule: the facade's points counted at each task decision
+    /// ([`crate::sync::points::counted`]), how far each task had gone there. Not in the text
+    /// form; what the minimizer carries the execution to shuttle with
+    /// ([`crate::engine::Strategy::Along`]). Empty for the other engines.
+    pub counted: Vec<u64>,
 }
 
 /// Where the tasks of a recorded execution yielded to the engine: each yield is one step.
@@ -132,6 +137,7 @@ impl Schedule {
         Schedule {
             steps: tasks.iter().map(|t| Step::Task(*t)).collect(),
             yields: Yields::Shuttle,
+            counted: Vec::new(),
         }
     }
 
@@ -173,6 +179,7 @@ impl Schedule {
         Ok(Self {
             steps,
             yields: Yields::Shuttle,
+            counted: Vec::new(),
         })
     }
 }

@@ -17,11 +17,12 @@
 //! # });
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 thread_local! {
     static POINTS: RefCell<BTreeMap<&'static str, u64>> = const { RefCell::new(BTreeMap::new()) };
+    static COUNTED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Count one scheduling point of `kind`.
@@ -30,6 +31,15 @@ pub fn count(kind: &'static str) {
         return;
     }
     POINTS.with(|p| *p.borrow_mut().entry(kind).or_default() += 1);
+    COUNTED.with(|c| c.set(c.get() + 1));
+}
+
+/// Every point counted on this thread so far, of any kind ([`take`] does not reset it). A
+/// scheduler reads it at each decision: what was counted since the last one is the running
+/// task's, so it knows how far each task has gone, under either engine
+/// ([`crate::engine::Standing`]).
+pub(crate) fn counted() -> u64 {
+    COUNTED.with(Cell::get)
 }
 
 /// The counts since the last call, by kind; the counter starts again from zero.

@@ -222,6 +222,66 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
 }
 
 /// The cases of `s` expected to break an invariant.
+/// A stateful engine's counterexample replays only in that engine's mode; the minimizer
+/// carries it to shuttle, then shortens it as any other, and the result replays under
+/// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
+/// and each is carried on the first replay, by following the stateful execution segment by
+/// segment (`Strategy::Along`), not by a random interleaving.
+fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
+    let cases = [
+        ("hdds-16452", "buggy", "base", "CheckpointConsistent"),
+        ("hdds-8681", "buggy", "in-flight", "TarballMatchesItsIndex"),
+        (
+            "hdds-17215",
+            "leader-side",
+            "pipelined",
+            "StoreHoldsIssuedSecret",
+        ),
+        (
+            "hdds-16900",
+            "raise-only",
+            "store-fails",
+            "SequenceRowsAgree",
+        ),
+    ];
+    for (name, variant, plan, invariant) in cases {
+        let scenario = ozone_ha_check::scenarios::find(name).unwrap();
+        let stateful = Strategy::Stateful {
+            executions: 100_000,
+            part: None,
+            deepening: true,
+        };
+        let found = run(name, variant, plan, stateful, Some(invariant));
+        assert_eq!(
+            found.invariant.as_deref(),
+            Some(invariant),
+            "{name} {variant}/{plan}"
+        );
+        assert!(found.schedule.is_none() && found.stateful_schedule.is_some());
+        let small = minimize(scenario, &found).unwrap();
+        let m = small.minimized.clone().expect("carried and minimized");
+        let carried = m.carried.expect("a stateful counterexample is carried");
+        assert_eq!(carried.replays, 1, "{name} {variant}/{plan}: {m:?}");
+        assert_eq!(carried.steps, found.trace.len());
+        assert!(m.preemptions >= 1, "{name} {variant}/{plan}: {m:?}");
+        assert!(
+            (m.preemptions, m.context_switches, m.steps)
+                <= (m.found_preemptions, m.found_context_switches, m.found_steps),
+            "{name} {variant}/{plan}: {m:?}"
+        );
+        assert_eq!(small.invariant, found.invariant);
+        let again = replay(
+            name,
+            variant,
+            plan,
+            small.schedule.as_ref().expect("a shuttle schedule"),
+            Some(invariant),
+        );
+        assert_eq!(again.invariant, found.invariant, "{name} {variant}/{plan}");
+        assert_eq!(again.trace, small.trace, "{name} {variant}/{plan}");
+    }
+}
+
 fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
     s.cases()
         .into_iter()
@@ -237,6 +297,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         minimization_keeps_the_invariant_and_never_lengthens,
         minimization_leaves_the_local_minimum_of_one_at_a_time_drops,
         generated_counterexamples_minimize_around_their_workload,
-        a_generated_counterexample_shrinks_to_the_minimal_workload
+        a_generated_counterexample_shrinks_to_the_minimal_workload,
+        stateful_counterexamples_are_carried_to_shuttle_and_minimized
     ]
 }

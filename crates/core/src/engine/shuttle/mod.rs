@@ -170,6 +170,16 @@ pub(super) fn drive(
             },
             exploration,
         ),
+        Strategy::Along { segments, values } => steer(
+            Steer::Along {
+                segments: segments.iter().copied().collect(),
+                started: false,
+                counts: std::collections::BTreeMap::new(),
+                seen: crate::sync::points::counted(),
+                values: values.iter().copied().collect(),
+            },
+            exploration,
+        ),
         Strategy::Shuffle { seed, values } => steer(
             Steer::Shuffle {
                 state: *seed,

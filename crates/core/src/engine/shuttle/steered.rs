@@ -4,6 +4,7 @@
 use super::tape::Tape;
 use crate::engine::schedule::Step;
 use crate::engine::stateful::registry;
+use crate::engine::Standing;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -44,6 +45,22 @@ pub(super) enum Steer {
     Loosely {
         /// The task choices still to make.
         tasks: VecDeque<usize>,
+        /// The values of the random requests.
+        values: VecDeque<u64>,
+    },
+    /// A stateful engine's execution as segments ([`crate::engine::Strategy::Along`]): the
+    /// first segment's task runs while it can and has not reached the segment's end (at
+    /// least once), then the next segment's; a segment whose task cannot run is skipped.
+    Along {
+        /// The segments still to run: a task, and where it stands when the next one starts.
+        segments: VecDeque<(usize, Standing)>,
+        /// Whether the first segment's task has run.
+        started: bool,
+        /// Where each task stands.
+        counts: BTreeMap<usize, Standing>,
+        /// All points counted at the last decision ([`crate::sync::points::counted`]),
+        /// the running task's since then.
+        seen: u64,
         /// The values of the random requests.
         values: VecDeque<u64>,
     },
@@ -120,6 +137,35 @@ impl Scheduler for Steered {
                     Some(_) => {}
                 }
             },
+            Steer::Along {
+                segments,
+                started,
+                counts,
+                seen,
+                ..
+            } => {
+                // The points counted since the last decision are the running task's.
+                let counted = crate::sync::points::counted();
+                if let Some(c) = current {
+                    counts
+                        .entry(usize::from(c))
+                        .or_default()
+                        .ran(counted - *seen);
+                }
+                *seen = counted;
+                loop {
+                    let Some(&(task, end)) = segments.front() else {
+                        break default;
+                    };
+                    let done = counts.get(&task).copied().unwrap_or_default();
+                    if ids.contains(&task) && (!*started || done < end) {
+                        *started = true;
+                        break task;
+                    }
+                    segments.pop_front();
+                    *started = false;
+                }
+            }
             Steer::Shuffle { state, .. } => {
                 let pick = crate::engine::splitmix64(state) % ids.len().max(1) as u64;
                 ids.get(usize::try_from(pick).unwrap_or(0))
@@ -183,7 +229,8 @@ impl Scheduler for Steered {
             Steer::Follow { values, .. }
             | Steer::Switches { values, .. }
             | Steer::Shuffle { values, .. }
-            | Steer::Loosely { values, .. } => values.pop_front().unwrap_or(0),
+            | Steer::Loosely { values, .. }
+            | Steer::Along { values, .. } => values.pop_front().unwrap_or(0),
         }
     }
 }

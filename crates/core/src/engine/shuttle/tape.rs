@@ -22,6 +22,9 @@ pub(super) struct Tape {
     /// Where the recorded tasks yield: the stateful engine's too, whose search may cut an
     /// execution's path (`cut`: the first step after it, in the current execution).
     pub(super) yields: Yields,
+    /// Under the stateful engine, the points counted at each task decision of the current
+    /// execution ([`Schedule::counted`]).
+    pub(super) counted: Vec<u64>,
 }
 
 /// Records every decision of `inner` and reports finished executions to the exploration.
@@ -44,6 +47,7 @@ pub(super) fn close_execution(tape: &RefCell<Tape>, exploration: &dyn Exploratio
     let schedule = Schedule {
         steps: std::mem::take(&mut t.current),
         yields,
+        counted: std::mem::take(&mut t.counted),
     };
     drop(t);
     if exploration.end(Some(schedule)) == Flow::Stop {
@@ -76,10 +80,11 @@ impl<S: Scheduler> Scheduler for Recording<S> {
         let task = self.inner.next_task(runnable, current, is_yielding)?;
         let mut t = self.tape.borrow_mut();
         let at = t.current.len();
-        if let Yields::Stateful { cut: cut @ None } = &mut t.yields {
-            if registry::finishing() {
+        if let Yields::Stateful { cut } = &mut t.yields {
+            if cut.is_none() && registry::finishing() {
                 *cut = Some(at);
             }
+            t.counted.push(crate::sync::points::counted());
         }
         t.current.push(Step::Task(usize::from(task)));
         Some(task)
