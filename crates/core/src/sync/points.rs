@@ -25,19 +25,29 @@ thread_local! {
     static COUNTED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Count one scheduling point of `kind`.
+/// Count one scheduling point of `kind`, at an operation of the facade.
 pub fn count(kind: &'static str) {
+    count_inner(kind);
+    COUNTED.with(|c| c.set(c.get() + 1));
+}
+
+/// Count one scheduling point of `kind` inside an operation already counted (a channel's
+/// wait for a value, its notification of a send, a woken waiter's taking its lock again
+/// under the stateful engine): a point of its kind, not an operation of its own
+/// ([`counted`]). Each engine runs an operation in steps of its own; it counts once under
+/// every engine.
+pub(crate) fn count_inner(kind: &'static str) {
     if cfg!(ohc_threads) {
         return;
     }
     POINTS.with(|p| *p.borrow_mut().entry(kind).or_default() += 1);
-    COUNTED.with(|c| c.set(c.get() + 1));
 }
 
-/// Every point counted on this thread so far, of any kind ([`take`] does not reset it). A
+/// Every operation counted on this thread so far ([`count`]; [`take`] does not reset it). A
 /// scheduler reads it at each decision: what was counted since the last one is the running
 /// task's, so it knows how far each task has gone, under either engine
 /// ([`crate::engine::Standing`]).
+#[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn counted() -> u64 {
     COUNTED.with(Cell::get)
 }

@@ -157,7 +157,12 @@ impl<T> Mutex<T> {
 
     /// Block until the lock is held, and return its guard.
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        super::points::count(self.kind);
+        self.lock_as(super::points::count)
+    }
+
+    /// [`Mutex::lock`], its point counted by `count` ([`super::points`]).
+    fn lock_as(&self, count: fn(&'static str)) -> MutexGuard<'_, T> {
+        count(self.kind);
         let stateful = stateful_mode();
         if stateful {
             self.stateful.acquire(false);
@@ -470,8 +475,17 @@ impl Condvar {
 
     /// Release the guard's lock, wait for a notification, and take the lock again.
     /// Wake-ups may be spurious: call it in a loop that re-checks the condition.
-    pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-        super::points::count("condvar wait");
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        self.wait_as(guard, super::points::count)
+    }
+
+    /// [`Condvar::wait`], its point counted by `count` ([`super::points`]).
+    fn wait_as<'a, T>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        count: fn(&'static str),
+    ) -> MutexGuard<'a, T> {
+        count("condvar wait");
         if guard.hold.is_some() && stateful_mode() {
             // Register and release in one step (the caller holds the monitor), then wait to
             // be woken, then take the monitor again as any other acquirer.
@@ -489,7 +503,7 @@ impl Condvar {
                 stateful::block(self.id);
             }
             self.waiters.fetch_sub(1, SeqCst);
-            return mutex.lock();
+            return mutex.lock_as(super::points::count_inner);
         }
         self.waiters.fetch_add(1, SeqCst);
         let inner = guard.guard.take().expect("a live guard");
@@ -537,21 +551,22 @@ impl Condvar {
 
     /// Wake every waiter.
     pub fn notify_all(&self) {
-        self.notify(false);
+        self.notify(false, super::points::count);
     }
 
     /// Wake one waiter (which one is the engine's choice).
     pub fn notify_one(&self) {
-        self.notify(true);
+        self.notify(true, super::points::count);
     }
 
-    fn notify(&self, one: bool) {
+    /// Wake one waiter or all, the point counted by `count` ([`super::points`]).
+    fn notify(&self, one: bool, count: fn(&'static str)) {
         // Finding no waiter reads the variable too: the stateful engine's footprint has it.
         stateful::touch(self.id);
         if self.waiters.load(SeqCst) == 0 {
             return;
         }
-        super::points::count("condvar notify");
+        count("condvar notify");
         if stateful_mode() {
             stateful::point();
             stateful::touch(self.id);
@@ -592,6 +607,7 @@ impl Condvar {
 /// takes a value commute (the channel is not empty then).
 pub mod channel {
     use super::{stateful_mode, Condvar, Native, Op};
+    use crate::sync::points::count_inner;
     use std::collections::VecDeque;
     use std::sync::Arc;
 
@@ -656,7 +672,7 @@ pub mod channel {
             let mut q = shared.queue.value();
             q.senders -= 1;
             if q.senders == 0 {
-                shared.ready.notify_all();
+                shared.ready.notify(false, count_inner);
             }
         }
     }
@@ -673,7 +689,7 @@ pub mod channel {
             }
             let _hold = shared.queue.lock.lock();
             shared.queue.value().items.push_back(value);
-            shared.ready.notify_all();
+            shared.ready.notify(false, count_inner);
         }
     }
 
@@ -699,7 +715,7 @@ pub mod channel {
                     return None;
                 }
                 drop(q);
-                hold = shared.ready.wait(hold);
+                hold = shared.ready.wait_as(hold, count_inner);
             }
         }
     }
