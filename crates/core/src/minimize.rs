@@ -26,16 +26,16 @@
 //! schedule is never written out ([`Report::stateful_schedule`]). It is first *carried* to
 //! shuttle, with its values: its execution followed segment by segment
 //! ([`Strategy::Along`]: each block of one task's decisions runs until the task has counted
-//! as many of the facade's points, one per operation under either engine, and passed as many
-//! decisions since its last), then the non-preemptive execution, then uniformly random
-//! interleavings, until one breaks the same invariant, within a third of the budget. That
-//! shuttle execution is then the one found, shortened as below; the report gives the
+//! as many of the facade's operations, one each under every engine, or one more when the
+//! last had run by the block's end), then the non-preemptive execution, then uniformly
+//! random interleavings, until one breaks the same invariant, within a third of the budget.
+//! That shuttle execution is then the one found, shortened as below; the report gives the
 //! stateful execution's steps and context switches beside it ([`Carried`]), and its
-//! schedule replays under `replay`. One not carried stays as found, without a schedule.
-//! A segment can drift from the execution it follows (a task that waited at a point under
-//! one engine runs on under the other), hence the other tries; over the 293 stateful
-//! counterexamples of the violating cases, 218 were carried by following, 63 by the other
-//! tries, and 12 not at all (README, Minimization).
+//! schedule replays under `replay`. One not carried stays as found, without a schedule. A
+//! segment can drift from the execution it follows (the engines stop a task at different
+//! points between its operations), hence the other tries; of the 293 stateful
+//! counterexamples of the violating cases, 283 were carried by following, 8 by a random
+//! interleaving and 2 not at all (README, Minimization).
 //!
 //! The search runs within a budget of replays (probes included), keeps the same invariant
 //! broken, and takes a schedule only when it has fewer preemptions, or as many and fewer
@@ -67,7 +67,7 @@
 //!    shortened by 1 to 4. Steps 1 to 4 on the workload as found get a third of the
 //!    budget, this step the next third.
 
-use crate::engine::{DriveError, Schedule, Standing, Step, Strategy, Yields};
+use crate::engine::{DriveError, Schedule, Step, Strategy, Yields};
 use crate::explore::{explore, Carried, ExploreError, Minimized, Report, Request};
 use crate::scenario::GENERATED;
 use crate::scenarios::AnyScenario;
@@ -235,10 +235,13 @@ impl Drawn {
 }
 
 /// A stateful engine's execution as [`Strategy::Along`] runs it: each block of consecutive
-/// decisions of one task, with where that task stood ([`Standing`]) when the next block's
-/// decision came; the last block runs on. Up to the search's cut, if any: after it the
-/// tasks yielded only where shuttle switches, and ran without preemptions.
-fn segments(schedule: &Schedule) -> Vec<(usize, Standing)> {
+/// decisions of one task, with the operations that task had counted when the next block's
+/// decision came, one more if its last operation had run by then (it passed a decision
+/// since: under shuttle it runs on to its next operation, past stops, such as a lock's
+/// release, that the stateful engine does not have); the last block runs on. Up to the
+/// search's cut, if any: after it the tasks yielded only where shuttle switches, and ran
+/// without preemptions.
+fn segments(schedule: &Schedule) -> Vec<(usize, u64)> {
     let tasks: Vec<usize> = schedule
         .steps
         .iter()
@@ -251,23 +254,22 @@ fn segments(schedule: &Schedule) -> Vec<(usize, Standing)> {
             Step::Random(_) => None,
         })
         .collect();
-    let mut standing: BTreeMap<usize, Standing> = BTreeMap::new();
+    // Each task's operations counted, and whether it passed a decision since its last.
+    let mut done: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
     let mut segments = Vec::new();
     for d in 1..tasks.len().min(schedule.counted.len()) {
-        // The points counted between two decisions are the task's that ran between them.
+        // The operations counted between two decisions are the task's that ran between them.
         let ran = tasks[d - 1];
-        let stands = standing.entry(ran).or_default();
-        stands.ran(schedule.counted[d] - schedule.counted[d - 1]);
+        let (operations, past) = done.entry(ran).or_default();
+        let counted = schedule.counted[d] - schedule.counted[d - 1];
+        *operations += counted;
+        *past = counted == 0;
         if tasks[d] != ran {
-            segments.push((ran, *stands));
+            segments.push((ran, *operations + u64::from(*past)));
         }
     }
     if let Some(&last) = tasks.last() {
-        let end = Standing {
-            points: u64::MAX,
-            stops: 0,
-        };
-        segments.push((last, end));
+        segments.push((last, u64::MAX));
     }
     segments
 }
@@ -520,10 +522,7 @@ impl Search<'_> {
     /// ([`Strategy::Along`]), the non-preemptive execution, then uniformly random
     /// interleavings ([`Strategy::Shuffle`]), within a third of the budget. Its preemptions
     /// are counted whatever the budget.
-    fn carry(
-        &mut self,
-        segments: &[(usize, Standing)],
-    ) -> Result<Option<(Found, usize)>, ExploreError> {
+    fn carry(&mut self, segments: &[(usize, u64)]) -> Result<Option<(Found, usize)>, ExploreError> {
         let budget = self.budget / 3;
         let values = self.values.clone();
         let tries = [
@@ -791,30 +790,22 @@ mod tests {
     #[test]
     fn a_stateful_execution_splits_into_segments_up_to_its_cut() {
         use crate::engine::Step::{Random, Task};
-        let stands = |points, stops| Standing { points, stops };
         let mut schedule = Schedule {
             steps: vec![Task(0), Task(0), Task(1), Random(5), Task(1), Task(0)],
             yields: Yields::Stateful { cut: None },
             counted: vec![10, 11, 12, 12, 14],
         };
-        // Task 0 counts two points over its two decisions; task 1 passes one decision
-        // without a point, then counts two; the last block runs on.
-        assert_eq!(
-            segments(&schedule),
-            vec![
-                (0, stands(2, 0)),
-                (1, stands(2, 0)),
-                (0, stands(u64::MAX, 0))
-            ]
-        );
+        // Task 0 counts two operations over its two decisions and is switched away before
+        // its third; task 1 passes a decision without one, then counts two; the last block
+        // runs on.
+        assert_eq!(segments(&schedule), vec![(0, 2), (1, 2), (0, u64::MAX)]);
+        // Task 1 passes two decisions without an operation: the one it stood before ran,
+        // so under shuttle it runs on to its next.
         schedule.counted = vec![10, 11, 12, 12, 12];
-        assert_eq!(segments(&schedule)[1], (1, stands(0, 2)));
+        assert_eq!(segments(&schedule)[1], (1, 1));
         // The cut comes before step 4 (the random value counts as a step).
         schedule.yields = Yields::Stateful { cut: Some(4) };
-        assert_eq!(
-            segments(&schedule),
-            vec![(0, stands(2, 0)), (1, stands(u64::MAX, 0))]
-        );
+        assert_eq!(segments(&schedule), vec![(0, 2), (1, u64::MAX)]);
     }
 
     #[test]

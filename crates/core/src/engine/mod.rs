@@ -71,39 +71,6 @@ pub fn available_engines() -> Vec<Engine> {
     Engine::all().filter(|e| e.available()).collect()
 }
 
-/// How far a task has gone, as [`Strategy::Along`] follows it: the facade's points it has
-/// counted (one at each operation, under any engine), then the scheduling decisions it has
-/// passed since its last point.
-///
-/// ```
-/// use ozone_ha_check::engine::Standing;
-/// let mut s = Standing::default();
-/// s.ran(2);
-/// s.ran(0);
-/// assert_eq!(s, Standing { points: 2, stops: 1 });
-/// s.ran(1);
-/// assert_eq!(s, Standing { points: 3, stops: 0 });
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Standing {
-    /// Points counted.
-    pub points: u64,
-    /// Decisions passed since the last point.
-    pub stops: u64,
-}
-
-impl Standing {
-    /// The task ran from one decision to the next and counted `points` on the way.
-    pub fn ran(&mut self, points: u64) {
-        if points > 0 {
-            self.points += points;
-            self.stops = 0;
-        } else {
-            self.stops += 1;
-        }
-    }
-}
-
 /// How to choose interleavings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Strategy {
@@ -179,15 +146,15 @@ pub enum Strategy {
     },
     /// Re-run under shuttle a stateful engine's execution, whose decisions came at other
     /// points than shuttle's (that engine keeps locks outside shuttle): as a list of
-    /// `(task, standing)` segments, each running its task until it stands there
-    /// ([`Standing`]: the points the facade counted of it, then the decisions since), or
-    /// until it cannot run; then the next segment, skipping one whose task cannot run;
-    /// then the non-preemptive default. The model's random requests
-    /// take `values` in order, then 0. What the minimizer carries a stateful counterexample
-    /// to shuttle with.
+    /// `(task, operations)` segments, each running its task (at least once) until the
+    /// facade has counted that many of its operations ([`crate::sync::points::count`]: one
+    /// per operation under every engine) and it stands before the next, or until it cannot
+    /// run; then the next segment, skipping one whose task cannot run; then the
+    /// non-preemptive default. The model's random requests take `values` in order, then 0.
+    /// What the minimizer carries a stateful counterexample to shuttle with.
     Along {
-        /// The segments: a task, and how far it has gone when the next one starts.
-        segments: Vec<(usize, Standing)>,
+        /// The segments: a task, and its operations counted when the next one starts.
+        segments: Vec<(usize, u64)>,
         /// The answers to the model's random requests, in order.
         values: Vec<u64>,
     },

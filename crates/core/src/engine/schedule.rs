@@ -30,10 +30,11 @@ pub struct Schedule {
     /// only the stateful engine's schedules differ from the default, and they are replayed
     /// in the run that recorded them, never written out.
     pub yields: Yields,
-    /// For a stateful engine's schedule: the facade's points counted at each task decision
-    /// ([`crate::sync::points::counted`]), how far each task had gone there. Not in the text
-    /// form; what the minimizer carries the execution to shuttle with
-    /// ([`crate::engine::Strategy::Along`]). Empty for the other engines.
+    /// For a stateful engine's schedule: the facade's operations counted at each task
+    /// decision ([`crate::sync::points::count`], one per operation under every engine), so
+    /// how far each task had gone there. Not in the text form; what the minimizer carries the
+    /// execution to shuttle with ([`crate::engine::Strategy::Along`]). Empty for the other
+    /// engines.
     pub counted: Vec<u64>,
 }
 

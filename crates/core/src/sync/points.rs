@@ -46,7 +46,7 @@ pub(crate) fn count_inner(kind: &'static str) {
 /// Every operation counted on this thread so far ([`count`]; [`take`] does not reset it). A
 /// scheduler reads it at each decision: what was counted since the last one is the running
 /// task's, so it knows how far each task has gone, under either engine
-/// ([`crate::engine::Standing`]).
+/// ([`crate::engine::Strategy::Along`]).
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn counted() -> u64 {
     COUNTED.with(Cell::get)

@@ -226,9 +226,11 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
 /// carries it to shuttle, then shortens it as any other, and the result replays under
 /// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
 /// and each is carried on the first replay, by following the stateful execution segment by
-/// segment (`Strategy::Along`), not by a random interleaving.
+/// segment (`Strategy::Along`), not by a random interleaving. hdds-16092's was carried only
+/// once a channel's inner wait counted as no operation of its own under shuttle.
 fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
     let cases = [
+        ("hdds-16092", "buggy", "restart", "NoOmTermination"),
         ("hdds-16452", "buggy", "base", "CheckpointConsistent"),
         ("hdds-8681", "buggy", "in-flight", "TarballMatchesItsIndex"),
         (

@@ -4,7 +4,6 @@
 use super::tape::Tape;
 use crate::engine::schedule::Step;
 use crate::engine::stateful::registry;
-use crate::engine::Standing;
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -49,15 +48,16 @@ pub(super) enum Steer {
         values: VecDeque<u64>,
     },
     /// A stateful engine's execution as segments ([`crate::engine::Strategy::Along`]): the
-    /// first segment's task runs while it can and has not reached the segment's end (at
-    /// least once), then the next segment's; a segment whose task cannot run is skipped.
+    /// first segment's task runs while it can and has counted fewer operations than the
+    /// segment's end (at least once), then the next segment's; a segment whose task cannot
+    /// run is skipped.
     Along {
-        /// The segments still to run: a task, and where it stands when the next one starts.
-        segments: VecDeque<(usize, Standing)>,
+        /// The segments still to run: a task, and its operations when the next one starts.
+        segments: VecDeque<(usize, u64)>,
         /// Whether the first segment's task has run.
         started: bool,
-        /// Where each task stands.
-        counts: BTreeMap<usize, Standing>,
+        /// The operations each task has counted.
+        counts: BTreeMap<usize, u64>,
         /// All points counted at the last decision ([`crate::sync::points::counted`]),
         /// the running task's since then.
         seen: u64,
@@ -144,20 +144,17 @@ impl Scheduler for Steered {
                 seen,
                 ..
             } => {
-                // The points counted since the last decision are the running task's.
+                // The operations counted since the last decision are the running task's.
                 let counted = crate::sync::points::counted();
                 if let Some(c) = current {
-                    counts
-                        .entry(usize::from(c))
-                        .or_default()
-                        .ran(counted - *seen);
+                    *counts.entry(usize::from(c)).or_default() += counted - *seen;
                 }
                 *seen = counted;
                 loop {
                     let Some(&(task, end)) = segments.front() else {
                         break default;
                     };
-                    let done = counts.get(&task).copied().unwrap_or_default();
+                    let done = counts.get(&task).copied().unwrap_or(0);
                     if ids.contains(&task) && (!*started || done < end) {
                         *started = true;
                         break task;

@@ -184,7 +184,7 @@
 //! and up to 1.5 times as many. What it costs: a counterexample the walk finds is a random
 //! schedule, with more switches between actors than the lanes' (over 25 of the runs, drawn
 //! at random, 217 against 106), which the minimizer shortens once it has carried them to
-//! shuttle ([`crate::minimize`]: 281 of the 293 runs' counterexamples are; one it cannot
+//! shuttle ([`crate::minimize`]: 291 of the 293 runs' counterexamples are; one it cannot
 //! carry stays as found); a holding case takes more executions to prove (the first lane's
 //! passes 0, 1 and 2 take a quarter as many again): over the 82 holding cases exhausted
 //! within 60 s, 9,335,837 executions to 9,672,934 (3.6% more; 1.6% to 18% a case, median
