@@ -87,7 +87,7 @@ pub fn text() -> String {
     ));
     out.push_str(
         "  (the stateful engine's schedules replay only in its mode: the minimizer carries its \
-         violations to shuttle, which most reach, and they are saved and replayed from there)\n",
+         violations to shuttle, and those it carries are saved and replayed from there)\n",
     );
     out
 }

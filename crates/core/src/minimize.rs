@@ -82,9 +82,11 @@ pub const MINIMIZE_BUDGET: usize = 1_500;
 /// interleaving and the non-preemptive execution.
 const RANDOM_TRIES: usize = 8;
 
-/// Shorten a violation found by a shuttle engine within [`MINIMIZE_BUDGET`] replays; see
-/// the module documentation. Returns the report with the shorter counterexample and both
-/// lengths; a report without a replayable schedule comes back unchanged.
+/// Shorten a violation found by a shuttle engine, or by the stateful engine once carried to
+/// shuttle, within [`MINIMIZE_BUDGET`] replays; see the module documentation. Returns the
+/// report with the shorter counterexample (a shuttle schedule) and both lengths; a report
+/// without a schedule, or whose stateful counterexample was not carried, comes back
+/// unchanged.
 pub fn minimize(scenario: &dyn AnyScenario, report: &Report) -> Result<Report, ExploreError> {
     minimize_within(scenario, report, MINIMIZE_BUDGET)
 }

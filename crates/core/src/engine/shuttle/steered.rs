@@ -58,8 +58,8 @@ pub(super) enum Steer {
         started: bool,
         /// The operations each task has counted.
         counts: BTreeMap<usize, u64>,
-        /// All points counted at the last decision ([`crate::sync::points::counted`]),
-        /// the running task's since then.
+        /// All operations counted at the last decision
+        /// ([`crate::sync::points::counted`]); those since are the running task's.
         seen: u64,
         /// The values of the random requests.
         values: VecDeque<u64>,

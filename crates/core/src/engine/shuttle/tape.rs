@@ -22,8 +22,8 @@ pub(super) struct Tape {
     /// Where the recorded tasks yield: the stateful engine's too, whose search may cut an
     /// execution's path (`cut`: the first step after it, in the current execution).
     pub(super) yields: Yields,
-    /// Under the stateful engine, the points counted at each task decision of the current
-    /// execution ([`Schedule::counted`]).
+    /// Under the stateful engine, the operations counted at each task decision of the
+    /// current execution ([`Schedule::counted`]).
     pub(super) counted: Vec<u64>,
 }
 
