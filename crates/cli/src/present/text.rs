@@ -105,6 +105,12 @@ pub fn counterexample(r: &Report) -> String {
             "  replay: ozone-ha-check replay {} --variant {} --plan {} --schedule '{schedule}'",
             r.scenario, r.variant, r.plan
         );
+    } else if r.engine == Engine::Stateful {
+        let _ = writeln!(
+            out,
+            "  no replay: the stateful engine's schedules replay only in its own mode, and the \
+             minimizer did not carry this one to shuttle (or `--no-minimize` kept it as found)"
+        );
     }
     if let Some(m) = &r.minimized {
         let _ = writeln!(out, "  {}", minimized_words(m));
