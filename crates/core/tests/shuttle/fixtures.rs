@@ -221,7 +221,6 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
     assert_eq!(again.trace, small.trace);
 }
 
-/// The cases of `s` expected to break an invariant.
 /// A stateful engine's counterexample replays only in that engine's mode; the minimizer
 /// carries it to shuttle, then shortens it as any other, and the result replays under
 /// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
@@ -284,6 +283,7 @@ fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
     }
 }
 
+/// The cases of `s` expected to break an invariant.
 fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
     s.cases()
         .into_iter()
