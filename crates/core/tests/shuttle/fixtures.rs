@@ -283,6 +283,40 @@ fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
     }
 }
 
+/// Carrying a stateful counterexample takes at most a third of the minimizer's budget; one
+/// not carried within it comes back as found. hdds-16092's `DurableIndexCoversData` on
+/// `generated` is carried by a random interleaving after `k` replays (following the stateful
+/// execution does not break it there): with a budget of `3 k` it is carried, with `3 (k - 1)`
+/// it stays as found, without a schedule.
+fn carrying_takes_at_most_a_third_of_the_budget() {
+    let (name, variant, plan, invariant) =
+        ("hdds-16092", "buggy", "generated", "DurableIndexCoversData");
+    let scenario = ozone_ha_check::scenarios::find(name).unwrap();
+    let stateful = Strategy::Stateful {
+        executions: 100_000,
+        part: None,
+        deepening: true,
+    };
+    let found = run(name, variant, plan, stateful, Some(invariant));
+    let carried = |budget| {
+        ozone_ha_check::minimize::minimize_within(scenario, &found, budget)
+            .unwrap()
+            .minimized
+            .and_then(|m| m.carried)
+    };
+    let k = carried(ozone_ha_check::minimize::MINIMIZE_BUDGET)
+        .expect("carried within the whole budget")
+        .replays;
+    assert!(
+        k > 1,
+        "carried by following the execution: pick another case"
+    );
+    assert_eq!(carried(3 * k).map(|c| c.replays), Some(k));
+    let small = ozone_ha_check::minimize::minimize_within(scenario, &found, 3 * (k - 1)).unwrap();
+    assert!(small.minimized.is_none() && small.schedule.is_none());
+    assert_eq!(small.trace, found.trace);
+}
+
 /// The cases of `s` expected to break an invariant.
 fn violating(s: &dyn AnyScenario) -> Vec<CaseName> {
     s.cases()
@@ -300,6 +334,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         minimization_leaves_the_local_minimum_of_one_at_a_time_drops,
         generated_counterexamples_minimize_around_their_workload,
         a_generated_counterexample_shrinks_to_the_minimal_workload,
-        stateful_counterexamples_are_carried_to_shuttle_and_minimized
+        stateful_counterexamples_are_carried_to_shuttle_and_minimized,
+        carrying_takes_at_most_a_third_of_the_budget
     ]
 }
