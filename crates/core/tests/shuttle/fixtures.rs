@@ -6,7 +6,7 @@
 use crate::support::{pct, replay, run};
 use ozone_ha_check::counterexample::{diff_traces, Counterexample};
 use ozone_ha_check::engine::{Engine, Strategy};
-use ozone_ha_check::explore::{explore, Request, Verdict};
+use ozone_ha_check::explore::{explore, Report, Request, Verdict};
 use ozone_ha_check::jobs::plan_strategy;
 use ozone_ha_check::minimize::minimize;
 use ozone_ha_check::scenario::Expected;
@@ -221,6 +221,25 @@ fn a_generated_counterexample_shrinks_to_the_minimal_workload() {
     assert_eq!(again.trace, small.trace);
 }
 
+/// The stateful engine's first violation of `invariant`, watched alone, in one case.
+fn stateful_violation(
+    name: &str,
+    variant: &str,
+    plan: &str,
+    invariant: &str,
+) -> (&'static dyn AnyScenario, Report) {
+    let scenario = ozone_ha_check::scenarios::find(name).unwrap();
+    let stateful = Strategy::Stateful {
+        executions: 100_000,
+        part: None,
+        deepening: true,
+    };
+    (
+        scenario,
+        run(name, variant, plan, stateful, Some(invariant)),
+    )
+}
+
 /// A stateful engine's counterexample replays only in that engine's mode; the minimizer
 /// carries it to shuttle, then shortens it as any other, and the result replays under
 /// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
@@ -246,13 +265,7 @@ fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
         ),
     ];
     for (name, variant, plan, invariant) in cases {
-        let scenario = ozone_ha_check::scenarios::find(name).unwrap();
-        let stateful = Strategy::Stateful {
-            executions: 100_000,
-            part: None,
-            deepening: true,
-        };
-        let found = run(name, variant, plan, stateful, Some(invariant));
+        let (scenario, found) = stateful_violation(name, variant, plan, invariant);
         assert_eq!(
             found.invariant.as_deref(),
             Some(invariant),
@@ -291,13 +304,7 @@ fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
 fn carrying_takes_at_most_a_third_of_the_budget() {
     let (name, variant, plan, invariant) =
         ("hdds-16092", "buggy", "generated", "DurableIndexCoversData");
-    let scenario = ozone_ha_check::scenarios::find(name).unwrap();
-    let stateful = Strategy::Stateful {
-        executions: 100_000,
-        part: None,
-        deepening: true,
-    };
-    let found = run(name, variant, plan, stateful, Some(invariant));
+    let (scenario, found) = stateful_violation(name, variant, plan, invariant);
     let carried = |budget| {
         ozone_ha_check::minimize::minimize_within(scenario, &found, budget)
             .unwrap()
