@@ -596,8 +596,11 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     }
     let violation = outcome.violation;
     // The stateful engine's schedules replay only in its mode, which their text form does not
-    // carry: reports leave them out.
-    let keeps_schedule = !matches!(request.strategy, Strategy::Stateful { .. });
+    // carry: reports keep them aside, for the minimizer to carry to shuttle.
+    let (schedule, stateful_schedule) = match request.strategy {
+        Strategy::Stateful { .. } => (None, schedule),
+        _ => (schedule, None),
+    };
     let part = match &request.strategy {
         Strategy::Stateful { part: Some(p), .. } if request.plan == GENERATED => Some(p),
         _ => None,
@@ -622,12 +625,9 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         elapsed_ms,
         seed: request.strategy.seed(),
         settings: request.strategy.settings(),
-        context_switches: schedule
-            .as_ref()
-            .filter(|_| keeps_schedule)
-            .map(Schedule::context_switches),
-        stateful_schedule: schedule.clone().filter(|_| !keeps_schedule),
-        schedule: schedule.filter(|_| keeps_schedule),
+        context_switches: schedule.as_ref().map(Schedule::context_switches),
+        stateful_schedule,
+        schedule,
         trace: outcome.trace,
         probes: scenario
             .probes()
