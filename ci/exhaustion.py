@@ -55,6 +55,7 @@ def explore(binary, s, v, p, bound, box, space=None):
         "points": round(sum(points.values()), 1),
         **({"states": r["states"]} if r.get("states") is not None else {}),
         **({"reduction": r["reduction"]} if r.get("reduction") is not None else {}),
+        **({"walks": r["walks"]} if r.get("walks") is not None else {}),
         **({"requests": space[0], "faults": space[1]} if space else {}),
     }
 

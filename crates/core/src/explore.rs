@@ -149,6 +149,10 @@ pub struct Report {
     /// What the stateful engine's reductions saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<engine::Reduction>,
+    /// Of the executions, those the stateful engine's random walks took
+    /// ([`engine::Driven::walks`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walks: Option<usize>,
     /// The distinct states the stateful engine met, by what reached each
     /// ([`engine::Driven::state_origins`]): where the state space comes from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -669,6 +673,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         }),
         states: driven.states,
         reduction: driven.reduction,
+        walks: driven.walks,
         state_origins: driven.state_origins.unwrap_or_default(),
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),

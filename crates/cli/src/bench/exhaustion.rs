@@ -57,6 +57,9 @@ pub struct Run {
     /// What the stateful engine's reductions saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<Reduction>,
+    /// Of the executions, those the stateful engine's random walks took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walks: Option<u64>,
     /// The bounds of the generated space explored, when not its default ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<usize>,
@@ -136,17 +139,24 @@ fn counted(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
-/// As [`cell`], with the states and executions per state of an exhausted stateful run.
+/// As [`cell`], with the states and executions per state of an exhausted stateful run
+/// (its searches' executions: those of its random walks, which look no state up, are
+/// counted apart).
 fn with_states(run: Option<&Run>) -> String {
     let mut text = cell(run);
     if let Some(r) = run.filter(|r| r.exhausted) {
         if let Some(states) = r.states.filter(|&n| n > 0) {
+            let walks = r.walks.unwrap_or(0);
             let _ = write!(
                 text,
-                " ({} states, {:.2} per state)",
+                " ({} states, {:.2} per state",
                 thousands(states),
-                r.executions as f64 / states as f64
+                r.executions.saturating_sub(walks) as f64 / states as f64
             );
+            if walks > 0 {
+                let _ = write!(text, ", {} in walks", thousands(walks));
+            }
+            text.push(')');
         }
     }
     text
@@ -440,6 +450,7 @@ mod tests {
             points: 10.0,
             states: None,
             reduction: None,
+            walks: None,
             requests: None,
             faults: None,
         }
@@ -511,6 +522,21 @@ mod tests {
             "{table}"
         );
         assert!(table.contains("| 1,234 / 5 / 67,890 / 12 |"), "{table}");
+    }
+
+    #[test]
+    fn executions_per_state_count_the_searches_and_the_walks_apart() {
+        let mut stateful = run("stateful", 1_500, true, 1_000);
+        stateful.states = Some(800);
+        assert_eq!(
+            with_states(Some(&stateful)),
+            "1,500 in 1.0 s (800 states, 1.88 per state)"
+        );
+        stateful.walks = Some(700);
+        assert_eq!(
+            with_states(Some(&stateful)),
+            "1,500 in 1.0 s (800 states, 1.00 per state, 700 in walks)"
+        );
     }
 
     #[test]

@@ -776,6 +776,7 @@ mod tests {
             parts: None,
             states: None,
             reduction: None,
+            walks: None,
             state_origins: BTreeMap::new(),
             out_of_time: false,
             decisions_per_execution: None,

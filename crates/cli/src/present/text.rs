@@ -193,8 +193,11 @@ fn how_far(r: &Report) -> String {
             (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
             (Engine::Stateful, _) => match r.states {
                 Some(states) if states > 0 => format!(
-                    " (exhausted: {states} states, {:.2} executions per state{})",
-                    r.executions as f64 / states as f64,
+                    " (exhausted: {states} states, {:.2} executions per state{}{})",
+                    r.executions.saturating_sub(r.walks.unwrap_or(0)) as f64 / states as f64,
+                    r.walks
+                        .filter(|&w| w > 0)
+                        .map_or_else(String::new, |w| format!(" besides {w} in random walks")),
                     r.reduction.map_or_else(String::new, |c| format!(
                         "; cut: {} paths at a state met before, {} at a complete state; \
                          {} options asleep, {} after exit steps",

@@ -129,6 +129,7 @@ pub(super) fn drive(
         states: None,
         reduction: None,
         state_origins: None,
+        walks: None,
         switches: None,
     })
 }

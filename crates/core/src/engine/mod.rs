@@ -102,13 +102,14 @@ pub enum Strategy {
         executions: usize,
         /// Only this part of a generated space (`None`: all of it).
         part: Option<Part>,
-        /// Whether the deepening runs beside the unbounded search: passes bounded by 0, 1,
-        /// 2, ... preemptions, and when the model makes choices, passes bounded by as many
-        /// preemptions and values of a choice other than its first together (they find a
-        /// violation that needs few of either early). Off, the
-        /// unbounded search runs alone: what the tests of its reductions compare, as the
+        /// With a budget, the deepening runs beside the unbounded search: passes bounded by
+        /// 0, 1, 2, ... preemptions, and when the model makes choices, passes bounded by as
+        /// many preemptions and values of a choice other than its first together (they find
+        /// a violation that needs few of either early), and a uniformly random walk and a PCT
+        /// walk, for the budget's random and PCT executions, at its PCT depth. `None`: the
+        /// unbounded search runs alone, what the tests of its reductions compare, as the
         /// passes would reach every outcome of a small model themselves.
-        deepening: bool,
+        deepening: Option<Budget>,
     },
     /// Re-run one recorded schedule under shuttle.
     Replay {
@@ -308,6 +309,9 @@ pub struct Driven {
     /// recorded, joined by ` + ` (`nothing recorded` when it recorded none, `start` for the
     /// first state). They add up to [`Driven::states`]. `None` for the other engines.
     pub state_origins: Option<BTreeMap<String, u64>>,
+    /// Of [`Driven::executions`], those the stateful engine's random walks took: they look
+    /// no state up and prove nothing (`None` for the other engines).
+    pub walks: Option<usize>,
     /// For a replayed or guided execution: the decisions at which it left the
     /// non-preemptive default, as `(decision, task)`.
     pub switches: Option<Vec<(usize, usize)>>,

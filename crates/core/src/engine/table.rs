@@ -432,7 +432,10 @@ impl Engine {
             Engine::Stateful => Strategy::Stateful {
                 executions,
                 part: None,
-                deepening: true,
+                deepening: Some(Budget {
+                    pct_depth: ask.depth.unwrap_or(ask.budget.pct_depth),
+                    ..ask.budget
+                }),
             },
             Engine::Loom => Strategy::Loom {
                 preemption_bound: ask.preemption_bound.as_option(),

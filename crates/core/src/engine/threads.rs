@@ -34,6 +34,7 @@ pub(super) fn drive(
         states: None,
         reduction: None,
         state_origins: None,
+        walks: None,
         switches: None,
     })
 }

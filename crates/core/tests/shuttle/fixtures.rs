@@ -5,7 +5,7 @@
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::counterexample::{diff_traces, Counterexample};
-use ozone_ha_check::engine::{Engine, Strategy};
+use ozone_ha_check::engine::{Budget, Engine, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request, Verdict};
 use ozone_ha_check::jobs::plan_strategy;
 use ozone_ha_check::minimize::minimize;
@@ -232,7 +232,7 @@ fn stateful_violation(
     let stateful = Strategy::Stateful {
         executions: 100_000,
         part: None,
-        deepening: true,
+        deepening: Some(Budget::CHECK),
     };
     (
         scenario,
@@ -245,18 +245,14 @@ fn stateful_violation(
 /// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
 /// and each is carried on the first replay, by following the stateful execution segment by
 /// segment (`Strategy::Along`), not by a random interleaving. hdds-16092's was carried only
-/// once a channel's inner wait counted as no operation of its own under shuttle.
+/// once a channel's inner wait counted as no operation of its own under shuttle; hdds-17215's
+/// is the PCT walk's.
 fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
     let cases = [
         ("hdds-16092", "buggy", "restart", "NoOmTermination"),
         ("hdds-16452", "buggy", "base", "CheckpointConsistent"),
         ("hdds-8681", "buggy", "in-flight", "TarballMatchesItsIndex"),
-        (
-            "hdds-17215",
-            "leader-side",
-            "pipelined",
-            "StoreHoldsIssuedSecret",
-        ),
+        ("hdds-17215", "buggy", "pipelined", "StoreHoldsIssuedSecret"),
         (
             "hdds-16900",
             "raise-only",

@@ -3,7 +3,7 @@
 // Reference: HDDS-16092, apache/ozone PR #10953.
 
 use crate::support::{pct, replay, run};
-use ozone_ha_check::engine::{run_once, Strategy};
+use ozone_ha_check::engine::{run_once, Budget, Strategy};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::store::{Store, Tables};
 use ozone_ha_check::kit::tx_info::{put_tx_info, stored_index};
@@ -775,7 +775,7 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                 Strategy::Stateful {
                     executions: 500_000,
                     part: None,
-                    deepening: true,
+                    deepening: Some(Budget::CHECK),
                 },
             )
             .bounds(Some(Bounds {
@@ -883,7 +883,7 @@ fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
             Strategy::Stateful {
                 executions: 500_000,
                 part: None,
-                deepening: true,
+                deepening: Some(Budget::CHECK),
             },
         )
         .bounds(Some(Bounds {

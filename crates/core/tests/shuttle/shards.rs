@@ -3,7 +3,7 @@
 //! `report --merge` joins the parts' reports of a case into one verdict and scope.
 
 use crate::support::collect;
-use ozone_ha_check::engine::{Part, Strategy};
+use ozone_ha_check::engine::{Budget, Part, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request, Verdict};
 use ozone_ha_check::scenarios::hdds_template::HddsTemplate;
 use ozone_ha_check::shards::join;
@@ -18,7 +18,7 @@ fn drawn(v: Vocabulary, part: Option<Part>) -> BTreeSet<String> {
         &Strategy::Stateful {
             executions: 1_000_000,
             part,
-            deepening: true,
+            deepening: Some(Budget::CHECK),
         },
         move || v.show(&v.draw(v.bounds)),
     );
@@ -87,7 +87,7 @@ fn part_report(variant: &str, index: usize, count: usize, executions: usize) -> 
             Strategy::Stateful {
                 executions,
                 part: Some(v.split(v.bounds, index, count)),
-                deepening: true,
+                deepening: Some(Budget::CHECK),
             },
         ),
     )
@@ -218,7 +218,7 @@ fn reports_without_parts_pass_through() {
             Strategy::Stateful {
                 executions: 1_000_000,
                 part: None,
-                deepening: true,
+                deepening: Some(Budget::CHECK),
             },
         ),
     )

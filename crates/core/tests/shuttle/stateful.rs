@@ -3,7 +3,7 @@
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
 use crate::support::{collect, Collected};
-use ozone_ha_check::engine::{DriveError, Driven, Reduction, Strategy, Yields};
+use ozone_ha_check::engine::{Budget, DriveError, Driven, Reduction, Strategy, Yields};
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -49,7 +49,7 @@ fn search<F: Fn() -> String + Send + Sync + Clone + 'static>(
         &Strategy::Stateful {
             executions: 2_000_000,
             part: None,
-            deepening,
+            deepening: deepening.then_some(Budget::CHECK),
         },
         model.clone(),
     )
@@ -196,7 +196,7 @@ fn a_deadlock_is_a_model_failure() {
         Strategy::Stateful {
             executions: 10_000,
             part: None,
-            deepening: true,
+            deepening: Some(Budget::CHECK),
         },
         || {
             let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
@@ -227,7 +227,7 @@ fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
     let strategy = Strategy::Stateful {
         executions: 1_000_000,
         part: None,
-        deepening: true,
+        deepening: Some(Budget::CHECK),
     };
     let buggy = explore(scenario, &Request::new("buggy", "base", strategy.clone())).unwrap();
     assert_eq!(buggy.verdict, Verdict::Violated);
@@ -410,7 +410,7 @@ fn exhaust<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F, deepenin
 fn effort<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> (usize, usize) {
     let driven = exhaust(model, true);
     (
-        driven.executions,
+        driven.executions - driven.walks.expect("a stateful search counts its walks"),
         driven.states.expect("a stateful search counts states"),
     )
 }
@@ -443,7 +443,7 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     // Sections on their own mutexes commute, and the unbounded search skips reorderings of
     // them, but it must still visit every state: as many as the search without sleep sets
     // and exit steps visited (20 and 111, at 58 and 139 executions; with them 46 and 110,
-    // and 55 and 124 with the deepening's walk taking its turns, which visits no state).
+    // the searches' executions: the random walks' visit no state).
     // Each section is short (it touches nothing but its data), so it is one step, a thread's
     // exit is recorded in its last transition, a spawn and a join's first attempt in the
     // transition that leads to them, and a join is no operation: before any of these, 39
@@ -451,7 +451,7 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     let (disjoint_runs, disjoint) = effort(|| lock_sections(false));
     let (shared_runs, shared) = effort(|| lock_sections(true));
     assert_eq!((disjoint, shared), (20, 111));
-    assert_eq!((disjoint_runs, shared_runs), (55, 124));
+    assert_eq!((disjoint_runs, shared_runs), (46, 110));
 }
 
 /// A setup by the main task alone (three lock sections, a ghost cell written, a channel's
@@ -499,7 +499,7 @@ fn a_main_task_that_waits_alone_is_a_deadlock() {
         Strategy::Stateful {
             executions: 10,
             part: None,
-            deepening: true,
+            deepening: Some(Budget::CHECK),
         },
         || {
             let (m, c) = (Mutex::new(false), Condvar::new());
@@ -656,7 +656,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
         &Strategy::Stateful {
             executions: 1_000,
             part: None,
-            deepening: true,
+            deepening: Some(Budget::CHECK),
         },
         sections_in_one_thread,
     );
@@ -815,7 +815,7 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
         Strategy::Stateful {
             executions: 10_000,
             part: None,
-            deepening: false,
+            deepening: None,
         },
         a_choice_that_touches_on_one_value,
     );
@@ -832,7 +832,7 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
 mod programs {
     use super::outcomes;
     use ozone_ha_check::citation::Label;
-    use ozone_ha_check::engine::{DriveError, Strategy as Engine};
+    use ozone_ha_check::engine::{Budget, DriveError, Strategy as Engine};
     use ozone_ha_check::kit::store::{Store, WriteBatch};
     use ozone_ha_check::recorder::{Actor, Recorder};
     use ozone_ha_check::sync::ghost::Ghost;
@@ -1220,7 +1220,7 @@ mod programs {
             let engine = Engine::Stateful {
                 executions,
                 part: None,
-                deepening,
+                deepening: deepening.then_some(Budget::CHECK),
             };
             let stateful = reached(engine, tasks, None)
                 .expect("the stateful search finishes")
@@ -1304,7 +1304,7 @@ mod programs {
                     Engine::Stateful {
                         executions: LIMIT,
                         part: None,
-                        deepening,
+                        deepening: deepening.then_some(Budget::CHECK),
                     },
                     &tasks,
                     None,

@@ -77,6 +77,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
         states: None,
         reduction: None,
         state_origins: None,
+        walks: None,
         switches: None,
     })
 }
@@ -134,6 +135,7 @@ pub(super) fn drive(
             driven.exhausted = end.exhausted;
             driven.states = Some(end.states);
             driven.reduction = Some(end.reduction);
+            driven.walks = Some(end.walks);
             driven.state_origins = Some(
                 end.origins
                     .iter()

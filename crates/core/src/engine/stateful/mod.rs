@@ -167,39 +167,50 @@
 //! for a late pass of either lane: hdds-16092 `buggy` on `generated` broke `ReplicasAgree`
 //! (the silent drift: a key created, a block allocated, then a checkpoint installed or a
 //! kill, with three preemptions) only after 507,481 executions, where shuttle's random
-//! scheduler breaks it within 467 for each of five seeds. So the deepening has a third
-//! member, the *walk*: each of its executions takes a uniformly random option at every
-//! decision, task or value, drawn from a fixed seed (the same walks on every run); it looks
-//! no state up, keeps none and proves nothing, and a violation it finds is a real execution,
-//! as a random scheduler's is. Each lane's passes take two of the deepening's executions in
-//! five and the walk one, and the first lane takes the second's turns until that one
-//! starts. Measured over the 142 violating cases, each expected invariant watched alone at
-//! the default budget (293 runs; hdds-16900's `NoRefusedRequest` on `generated`, declared
-//! beyond this engine's reach, left out), against the two lanes alone: the executions to the
-//! first violations fell from 1,885,790 in all to 516,359; `ReplicasAgree` above from
-//! 507,481 to 1,830 (`lock-only`: 512,269 to 960), hdds-16900 `no-forced-call`
-//! `SequenceRowsAgree` on `generated` from 115,136 to 100; 125 runs took fewer, 80 more, at
-//! most 1.25 times as many (their lane has four turns in five where it had all of them, or
-//! two in five where it had one in two). A walk's share of one in three took 572,123 in all,
-//! and up to 1.5 times as many. What it costs: a counterexample the walk finds is a random
-//! schedule, with more switches between actors than the lanes' (over 25 of the runs, drawn
-//! at random, 217 against 106), which the minimizer shortens once it has carried them to
-//! shuttle ([`crate::minimize`]: 291 of the 293 runs' counterexamples are; one it cannot
-//! carry stays as found); a holding case takes more executions to prove (the first lane's
-//! passes 0, 1 and 2 take a quarter as many again): over the 82 holding cases exhausted
-//! within 60 s, 9,335,837 executions to 9,672,934 (3.6% more; 1.6% to 18% a case, median
-//! 8%), the same states, every case still exhausted.
+//! scheduler breaks it within 467 for each of five seeds. One that needs a few ordering
+//! constraints deep in a long execution waits longer: hdds-16900 `buggy`'s `NoRefusedRequest`
+//! on `generated` broke at 1,375,774 executions (229 s), where PCT at depth 5 breaks it
+//! within 1,600 for each of 20 seeds. So two *random walks* run beside the searches, as the
+//! randomized engines would: each of their executions takes a random option at every
+//! decision, task or value, drawn from a fixed seed (the same walks on every run); they look
+//! no state up, keep none and prove nothing, and a violation they find is a real execution,
+//! as a random scheduler's is. The *uniform walk* takes a uniformly random option; the *PCT
+//! walk* runs the enabled task of highest priority, its priorities drawn when a task is
+//! first met and lowered at `depth - 1` random change points, as shuttle's PCT scheduler
+//! does, at the plan's PCT depth. Each takes one execution in four for as many executions
+//! as the plan gives its randomized engine (the random and PCT budgets), then leaves its
+//! turns to the searches. A violation the random scheduler or PCT meets within its budget,
+//! the engine meets within about four times the executions its walk needs (one seed's
+//! draw), and a case that holds costs at most the two budgets' executions more.
+//!
+//! Measured over the 143 violating cases, each expected invariant watched alone at the
+//! default budget (294 runs), the executions to the first violations in all: 1,885,790 with
+//! the two lanes alone (293 runs, `NoRefusedRequest` above left out), 516,359 with one
+//! uniform walk taking one of every five of the deepening's executions, 314,587 with the two
+//! walks (174 runs took fewer than with one walk, 34 more, at most 1.67 times as many, as the
+//! searches have half the executions while the walks run); `ReplicasAgree` above 507,481 ->
+//! 1,830 -> 1,462, `NoRefusedRequest` 1,375,774 -> 1,472. Against PCT's median over five
+//! seeds (291 runs that PCT broke for some seed), the runs that took more than ten times as
+//! many executions fell from 47 to 12, more than three times from 94 to 73; the farthest
+//! are hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired`, 28,800 executions
+//! against a median of 1,135 (the PCT walk's 7,200 lie within PCT's spread over 20 seeds,
+//! whose worst is 9,416), the others under 0.3 s. Over the 99 holding cases and spaces
+//! exhausted within 60 s, the proofs took 15,127,706 executions -> 15,881,231 (5% more; a
+//! case at most twice as many, the small ones whose proofs take fewer executions than the
+//! walks' budgets), the same states, every one still exhausted. A counterexample a walk
+//! finds is a random schedule, with more switches between actors than the lanes', which
+//! the minimizer shortens once it has carried it to shuttle ([`crate::minimize`]).
 //!
 //! The first lane's passes 0, 1 and 2 run without the unbounded search, as they cost
-//! little, taking turns execution by execution with the second lane's passes and the walk;
+//! little, taking turns execution by execution with the second lane's passes;
 //! from the first lane's pass 3 on, the unbounded search and the deepening share the
 //! executions, each search keeping its own stack and visited states between its turns: the
 //! deepening takes one for each of the unbounded search's while the least bound of its two
-//! passes is 3, one for each 2^(k - 3) of them while it is k, and its lanes and walk take
+//! passes is 3, one for each 2^(k - 3) of them while it is k, and its lanes take
 //! those turns in turn, as few violations need many preemptions and a holding case is
 //! proven by the unbounded search alone. Whatever stops the engine (its execution limit,
-//! the time budget), the unbounded search has had at least half of what followed the first
-//! lane's pass 2. A lane's passes end at bound 254 (a pass's bound and costs are kept in a
+//! the time budget), the unbounded search has had at least half of the searches' executions
+//! that followed the first lane's pass 2. A lane's passes end at bound 254 (a pass's bound and costs are kept in a
 //! byte of the state's record).
 //!
 //! *Caching within a pass.* A bounded pass keys a state by its signature and by the task
@@ -240,11 +251,12 @@
 //! interleaving changes nothing of it, as each of its executions replays its own stack from
 //! the root and its visited states are its own. An execution limit or a time budget that
 //! stops them is a stop, never a proof. A violation within bound k >= 3 of a lane is found
-//! within about 3 (1 + 2^(k - 3)) times the executions the lane's pass k needs to reach it
-//! (and its passes before k); a case the unbounded search exhausts costs it at most twice
-//! the executions it took alone past the first lane's pass 2, less when a bounded pass
-//! exhausts first or the passes grow. The states a report counts are those any of the
-//! searches met.
+//! within 2 (1 + 2^(k - 3)) times the executions the lane's pass k needs to reach it (and
+//! its passes before k); a case the unbounded search exhausts costs it at most twice the
+//! executions it took alone past the first lane's pass 2, less when a bounded pass exhausts
+//! first or the passes grow. Both count the searches' executions: the walks take as many
+//! again while they run, up to their budgets. The states a report counts are those any of
+//! the searches met.
 //!
 //! # Names and signatures
 //!

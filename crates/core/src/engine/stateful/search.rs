@@ -3,7 +3,7 @@
 
 use super::registry::{self, Footprint, OpKinds};
 use super::states::{Key, PassVisits, States, LANES, MAX_BOUND};
-use crate::engine::Part;
+use crate::engine::{Budget, Part};
 use ::shuttle::scheduler::{Schedule as ShuttleSchedule, Scheduler, Task, TaskId};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -103,34 +103,134 @@ struct Bound {
     lane: Lane,
 }
 
-/// The generator of the deepening's random walk: the engine's SplitMix64 stream
-/// ([`crate::engine::splitmix64`]) from a fixed seed, so that a search is the same on every
-/// run (no OS randomness), and its walks the same sequence.
-#[derive(Clone, Copy, Debug)]
-struct Walk(u64);
+/// One of the random walks beside the searches: each of its executions takes a random
+/// option at every decision, task or value, looks no state up, keeps none and proves
+/// nothing; a violation it finds is a real execution, as a random scheduler's is. The
+/// uniform walk takes a uniformly random option; the PCT walk ([`Pct`]) the task of highest
+/// priority, and a uniformly random value. Both draw from the engine's SplitMix64 stream
+/// ([`crate::engine::splitmix64`]) with a fixed seed, so that a search is the same on every
+/// run (no OS randomness) and meets its violations at the same executions.
+#[derive(Clone, Debug)]
+struct Walk {
+    rng: u64,
+    /// The PCT walk's priorities (`None`: the uniform walk).
+    pct: Option<Pct>,
+    /// The executions this walk has left ([`Walk::for_budget`]).
+    left: usize,
+}
+
+/// PCT's priorities, as shuttle's `PctScheduler` keeps them (Burckhardt, Kothari, Musuvathi
+/// and Nagarakatte, ASPLOS 2010): each task draws a random priority when first met, the
+/// enabled task of highest priority runs, and at `depth - 1` change points, drawn per
+/// execution among the decisions with more than one task, the running task's priority
+/// drops below every other's.
+#[derive(Clone, Debug, Default)]
+struct Pct {
+    depth: usize,
+    /// By shuttle task number. Drawn priorities have the top bit set; a lowered one is
+    /// below 2^32 and below every one lowered before it.
+    priorities: BTreeMap<usize, u64>,
+    /// The priority the next lowered task gets.
+    lowered: u64,
+    change_points: Vec<usize>,
+    /// The decisions with more than one task met so far in this execution.
+    steps: usize,
+    /// The most `steps` an execution of this walk met: the change points are drawn below.
+    max_steps: usize,
+}
 
 impl Walk {
-    /// The walk's seed: any fixed value would do.
+    /// The uniform walk's seed (the PCT walk's differs in its last bit): any fixed value
+    /// would do.
     const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// The walks of a search whose plan's randomized engines have `budget`: the uniform
+    /// walk runs as many executions as the random scheduler would, and the PCT walk as many
+    /// as PCT would, at PCT's depth.
+    fn for_budget(budget: Budget) -> Vec<Walk> {
+        vec![
+            Walk {
+                rng: Self::SEED,
+                pct: None,
+                left: budget.random,
+            },
+            Walk {
+                rng: Self::SEED ^ 1,
+                pct: Some(Pct {
+                    depth: budget.pct_depth,
+                    ..Pct::default()
+                }),
+                left: budget.pct,
+            },
+        ]
+    }
 
     /// A value in `0..n` (`n > 0`), near enough to uniform for `n` this small.
     fn below(&mut self, n: usize) -> usize {
-        (crate::engine::splitmix64(&mut self.0) % n as u64) as usize
+        (crate::engine::splitmix64(&mut self.rng) % n as u64) as usize
+    }
+
+    /// A new execution: the PCT walk forgets its priorities and draws its change points in
+    /// `1..max_steps`, as many as its depth allows.
+    fn start(&mut self) {
+        let Some(mut pct) = self.pct.take() else {
+            return;
+        };
+        pct.priorities.clear();
+        pct.lowered = 1 << 32;
+        pct.steps = 0;
+        pct.change_points.clear();
+        let points = (pct.depth.saturating_sub(1)).min(pct.max_steps.saturating_sub(1));
+        while pct.change_points.len() < points {
+            let point = 1 + self.below(pct.max_steps - 1);
+            if !pct.change_points.contains(&point) {
+                pct.change_points.push(point);
+            }
+        }
+        self.pct = Some(pct);
+    }
+
+    /// The task to run among `options`, `current` having run last.
+    fn task(&mut self, options: &[usize], current: Option<usize>) -> usize {
+        let Some(mut pct) = self.pct.take() else {
+            return options[self.below(options.len())];
+        };
+        if options.len() > 1 {
+            if let Some(c) = current.filter(|_| pct.change_points.contains(&pct.steps)) {
+                pct.lowered -= 1;
+                pct.priorities.insert(c, pct.lowered);
+            }
+            pct.steps += 1;
+            pct.max_steps = pct.max_steps.max(pct.steps);
+        }
+        let mut best = (0, options[0]);
+        for &task in options {
+            let priority = *pct
+                .priorities
+                .entry(task)
+                .or_insert_with(|| crate::engine::splitmix64(&mut self.rng) | 1 << 63);
+            if priority > best.0 {
+                best = (priority, task);
+            }
+        }
+        self.pct = Some(pct);
+        best.1
     }
 }
 
-/// The deepening's round of turns, by [`Search::turn`]: each of its two lanes' passes takes
-/// two turns in five and its walk one ([`WALK`]), so that the walk, which proves nothing,
-/// costs a proof little; the deviations lane's turns go to the first lane until it starts.
-const ROUND: [usize; 5] = [PREEMPTIONS, DEVIATIONS, PREEMPTIONS, DEVIATIONS, WALK];
+/// The deepening's round of turns, by [`Search::turn`]: its two lanes' passes take turns;
+/// the deviations lane's go to the first lane until it starts.
+const ROUND: [usize; 2] = [PREEMPTIONS, DEVIATIONS];
+
+/// Who takes each execution while the walks have executions left: a walk, by its place in
+/// [`Walk::for_budget`], or the searches (`None`). Each walk takes one in four; once it has
+/// none left, its turns go to the searches.
+const TURNS: [Option<usize>; 4] = [Some(0), None, Some(1), None];
 
 /// The first lane's place in the round ([`Search::turn`]).
 const PREEMPTIONS: usize = Lane::Preemptions as usize;
 /// The second lane's place in the round.
 const DEVIATIONS: usize = Lane::Deviations as usize;
-
-/// The walk's place in the round ([`Search::turn`]), after the lanes'.
-const WALK: usize = LANES;
 
 /// The last bound of the first lane whose pass runs without the unbounded search: the
 /// passes bounded by 0, 1 and 2 preemptions take every execution (with the second lane's
@@ -170,19 +270,20 @@ fn share(bound: usize) -> usize {
 /// by 0, 1, 2, ..., from the first execution that made a choice with more than one value
 /// (without one it would repeat the first lane). A violation that needs a few preemptions
 /// in a long workload is near in the first lane; one that needs a workload far from the
-/// first values and few preemptions, in the second. One that needs both, or many
-/// preemptions of many kinds, is often common among random schedules: the deepening's third
-/// member, its *walk*, takes a uniformly random option at every decision ([`Walk`]), keeps
-/// nothing and proves nothing. The *unbounded search* is the one whose end proves a case.
-/// The passes of the first lane bounded by 0, 1 and 2 ([`ALONE`]) run without the unbounded
-/// search, as they are cheap, taking turns with the second lane's passes and the walk; then
-/// the unbounded search starts, and it and the deepening share the executions until one of
-/// them exhausts: the deepening takes one execution for each of the unbounded search's
-/// while its least bound is 3, one for each 2^(k - 3) while it is k ([`share`]), and its
-/// lanes and walk take those turns in turn ([`ROUND`]). The unbounded search's proof costs
-/// at most twice its own executions past the first lane's first three passes (less as the
-/// passes grow), and a violation within bound k >= 3 of a lane is found within
-/// 3 (1 + 2^(k - 3)) times the executions that lane needs to reach it.
+/// first values and few preemptions, in the second. One that needs both, or a few ordering
+/// constraints deep in a long execution, is often common among random schedules: two random
+/// walks ([`Walk`]) take one execution in four each ([`TURNS`]) until they have run the
+/// plan's random and PCT budgets, keep nothing and prove nothing. The *unbounded search* is
+/// the one whose end proves a case. The passes of the first lane bounded by 0, 1 and 2
+/// ([`ALONE`]) run without the unbounded search, as they are cheap, taking turns with the
+/// second lane's passes; then the unbounded search starts, and it and the deepening share
+/// the searches' executions until one of them exhausts: the deepening takes one execution
+/// for each of the unbounded search's while its least bound is 3, one for each 2^(k - 3)
+/// while it is k ([`share`]), and its lanes take those turns in turn ([`ROUND`]). The
+/// unbounded search's proof costs at most twice its own executions past the first lane's
+/// first three passes (less as the passes grow), and a violation within bound k >= 3 of a
+/// lane is found within 2 (1 + 2^(k - 3)) times the executions that lane needs to reach
+/// it, both counting the searches' executions only.
 ///
 /// A bounded pass keys its visited states by the task that runs next and keeps the least
 /// cost each was reached with: a state reached again at a lower cost has more of its future
@@ -222,6 +323,12 @@ pub(crate) struct Stateful {
     /// the unbounded search once it runs (from the first lane's first bound past
     /// [`ALONE`]).
     waiting: Vec<Search>,
+    /// The random walks beside the searches ([`Walk::for_budget`]; none without the deepening).
+    walks: Vec<Walk>,
+    /// The walk the current execution belongs to (`None`: a search's).
+    walking: Option<usize>,
+    /// The place in [`TURNS`] of the next execution.
+    next_owner: usize,
     /// The executions the unbounded search has taken since the deepening's last one.
     since_deepening: usize,
     /// The place in [`ROUND`] of the deepening's next turn.
@@ -274,9 +381,6 @@ struct Search {
     refused: bool,
     /// A pass's visits of states beside those [`Stateful::states`] keeps.
     pass: PassVisits,
-    /// The deepening's random walk, which has neither bound nor stack: each of its executions
-    /// takes a uniformly random option at every decision and looks no state up.
-    walk: Option<Walk>,
 }
 
 impl Search {
@@ -286,31 +390,18 @@ impl Search {
             bound,
             refused: false,
             pass: PassVisits::default(),
-            walk: None,
-        }
-    }
-
-    /// The deepening's random walk.
-    fn walk() -> Self {
-        Self {
-            walk: Some(Walk(Walk::SEED)),
-            ..Self::new(None)
         }
     }
 
     /// Whether this is the unbounded search, the one whose end proves a case.
     fn unbounded(&self) -> bool {
-        self.bound.is_none() && self.walk.is_none()
+        self.bound.is_none()
     }
 
     /// Who this search is in the deepening's round of turns ([`ROUND`]): its lane, or
     /// [`WALK`]; `None` for the unbounded search.
     fn turn(&self) -> Option<usize> {
-        match (self.bound, self.walk) {
-            (Some(b), _) => Some(b.lane as usize),
-            (None, Some(_)) => Some(WALK),
-            (None, None) => None,
-        }
+        self.bound.map(|b| b.lane as usize)
     }
 
     /// A pass of `lane` bounded by `limit`.
@@ -341,6 +432,8 @@ pub(crate) struct SearchEnd {
     pub(crate) states: usize,
     /// What the reductions saved, over every search.
     pub(crate) reduction: crate::engine::Reduction,
+    /// The executions the random walks took.
+    pub(crate) walks: usize,
     /// The distinct states met (by any of the searches), by the kinds of the operations the
     /// transition that first reached each recorded (`None`: the first state, which none
     /// reached). Counted as they are met.
@@ -349,27 +442,27 @@ pub(crate) struct SearchEnd {
 
 impl Stateful {
     /// A search of at most `executions` executions, over `part` of a generated space if
-    /// given; without `deepening`, the unbounded search alone.
+    /// given; with a `deepening` budget, the deepening and the random walks beside the
+    /// unbounded search ([`Walk::for_budget`]), without, the unbounded search alone.
     pub(crate) fn new(
         executions: usize,
         part: Option<Part>,
-        deepening: bool,
+        deepening: Option<Budget>,
         end: Rc<RefCell<SearchEnd>>,
     ) -> Self {
         Self {
-            search: if deepening {
+            search: if deepening.is_some() {
                 Search::pass(Lane::Preemptions, 0)
             } else {
                 Search::new(None)
             },
-            waiting: if deepening {
-                vec![Search::walk()]
-            } else {
-                Vec::new()
-            },
+            waiting: Vec::new(),
+            walks: deepening.map_or_else(Vec::new, Walk::for_budget),
+            walking: None,
+            next_owner: 0,
             since_deepening: 0,
             next_turn: 1,
-            second_lane_due: deepening,
+            second_lane_due: deepening.is_some(),
             depth: 0,
             track_from: 0,
             looked_up_at: None,
@@ -408,10 +501,6 @@ impl Stateful {
 
     /// Move to the next path of this pass; false when the pass is over.
     fn backtrack(&mut self) -> bool {
-        // A walk has no paths to go through: its next execution is a new one.
-        if self.search.walk.is_some() {
-            return true;
-        }
         let deviations = self.search.deviations();
         while let Some(frame) = self.search.stack.last_mut() {
             let next = frame.awake_after(frame.chosen);
@@ -489,10 +578,20 @@ impl Stateful {
         true
     }
 
+    /// The walk whose turn the next execution is, as [`TURNS`] orders them (`None`: the
+    /// searches'); a walk's turn goes to the searches once it has no executions left.
+    fn walk_turn(&mut self) -> Option<usize> {
+        let owner = TURNS[self.next_owner];
+        self.next_owner = (self.next_owner + 1) % TURNS.len();
+        let w = owner.filter(|&w| self.walks.get(w).is_some_and(|w| w.left > 0))?;
+        self.walks[w].left -= 1;
+        Some(w)
+    }
+
     /// Hand the next execution to the search whose turn it is: once the unbounded search
     /// runs, the deepening takes one execution for each [`share`] of its, by the least bound
-    /// of the deepening's passes; before, the deepening takes them all. Its searches (its
-    /// lanes' passes and its walk) take its turns as [`ROUND`] orders them.
+    /// of the deepening's passes; before, the deepening takes them all. Its lanes' passes take
+    /// its turns as [`ROUND`] orders them.
     fn take_turn(&mut self) {
         let next = if self.search.unbounded() {
             let Some(least) = self
@@ -601,15 +700,22 @@ impl Scheduler for Stateful {
             return None;
         }
         if self.started {
-            if !self.backtrack() && !self.next_pass() {
+            // A walk's execution leaves the searches where they were.
+            if self.walking.is_none() && !self.backtrack() && !self.next_pass() {
                 return None;
             }
-            self.take_turn();
+            self.walking = self.walk_turn();
+            if self.walking.is_none() {
+                self.take_turn();
+            }
         }
         if self.left == 0 {
             return None;
         }
         self.left -= 1;
+        if self.walking.is_some() {
+            self.end.borrow_mut().walks += 1;
+        }
         self.choices.clear();
         self.started = true;
         self.depth = 0;
@@ -621,6 +727,9 @@ impl Scheduler for Stateful {
             .unwrap_or(0);
         self.looked_up_at = None;
         self.finishing = false;
+        if let Some(w) = self.walking {
+            self.walks[w].start();
+        }
         registry::reset();
         // The run to the first decision belongs to no decision's options.
         registry::track(false);
@@ -664,8 +773,8 @@ impl Scheduler for Stateful {
         if self.finishing {
             return Self::run(options[0]);
         }
-        if let Some(walk) = &mut self.search.walk {
-            let task = options[walk.below(options.len())];
+        if let Some(w) = self.walking {
+            let task = self.walks[w].task(&options, current.map(usize::from));
             return Self::run(task);
         }
         // The unbounded search takes the exit steps first (in the same order when a path is
@@ -839,8 +948,8 @@ impl Scheduler for Stateful {
             ));
             return 0;
         }
-        if let Some(walk) = &mut self.search.walk {
-            let value = options[walk.below(options.len())] as u64;
+        if let Some(w) = self.walking {
+            let value = options[self.walks[w].below(options.len())] as u64;
             self.choices.push(value);
             return value;
         }
@@ -886,5 +995,63 @@ impl Scheduler for Stateful {
         self.depth += 1;
         self.choices.push(first as u64);
         first as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// One execution of `walk` over three tasks that can always run, `steps` decisions
+    /// long: the tasks it ran, in order.
+    fn execution(walk: &mut Walk, steps: usize) -> Vec<usize> {
+        walk.start();
+        let mut ran: Vec<usize> = Vec::new();
+        for _ in 0..steps {
+            let task = walk.task(&[0, 1, 2], ran.last().copied());
+            ran.push(task);
+        }
+        ran
+    }
+
+    #[test]
+    fn a_pct_walk_preempts_exactly_at_its_change_points() {
+        let budget = Budget {
+            random: 5,
+            pct: 7,
+            pct_depth: 3,
+        };
+        let [uniform, mut pct] = <[Walk; 2]>::try_from(Walk::for_budget(budget)).unwrap();
+        assert_eq!((uniform.left, pct.left), (5, 7));
+        assert!(uniform.pct.is_none());
+        // The first execution has no change points (no steps known yet): one task runs.
+        let first = execution(&mut pct, 10);
+        assert!(first.iter().all(|&t| t == first[0]), "{first:?}");
+        // Then the running task's priority drops at each of the depth's two change points,
+        // drawn anew per execution, and only there: with every task able to run, each is a
+        // preemption.
+        let mut points = BTreeSet::new();
+        let mut leaders = BTreeSet::new();
+        for _ in 0..300 {
+            let ran = execution(&mut pct, 10);
+            let at: Vec<usize> = (1..ran.len()).filter(|&i| ran[i] != ran[i - 1]).collect();
+            assert_eq!(at.len(), 2, "{ran:?}");
+            points.insert(at);
+            leaders.insert(ran[0]);
+        }
+        assert!(points.len() > 10, "{points:?}");
+        assert_eq!(leaders.len(), 3, "{leaders:?}");
+    }
+
+    #[test]
+    fn the_walks_are_the_same_on_every_run() {
+        let walks = || Walk::for_budget(Budget::CHECK);
+        let (mut a, mut b) = (walks(), walks());
+        for w in 0..2 {
+            for _ in 0..20 {
+                assert_eq!(execution(&mut a[w], 12), execution(&mut b[w], 12));
+            }
+        }
     }
 }
