@@ -105,10 +105,10 @@ pub enum Strategy {
         /// With a budget, the deepening runs beside the unbounded search: passes bounded by
         /// 0, 1, 2, ... preemptions, and when the model makes choices, passes bounded by as
         /// many preemptions and values of a choice other than its first together (they find
-        /// a violation that needs few of either early), and a uniformly random walk and a PCT
-        /// walk, for the budget's random and PCT executions, at its PCT depth. `None`: the
-        /// unbounded search runs alone, what the tests of its reductions compare, as the
-        /// passes would reach every outcome of a small model themselves.
+        /// a violation that needs few of either early), and a uniformly random walk and a
+        /// PCT walk, for the budget's random and PCT executions, at its PCT depth. `None`:
+        /// the unbounded search runs alone, what the tests of its reductions compare, as
+        /// the passes would reach every outcome of a small model themselves.
         deepening: Option<Budget>,
     },
     /// Re-run one recorded schedule under shuttle.

@@ -204,7 +204,8 @@ pub const TABLE: &[Capabilities] = &[
 ];
 
 /// Executions per run of the randomized engines when none are asked for, and PCT's depth when
-/// none is asked for: a scenario's `EXECUTIONS`, or a plan's own.
+/// none is asked for: a scenario's `EXECUTIONS`, or a plan's own. The stateful engine's
+/// random walks run as many executions, at that depth.
 ///
 /// ```
 /// use ozone_ha_check::engine::{Budget, Engine};

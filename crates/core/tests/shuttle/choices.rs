@@ -208,11 +208,11 @@ fn far_workload_then_many_preemptions() -> String {
     format!("{first}:{alternates}")
 }
 
-/// The stateful engine's random walks reach an outcome that is common among random schedules
-/// but needs many preemptions and a workload off the first values: within 400 executions
-/// (274 measured; the walks' seeds are fixed, so the count is the same on every run).
-/// Without the walks the engine took 10,072; the unbounded search alone takes between 2,049
-/// and 4,096, and has not reached it in 1,000.
+/// The stateful engine's random walks reach an outcome that is common among random
+/// schedules but needs many preemptions and a workload off the first values: within 400
+/// executions (274 measured; the walks' seeds are fixed, so the count is the same on every
+/// run). Without the walks the engine took 10,072; the unbounded search alone takes between
+/// 2,049 and 4,096, and has not reached it in 1,000.
 fn the_walk_reaches_what_needs_many_preemptions_early() {
     let reaches = |deepening: bool, executions: usize| {
         let c = collect(

@@ -242,11 +242,11 @@ fn stateful_violation(
 
 /// A stateful engine's counterexample replays only in that engine's mode; the minimizer
 /// carries it to shuttle, then shortens it as any other, and the result replays under
-/// `replay`. The cases need a preemption (the non-preemptive execution does not break them),
-/// and each is carried on the first replay, by following the stateful execution segment by
-/// segment (`Strategy::Along`), not by a random interleaving. hdds-16092's was carried only
-/// once a channel's inner wait counted as no operation of its own under shuttle; hdds-17215's
-/// is the PCT walk's.
+/// `replay`. The cases need a preemption (the non-preemptive execution does not break
+/// them), and each is carried on the first replay, by following the stateful execution
+/// segment by segment (`Strategy::Along`), not by a random interleaving. hdds-16092's was
+/// carried only once a channel's inner wait counted as no operation of its own under
+/// shuttle; hdds-17215's is the PCT walk's.
 fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
     let cases = [
         ("hdds-16092", "buggy", "restart", "NoOmTermination"),

@@ -163,55 +163,56 @@
 //! 47% more executions (hdds-8832 `hdds-8665` at two requests and one fault 78,975 to
 //! 116,478).
 //!
-//! A violation that needs a workload far from the first values *and* a few preemptions waits
-//! for a late pass of either lane: hdds-16092 `buggy` on `generated` broke `ReplicasAgree`
-//! (the silent drift: a key created, a block allocated, then a checkpoint installed or a
-//! kill, with three preemptions) only after 507,481 executions, where shuttle's random
-//! scheduler breaks it within 467 for each of five seeds. One that needs a few ordering
-//! constraints deep in a long execution waits longer: hdds-16900 `buggy`'s `NoRefusedRequest`
-//! on `generated` broke at 1,375,774 executions (229 s), where PCT at depth 5 breaks it
-//! within 1,600 for each of 20 seeds. So two *random walks* run beside the searches, as the
-//! randomized engines would: each of their executions takes a random option at every
-//! decision, task or value, drawn from a fixed seed (the same walks on every run); they look
-//! no state up, keep none and prove nothing, and a violation they find is a real execution,
-//! as a random scheduler's is. The *uniform walk* takes a uniformly random option; the *PCT
-//! walk* runs the enabled task of highest priority, its priorities drawn when a task is
-//! first met and lowered at `depth - 1` random change points, as shuttle's PCT scheduler
-//! does, at the plan's PCT depth. Each takes one execution in four for as many executions
-//! as the plan gives its randomized engine (the random and PCT budgets), then leaves its
-//! turns to the searches. A violation the random scheduler or PCT meets within its budget,
-//! the engine meets within about four times the executions its walk needs (one seed's
-//! draw), and a case that holds costs at most the two budgets' executions more.
+//! A violation that needs a workload far from the first values *and* a few preemptions
+//! waits for a late pass of either lane: hdds-16092 `buggy` on `generated` broke
+//! `ReplicasAgree` (the silent drift: a key created, a block allocated, then a checkpoint
+//! installed or a kill, with three preemptions) only after 507,481 executions, where
+//! shuttle's random scheduler breaks it within 467 for each of five seeds. One that needs a
+//! few ordering constraints deep in a long execution waits longer: hdds-16900 `buggy`'s
+//! `NoRefusedRequest` on `generated` broke at 1,375,774 executions (229 s), where PCT at
+//! depth 5 breaks it within 1,600 for each of 20 seeds. So two *random walks* run beside
+//! the searches, as the randomized engines would: each of their executions takes a random
+//! option at every decision, task or value, drawn from a fixed seed (the same walks on
+//! every run); they look no state up, keep none and prove nothing, and a violation they
+//! find is a real execution, as a random scheduler's is. The *uniform walk* takes a
+//! uniformly random option; the *PCT walk* runs the enabled task of highest priority, its
+//! priorities drawn when a task is first met and lowered at `depth - 1` random change
+//! points, as shuttle's PCT scheduler does, at the plan's PCT depth. Each takes one
+//! execution in four for as many executions as the plan gives its randomized engine (the
+//! random and PCT budgets), then leaves its turns to the searches. A violation the random
+//! scheduler or PCT meets within its budget, the engine meets within about four times the
+//! executions its walk needs (one seed's draw), and a case that holds costs at most the two
+//! budgets' executions more.
 //!
-//! Measured over the 143 violating cases, each expected invariant watched alone at the
+//! Measured over the 142 violating cases, each expected invariant watched alone at the
 //! default budget (294 runs), the executions to the first violations in all: 1,885,790 with
 //! the two lanes alone (293 runs, `NoRefusedRequest` above left out), 516,359 with one
-//! uniform walk taking one of every five of the deepening's executions, 314,587 with the two
-//! walks (174 runs took fewer than with one walk, 34 more, at most 1.67 times as many, as the
-//! searches have half the executions while the walks run); `ReplicasAgree` above 507,481 ->
-//! 1,830 -> 1,462, `NoRefusedRequest` 1,375,774 -> 1,472. Against PCT's median over five
-//! seeds (291 runs that PCT broke for some seed), the runs that took more than ten times as
-//! many executions fell from 47 to 12, more than three times from 94 to 73; the farthest
-//! are hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired`, 28,800 executions
-//! against a median of 1,135 (the PCT walk's 7,200 lie within PCT's spread over 20 seeds,
-//! whose worst is 9,416), the others under 0.3 s. Over the 99 holding cases and spaces
-//! exhausted within 60 s, the proofs took 15,127,706 executions -> 15,881,231 (5% more; a
-//! case at most twice as many, the small ones whose proofs take fewer executions than the
-//! walks' budgets), the same states, every one still exhausted. A counterexample a walk
-//! finds is a random schedule, with more switches between actors than the lanes', which
-//! the minimizer shortens once it has carried it to shuttle ([`crate::minimize`]).
+//! uniform walk taking one of every five of the deepening's executions, 314,587 with the
+//! two walks (174 runs took fewer than with one walk, 34 more, at most 1.67 times as many,
+//! as the searches have half the executions while the walks run); `ReplicasAgree` above
+//! 507,481 -> 1,830 -> 1,462, `NoRefusedRequest` 1,375,774 -> 1,472. Against PCT's median
+//! over five seeds (291 runs that PCT broke for some seed), the runs that took more than
+//! ten times as many executions fell from 47 to 12, more than three times from 94 to 73;
+//! the farthest are hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired`, 28,800
+//! executions against a median of 1,135 (the PCT walk's 7,200 lie within PCT's spread over
+//! 20 seeds, whose worst is 9,416), the others under 0.3 s. Over the 99 holding cases and
+//! spaces exhausted within 60 s, the proofs took 15,127,706 executions -> 15,881,231 (5%
+//! more; a case at most twice as many, the small ones whose proofs take fewer executions
+//! than the walks' budgets), the same states, every one still exhausted. A counterexample a
+//! walk finds is a random schedule, with more switches between actors than the lanes',
+//! which the minimizer shortens once it has carried it to shuttle ([`crate::minimize`]).
 //!
 //! The first lane's passes 0, 1 and 2 run without the unbounded search, as they cost
-//! little, taking turns execution by execution with the second lane's passes;
-//! from the first lane's pass 3 on, the unbounded search and the deepening share the
+//! little, taking turns execution by execution with the second lane's passes; from the
+//! first lane's pass 3 on, the unbounded search and the deepening share the searches'
 //! executions, each search keeping its own stack and visited states between its turns: the
 //! deepening takes one for each of the unbounded search's while the least bound of its two
-//! passes is 3, one for each 2^(k - 3) of them while it is k, and its lanes take
-//! those turns in turn, as few violations need many preemptions and a holding case is
-//! proven by the unbounded search alone. Whatever stops the engine (its execution limit,
-//! the time budget), the unbounded search has had at least half of the searches' executions
-//! that followed the first lane's pass 2. A lane's passes end at bound 254 (a pass's bound and costs are kept in a
-//! byte of the state's record).
+//! passes is 3, one for each 2^(k - 3) of them while it is k, and its lanes take those
+//! turns in turn, as few violations need many preemptions and a holding case is proven by
+//! the unbounded search alone. Whatever stops the engine (its execution limit, the time
+//! budget), the unbounded search has had at least half of the searches' executions that
+//! followed the first lane's pass 2. A lane's passes end at bound 254 (a pass's bound and
+//! costs are kept in a byte of the state's record).
 //!
 //! *Caching within a pass.* A bounded pass keys a state by its signature and by the task
 //! that may go on without a preemption (the one that ran last, if it still can), as the cost

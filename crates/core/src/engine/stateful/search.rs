@@ -323,7 +323,8 @@ pub(crate) struct Stateful {
     /// the unbounded search once it runs (from the first lane's first bound past
     /// [`ALONE`]).
     waiting: Vec<Search>,
-    /// The random walks beside the searches ([`Walk::for_budget`]; none without the deepening).
+    /// The random walks beside the searches ([`Walk::for_budget`]; none without the
+    /// deepening).
     walks: Vec<Walk>,
     /// The walk the current execution belongs to (`None`: a search's).
     walking: Option<usize>,
@@ -398,8 +399,8 @@ impl Search {
         self.bound.is_none()
     }
 
-    /// Who this search is in the deepening's round of turns ([`ROUND`]): its lane, or
-    /// [`WALK`]; `None` for the unbounded search.
+    /// Who this search is in the deepening's round of turns ([`ROUND`]): its lane; `None`
+    /// for the unbounded search.
     fn turn(&self) -> Option<usize> {
         self.bound.map(|b| b.lane as usize)
     }
@@ -589,9 +590,9 @@ impl Stateful {
     }
 
     /// Hand the next execution to the search whose turn it is: once the unbounded search
-    /// runs, the deepening takes one execution for each [`share`] of its, by the least bound
-    /// of the deepening's passes; before, the deepening takes them all. Its lanes' passes take
-    /// its turns as [`ROUND`] orders them.
+    /// runs, the deepening takes one execution for each [`share`] of its, by the least
+    /// bound of the deepening's passes; before, the deepening takes them all. Its lanes'
+    /// passes take its turns as [`ROUND`] orders them.
     fn take_turn(&mut self) {
         let next = if self.search.unbounded() {
             let Some(least) = self
