@@ -191,16 +191,19 @@
 //! two walks (174 runs took fewer than with one walk, 34 more, at most 1.67 times as many,
 //! as the searches have half the executions while the walks run); `ReplicasAgree` above
 //! 507,481 -> 1,830 -> 1,462, `NoRefusedRequest` 1,375,774 -> 1,472. Against PCT's median
-//! over five seeds (291 runs that PCT broke for some seed), the runs that took more than
-//! ten times as many executions fell from 47 to 12, more than three times from 94 to 73;
-//! the farthest are hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired`, 28,800
-//! executions against a median of 1,135 (the PCT walk's 7,200 lie within PCT's spread over
-//! 20 seeds, whose worst is 9,416), the others under 0.3 s. Over the 99 holding cases and
-//! spaces exhausted within 60 s, the proofs took 15,127,706 executions -> 15,881,231 (5%
-//! more; a case at most twice as many, the small ones whose proofs take fewer executions
-//! than the walks' budgets), the same states, every one still exhausted. A counterexample a
-//! walk finds is a random schedule, with more switches between actors than the lanes',
-//! which the minimizer shortens once it has carried it to shuttle ([`crate::minimize`]).
+//! over 20 seeds (the 291 runs that PCT breaks for every seed), the runs that took more
+//! than ten times as many executions fell from 31 to 7, more than three times from 102 to
+//! 58; the farthest are hdds-17215 `index-per-secret`'s `StoreHoldsIssuedSecret` on
+//! `generated` (4,646 executions against a median of 209, 0.3 s) and hdds-16900's
+//! `SequenceRowsAgree` on `store-fails` and `expired` (28,800 against 1,490, about 4 s: the
+//! PCT walk's 7,200 lie within PCT's spread, whose worst seed took 9,416), the others under
+//! 0.1 s; the two runs that PCT breaks for no seed (hdds-16900's `rejoin`) the engine
+//! breaks at 49,976. Over the 99 holding cases and spaces exhausted within 60 s, the proofs
+//! took 15,127,706 executions -> 15,881,231 (5% more; a case at most twice as many, the
+//! small ones whose proofs take fewer executions than the walks' budgets), the same states,
+//! every one still exhausted. A counterexample a walk finds is a random schedule, with more
+//! switches between actors than the lanes', which the minimizer shortens once it has
+//! carried it to shuttle ([`crate::minimize`]).
 //!
 //! The first lane's passes 0, 1 and 2 run without the unbounded search, as they cost
 //! little, taking turns execution by execution with the second lane's passes; from the
