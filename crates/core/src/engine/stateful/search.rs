@@ -1046,6 +1046,48 @@ mod tests {
     }
 
     #[test]
+    fn a_pct_walk_counts_only_decisions_between_tasks() {
+        let mut pct = Walk::for_budget(Budget::CHECK).remove(1);
+        // Ten decisions among three tasks, then ten where only the running task can run:
+        // the change points fall among the first ten, as only they are PCT's steps.
+        let mut execution = || {
+            let ran = execution(&mut pct, 10);
+            for _ in 0..10 {
+                let last = *ran.last().expect("ten steps");
+                assert_eq!(pct.task(&[last], Some(last)), last);
+            }
+            ran
+        };
+        execution();
+        for _ in 0..100 {
+            let ran = execution();
+            assert_eq!(
+                ran.windows(2).filter(|w| w[0] != w[1]).count(),
+                2,
+                "{ran:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_task_lowered_later_runs_after_one_lowered_before() {
+        let mut walk = Walk::for_budget(Budget::CHECK).remove(1);
+        walk.start();
+        walk.pct.as_mut().expect("the PCT walk").change_points = vec![1, 2];
+        let first = walk.task(&[0, 1, 2], None);
+        let second = walk.task(&[0, 1, 2], Some(first));
+        let third = walk.task(&[0, 1, 2], Some(second));
+        assert_eq!(
+            BTreeSet::from([first, second, third]),
+            BTreeSet::from([0, 1, 2])
+        );
+        // With the third task unable to run, the first lowered outranks the second, in
+        // whichever order they are offered.
+        assert_eq!(walk.task(&[first, second], Some(third)), first);
+        assert_eq!(walk.task(&[second, first], Some(third)), first);
+    }
+
+    #[test]
     fn the_walks_are_the_same_on_every_run() {
         let walks = || Walk::for_budget(Budget::CHECK);
         let (mut a, mut b) = (walks(), walks());
