@@ -415,6 +415,34 @@ fn effort<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) -> (usize
     )
 }
 
+/// The random walks take one execution in four each until they have run their budgets, and
+/// no more: beside the searches' 110 executions on the shared sections, a budget of 3 and
+/// 2 runs 5 walks, and 2,000 each (more than the searches need) runs one walk for each of
+/// the searches' executions, less the last.
+fn the_walks_run_their_budgets_and_no_more() {
+    let walks = |random: usize, pct: usize| {
+        let c = collect(
+            &Strategy::Stateful {
+                executions: 2_000_000,
+                part: None,
+                deepening: Some(Budget {
+                    random,
+                    pct,
+                    ..Budget::CHECK
+                }),
+            },
+            || lock_sections(true),
+        );
+        let driven = c.driven.expect("the stateful search runs");
+        assert!(driven.exhausted);
+        let walks = driven.walks.expect("a stateful search counts its walks");
+        (driven.executions - walks, walks)
+    };
+    assert_eq!(walks(3, 2), (110, 5));
+    assert_eq!(walks(0, 0), (110, 0));
+    assert_eq!(walks(2_000, 2_000), (110, 109));
+}
+
 /// Two tasks, three lock sections each, on one mutex each (`shared`: on the same one).
 fn lock_sections(shared: bool) -> String {
     let locks = Arc::new([Mutex::new(0u8), Mutex::new(0u8)]);
@@ -1421,6 +1449,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         store_rows_commute_only_where_they_do,
         concurrent_keys_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
+        the_walks_run_their_budgets_and_no_more,
         the_main_task_alone_takes_no_decision,
         a_main_task_that_waits_alone_is_a_deadlock,
         a_witness_is_not_part_of_the_state,
