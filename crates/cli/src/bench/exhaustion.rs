@@ -393,7 +393,8 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          Made by `ci/exhaustion.py`; every exploration is boxed at {} s (a cell that was stopped \
          says after how long). \"Points\" are the scheduling points an execution passes (the \
          facade's count, what loom branches on). The stateful engine's cell gives, for a \
-         case it exhausted, the distinct states it met and its executions per state, and for \
+         case it exhausted, the distinct states it met and its searches' executions per \
+         state (its random walks' executions, counted in the total, are given apart), and for \
          a `generated` plan it did not exhaust at the default bounds, the largest smaller \
          spaces it did; the last column is its time over loom's without a bound (`<` when \
          the box stopped loom, `>` when it stopped the stateful engine). A cell that begins \
