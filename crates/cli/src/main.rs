@@ -139,7 +139,8 @@ struct ExploreArgs {
     /// Seed of the random and PCT schedulers.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// PCT bug depth (default: the plan's, 3 unless the scenario gives the plan its own).
+    /// PCT bug depth, of the pct engine and of the stateful engine's PCT walk (default: the
+    /// plan's, 3 unless the scenario gives the plan its own).
     #[arg(long)]
     depth: Option<usize>,
     /// loom's preemption bound: a number (0: no preemptions at all), or `none` for no bound.
