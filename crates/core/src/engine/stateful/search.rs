@@ -167,13 +167,18 @@ impl Walk {
 
     /// A value in `0..n` (`n > 0`), near enough to uniform for `n` this small.
     fn below(&mut self, n: usize) -> usize {
-        (crate::engine::splitmix64(&mut self.rng) % n as u64) as usize
+        below(&mut self.rng, n)
     }
 
     /// A new execution: the PCT walk forgets its priorities and draws its change points in
     /// `1..max_steps`, as many as its depth allows.
     fn start(&mut self) {
-        let Some(mut pct) = self.pct.take() else {
+        let Walk {
+            rng,
+            pct: Some(pct),
+            ..
+        } = self
+        else {
             return;
         };
         pct.priorities.clear();
@@ -182,17 +187,21 @@ impl Walk {
         pct.change_points.clear();
         let points = (pct.depth.saturating_sub(1)).min(pct.max_steps.saturating_sub(1));
         while pct.change_points.len() < points {
-            let point = 1 + self.below(pct.max_steps - 1);
+            let point = 1 + below(rng, pct.max_steps - 1);
             if !pct.change_points.contains(&point) {
                 pct.change_points.push(point);
             }
         }
-        self.pct = Some(pct);
     }
 
     /// The task to run among `options`, `current` having run last.
     fn task(&mut self, options: &[usize], current: Option<usize>) -> usize {
-        let Some(mut pct) = self.pct.take() else {
+        let Walk {
+            rng,
+            pct: Some(pct),
+            ..
+        } = self
+        else {
             return options[self.below(options.len())];
         };
         if options.len() > 1 {
@@ -208,14 +217,18 @@ impl Walk {
             let priority = *pct
                 .priorities
                 .entry(task)
-                .or_insert_with(|| crate::engine::splitmix64(&mut self.rng) | 1 << 63);
+                .or_insert_with(|| crate::engine::splitmix64(rng) | 1 << 63);
             if priority > best.0 {
                 best = (priority, task);
             }
         }
-        self.pct = Some(pct);
         best.1
     }
+}
+
+/// A value in `0..n` (`n > 0`) from the SplitMix64 stream at `rng`.
+fn below(rng: &mut u64, n: usize) -> usize {
+    (crate::engine::splitmix64(rng) % n as u64) as usize
 }
 
 /// The deepening's round of turns, by [`Search::turn`]: its two lanes' passes take turns;
