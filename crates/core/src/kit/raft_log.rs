@@ -87,6 +87,11 @@ impl<E> RaftLog<E> {
         index
     }
 
+    /// The index through which entries were purged, 0 when none were.
+    pub fn purged_through(&self) -> u64 {
+        self.purged_through
+    }
+
     /// The index of the last entry, 0 when empty.
     pub fn last_index(&self) -> u64 {
         self.entries.last().map_or(0, |e| e.index)

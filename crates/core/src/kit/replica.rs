@@ -29,7 +29,7 @@
 //! ```
 
 use super::raft_log::{LogEntry, RaftLog};
-use crate::sync::Concurrent;
+use crate::sync::{fingerprint, Concurrent};
 
 /// The committed log every replica of a group applies.
 #[derive(Debug)]
@@ -72,15 +72,20 @@ impl<E: Clone> SharedLog<E> {
 
     /// The index of the last entry.
     pub fn last_index(&self) -> u64 {
-        self.log.read(|l| l.last_index())
+        self.log.read_seen(RaftLog::last_index, RaftLog::last_index)
     }
 
     /// The entries after `index`, or `None` when some of them were purged.
     pub fn entries_after(&self, index: u64) -> Option<Vec<LogEntry<E>>> {
-        self.log.read(|log| {
-            log.can_replay_from(index)
-                .then(|| log.after(index).cloned().collect())
-        })
+        // Every write appends an entry or purges the front, and an entry never changes once
+        // appended: the log a read met is named by its last index and how far it was purged.
+        self.log.read_seen(
+            |l| fingerprint(&(l.last_index(), l.purged_through())),
+            |log| {
+                log.can_replay_from(index)
+                    .then(|| log.after(index).cloned().collect())
+            },
+        )
     }
 
     /// Purge the log through `index` (after a snapshot there).

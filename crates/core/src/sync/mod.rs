@@ -57,6 +57,8 @@ mod os_threads;
 #[cfg(ohc_threads)]
 pub use os_threads::*;
 
+use std::hash::{Hash, Hasher};
+
 pub mod ghost;
 pub mod points;
 
@@ -134,13 +136,17 @@ pub(crate) struct Part<'a> {
 
 /// A field that Java declares `volatile` (or holds in an `Atomic*`): every access is one
 /// sequentially consistent step on every backend.
+///
+/// The stateful engine names a read by the value it returned (the value's [`Hash`]), not by
+/// its place among the writes: a read before or after a write that left the value as it was
+/// reaches one state.
 #[derive(Debug)]
-pub struct Volatile<T: Copy> {
+pub struct Volatile<T: Copy + Hash> {
     /// In the stateful engine's mode two reads commute.
     cell: Native<T>,
 }
 
-impl<T: Copy> Volatile<T> {
+impl<T: Copy + Hash> Volatile<T> {
     /// A new cell holding `value`.
     pub fn new(value: T) -> Self {
         Self {
@@ -150,7 +156,7 @@ impl<T: Copy> Volatile<T> {
 
     /// Read the value.
     pub fn get(&self) -> T {
-        self.cell.read(|v| *v)
+        self.cell.read_seen(&fingerprint::<T>, |v| *v)
     }
 
     /// Write the value.
@@ -162,6 +168,20 @@ impl<T: Copy> Volatile<T> {
     pub fn update(&self, f: impl FnOnce(T) -> T) -> T {
         self.cell.write(|v| std::mem::replace(v, f(*v)))
     }
+}
+
+/// A value's fingerprint: what [`Concurrent::read_seen`] may name a read by.
+///
+/// ```
+/// use ozone_ha_check::sync::fingerprint;
+///
+/// assert_eq!(fingerprint(&(3u64, 1u64)), fingerprint(&(3u64, 1u64)));
+/// assert_ne!(fingerprint(&(3u64, 1u64)), fingerprint(&(1u64, 3u64)));
+/// ```
+pub fn fingerprint<T: Hash>(value: &T) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A value Java keeps in a thread-safe structure that its callers do not lock (a
@@ -205,6 +225,18 @@ impl<T> Concurrent<T> {
     /// A call that only reads (`get`, `containsKey`, an iteration).
     pub fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         self.cell.read(f)
+    }
+
+    /// A call that only reads, which the stateful engine names by `seen` of the value rather
+    /// than by its place among the calls that write: two executions in which it saw the same
+    /// name (and the writes were the same, in the same order) reach one state.
+    ///
+    /// So what `f` returns must be a function of what `seen` returns, given the writes so far:
+    /// `seen` may hash what `f` returns, or name which of the values the writes went through
+    /// the read met (a log that only grows is named by its length). A `seen` that names too
+    /// little merges states that differ, and the search then misses what follows one of them.
+    pub fn read_seen<R>(&self, seen: impl Fn(&T) -> u64, f: impl FnOnce(&T) -> R) -> R {
+        self.cell.read_seen(&seen, f)
     }
 
     /// A call that may change it (`put`, `computeIfPresent`, `remove`).

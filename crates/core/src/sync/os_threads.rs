@@ -41,6 +41,11 @@ impl<T> Native<T> {
         f(&self.0.lock())
     }
 
+    /// Read the value in one hold (the name matters to the stateful engine only).
+    pub(crate) fn read_seen<R>(&self, _seen: &dyn Fn(&T) -> u64, f: impl FnOnce(&T) -> R) -> R {
+        f(&self.0.lock())
+    }
+
     /// Change the value in one hold.
     pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         f(&mut self.0.lock())

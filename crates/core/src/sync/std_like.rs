@@ -219,11 +219,14 @@ impl<T> Native<T> {
 
     /// The stateful engine's mode: one operation. `op` names the operation the value allows
     /// now (`None`: none, wait until it changes); `apply` does it.
-    /// `also`: more operations recorded with it (on the value's parts).
+    /// `also`: more operations recorded with it (on the value's parts). `seen`: for a read
+    /// named by what it saw ([`Native::read_seen`]), that name, taken from the value when the
+    /// read takes effect.
     fn step<R>(
         &self,
         op: impl Fn(&T) -> Option<Op>,
         also: &[(ObjectId, Op)],
+        seen: Option<&dyn Fn(&T) -> u64>,
         apply: impl FnOnce(&mut T) -> R,
     ) -> R {
         super::points::count(self.lock.kind);
@@ -239,10 +242,14 @@ impl<T> Native<T> {
         };
         let mark = stateful::hold_mark();
         stateful::in_hold(true);
+        let seen = seen.map(|name| name(&self.value()));
         let result = apply(&mut self.value());
         stateful::in_hold(false);
         let touched = !stateful::short_hold(mark);
-        stateful::record(id, op);
+        match seen {
+            Some(seen) => stateful::record_read(id, seen),
+            None => stateful::record(id, op),
+        }
         for (object, op) in also {
             stateful::record(*object, *op);
         }
@@ -263,7 +270,17 @@ impl<T> Native<T> {
     /// Read the value in one hold: two reads commute.
     pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         if stateful_mode() {
-            return self.step(|_| Some(Op::Load), &[], |v| f(v));
+            return self.step(|_| Some(Op::Load), &[], None, |v| f(v));
+        }
+        self.held(|v| f(v))
+    }
+
+    /// Read the value in one hold, the stateful engine naming the read by `seen` of the
+    /// value rather than by its place among the writes. What `f` returns must follow from
+    /// `seen` and the writes so far (see [`crate::sync::Concurrent::read_seen`]).
+    pub(crate) fn read_seen<R>(&self, seen: &dyn Fn(&T) -> u64, f: impl FnOnce(&T) -> R) -> R {
+        if stateful_mode() {
+            return self.step(|_| Some(Op::Load), &[], Some(seen), |v| f(v));
         }
         self.held(|v| f(v))
     }
@@ -271,7 +288,7 @@ impl<T> Native<T> {
     /// Change the value in one hold.
     pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         if stateful_mode() {
-            return self.step(|_| Some(Op::Store), &[], f);
+            return self.step(|_| Some(Op::Store), &[], None, f);
         }
         self.held(f)
     }
@@ -303,7 +320,7 @@ impl<T> Native<T> {
             (stateful::part(id, p.space, p.key), op)
         });
         let also: Vec<(ObjectId, Op)> = whole.into_iter().chain(each).collect();
-        self.step(|_| Some(op), &also, f)
+        self.step(|_| Some(op), &also, None, f)
     }
 }
 
@@ -651,7 +668,7 @@ pub mod channel {
             if stateful_mode() {
                 self.0
                     .queue
-                    .step(|_| Some(Op::Senders), &[], |q| q.senders += 1);
+                    .step(|_| Some(Op::Senders), &[], None, |q| q.senders += 1);
             } else {
                 self.0.queue.held(|q| q.senders += 1);
             }
@@ -665,7 +682,7 @@ pub mod channel {
             if stateful_mode() {
                 shared
                     .queue
-                    .step(|_| Some(Op::Senders), &[], |q| q.senders -= 1);
+                    .step(|_| Some(Op::Senders), &[], None, |q| q.senders -= 1);
                 return;
             }
             let _hold = shared.queue.lock.lock();
@@ -684,7 +701,7 @@ pub mod channel {
             if stateful_mode() {
                 shared
                     .queue
-                    .step(|_| Some(Op::Send), &[], |q| q.items.push_back(value));
+                    .step(|_| Some(Op::Send), &[], None, |q| q.items.push_back(value));
                 return;
             }
             let _hold = shared.queue.lock.lock();
@@ -703,7 +720,7 @@ pub mod channel {
                     (true, 0) => Some(Op::Senders),
                     (true, _) => None,
                 };
-                return shared.queue.step(op, &[], |q| q.items.pop_front());
+                return shared.queue.step(op, &[], None, |q| q.items.pop_front());
             }
             let mut hold = shared.queue.lock.lock();
             loop {

@@ -814,6 +814,43 @@ fn a_violation_behind_independent_operations_is_reached() {
     assert_eq!(seen.len(), 3, "{seen:?}");
 }
 
+/// A writer sets a volatile three times, a reader reads it twice (`same`: each write leaves
+/// the value as it was).
+fn rewritten_volatile(same: bool) -> String {
+    let flag = Arc::new(Volatile::new(1u8));
+    let w = {
+        let flag = Arc::clone(&flag);
+        thread::spawn("w", move || {
+            for i in 0..3u8 {
+                flag.set(if same { 1 } else { i + 2 });
+            }
+        })
+    };
+    let seen = (flag.get(), flag.get());
+    w.join();
+    format!("{} {}", seen.0, seen.1)
+}
+
+/// A volatile's read is named by the value it returned: where the writes leave the value as
+/// it was, a read before or after one reaches one state, so the search meets fewer states
+/// than where each write changes it (named by their order alone, both would count the
+/// same), and the final states are still those of shuttle's enumeration.
+fn a_read_is_named_by_what_it_saw() {
+    assert_eq!(
+        same_outcomes(|| rewritten_volatile(true)),
+        BTreeSet::from(["1 1".to_string()])
+    );
+    let seen = same_outcomes(|| rewritten_volatile(false));
+    assert_eq!(seen.len(), 10, "{seen:?}");
+    let states = |same| {
+        exhaust(move || rewritten_volatile(same), false)
+            .states
+            .expect("a stateful search counts states")
+    };
+    let (same, changed) = (states(true), states(false));
+    assert!(same < changed, "{same} states against {changed}");
+}
+
 /// A choice whose transition depends on the value: A chooses, and on the second value
 /// appends to a ghost cell in the same transition (a ghost access is no yield point); B
 /// appends to it. A's transition on the first value touches nothing of B's, so a search that
@@ -1457,6 +1494,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         a_woken_join_is_explored_alone_and_nothing_is_lost,
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
+        a_read_is_named_by_what_it_saw,
         a_stateful_schedule_replays_to_its_final_state,
         a_choosing_transition_never_sleeps_on_another_values_footprint,
         random_programs_reach_the_same_final_states_under_both_engines,

@@ -431,6 +431,42 @@ impl Execution {
     fn alone(&self, task: usize) -> bool {
         self.spawned.is_empty() && !self.blocked.contains_key(&task)
     }
+
+    /// Count an operation of the task with shuttle id `task`: its stable name and the
+    /// operation's identity, or `None` when the execution is being cut (nothing more is
+    /// recorded then).
+    fn operation(
+        &mut self,
+        object: ObjectId,
+        op: Op,
+        task: usize,
+        value: u64,
+    ) -> Option<(u32, u128)> {
+        assert!(
+            object != UNNAMED,
+            "an object made outside the execution is used in it: the stateful engine cannot \
+             tell its states apart (make every lock and ghost inside the case's run)"
+        );
+        self.events += 1;
+        self.recorded.0 |= op.bit();
+        if self.finishing {
+            return None;
+        }
+        let task = self.name_of(task);
+        let nth = self.done.entry(task).or_default();
+        *nth += 1;
+        Some((task, identity(object, task, *nth, op, value)))
+    }
+
+    /// An operation was added to the signature: count it, put it in the running transition's
+    /// footprint if that is kept, and start the task's count of decisions afresh.
+    fn took_effect(&mut self, tracking: bool, object: ObjectId, access: Access, task: u32) {
+        self.operations += 1;
+        if tracking {
+            self.footprint.objects.push((object, access));
+        }
+        self.positions.insert(task, 0);
+    }
 }
 
 /// The current task's id in the engine (0 outside an execution).
@@ -575,34 +611,33 @@ pub(crate) fn record(object: ObjectId, op: Op) {
     record_value(object, op, 0);
 }
 
+/// Record that the current task read `object` and got what `seen` names (a fingerprint of
+/// the part of the value the read returned, see "Reads named by what they saw" in the module
+/// docs). The read enters the state by what it saw, not by its place among the object's
+/// writes, and it is left out of the object's history: writes are placed among the writes
+/// (and the reads recorded by [`record`]) alone.
+pub(crate) fn record_read(object: ObjectId, seen: u64) {
+    within(|r, task| {
+        let e = &mut r.execution;
+        if let Some((task, me)) = e.operation(object, Op::Load, task, seen) {
+            e.signature = e.signature.wrapping_add(me);
+            e.took_effect(r.tracking, object, Access::Read, task);
+        }
+    });
+}
+
 /// Record that the current task did `op` on `object`, with an operand that tells two such
 /// operations apart (the value of a choice).
 fn record_value(object: ObjectId, op: Op, value: u64) {
     within(|r, task| {
-        assert!(
-            object != UNNAMED,
-            "an object made outside the execution is used in it: the stateful engine cannot \
-             tell its states apart (make every lock and ghost inside the case's run)"
-        );
         let e = &mut r.execution;
-        e.events += 1;
-        e.recorded.0 |= op.bit();
-        if e.finishing {
-            return;
+        if let Some((task, me)) = e.operation(object, op, task, value) {
+            let access = op.access();
+            let history = e.histories.entry(object).or_default();
+            e.signature = e.signature.wrapping_add(placed(me, history.before(access)));
+            history.by_kind[access as usize] = history.by_kind[access as usize].wrapping_add(me);
+            e.took_effect(r.tracking, object, access, task);
         }
-        let task = e.name_of(task);
-        let nth = e.done.entry(task).or_default();
-        *nth += 1;
-        let me = identity(object, task, *nth, op, value);
-        let access = op.access();
-        let history = e.histories.entry(object).or_default();
-        e.signature = e.signature.wrapping_add(placed(me, history.before(access)));
-        history.by_kind[access as usize] = history.by_kind[access as usize].wrapping_add(me);
-        e.operations += 1;
-        if r.tracking {
-            e.footprint.objects.push((object, access));
-        }
-        e.positions.insert(task, 0);
     });
 }
 
