@@ -4,6 +4,7 @@
 
 use crate::support::{collect, Collected};
 use ozone_ha_check::engine::{Budget, DriveError, Driven, Reduction, Strategy, Yields};
+use ozone_ha_check::kit::replica::SharedLog;
 use ozone_ha_check::sync::ghost::{Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -851,6 +852,41 @@ fn a_read_is_named_by_what_it_saw() {
     assert!(same < changed, "{same} states against {changed}");
 }
 
+/// A writer appends two entries to the replicated log, purges the first, then reads what
+/// the reader posted; the reader reads the last index and the entries after 0 (none once 1
+/// is purged), then posts how many it got.
+fn log_reader() -> String {
+    let log = Arc::new(SharedLog::<u8>::new());
+    let posted = Arc::new(Volatile::new(8u8));
+    let w = {
+        let (log, posted) = (Arc::clone(&log), Arc::clone(&posted));
+        thread::spawn("w", move || {
+            log.append(1);
+            log.append(2);
+            log.purge_through(1);
+            posted.get()
+        })
+    };
+    let last = log.last_index();
+    let after = log.entries_after(0).map(|e| e.len());
+    posted.set(after.map_or(9, |n| n as u8));
+    let read = w.join();
+    format!("{last} {after:?} {read}")
+}
+
+/// The log's reads are named by the log they met (its last index and purge point): every
+/// final state of shuttle's enumeration is reached. Were two reads that met different logs
+/// named alike, the states after them would merge, and the search would follow only one of
+/// them past the reader's post (a cut execution runs on along one schedule).
+fn a_log_read_is_named_by_the_log_it_met() {
+    let seen = same_outcomes(log_reader);
+    assert_eq!(seen.len(), 18, "{seen:?}");
+    assert!(
+        seen.contains("0 Some(1) 1") && seen.contains("1 Some(1) 8"),
+        "{seen:?}"
+    );
+}
+
 /// A choice whose transition depends on the value: A chooses, and on the second value
 /// appends to a ghost cell in the same transition (a ghost access is no yield point); B
 /// appends to it. A's transition on the first value touches nothing of B's, so a search that
@@ -1495,6 +1531,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         condition_variables_on_disjoint_monitors,
         a_violation_behind_independent_operations_is_reached,
         a_read_is_named_by_what_it_saw,
+        a_log_read_is_named_by_the_log_it_met,
         a_stateful_schedule_replays_to_its_final_state,
         a_choosing_transition_never_sleeps_on_another_values_footprint,
         random_programs_reach_the_same_final_states_under_both_engines,
