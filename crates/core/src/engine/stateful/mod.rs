@@ -283,35 +283,6 @@
 //! N² / 2^128 (places and signatures together): below 10^-26 for the largest searches
 //! measured (a few tens of millions of states).
 //!
-//! # Reads named by what they saw
-//!
-//! A read of a [`Volatile`](crate::sync::Volatile), and a read of the replicated log
-//! ([`SharedLog`](crate::kit::replica::SharedLog)'s `last_index` and `entries_after`), is
-//! placed otherwise: its identity has, for operand, a name of what it returned, and it has no
-//! place among its object's writes ([`Concurrent::read_seen`](crate::sync::Concurrent::read_seen)).
-//! A volatile's read is named by the value's hash; the log's by its last index and how far it
-//! was purged, as every write appends an entry or purges the front and an entry never
-//! changes once appended, so those two name which of the logs the writes went through the
-//! read met. Such reads are left out of their object's history, and the writes are placed
-//! among the writes (and the reads placed as above) alone. The signature still names one
-//! state: the writes in their order give the object's value, a read's name gives what it
-//! returned (with the writes), and a task's own state follows from what its operations
-//! returned (rule 1). So a read before a write and the same read after it reach one state
-//! when the write left what the read returns as it was (a flag set again to what it held,
-//! an entry appended past where a reader stops), where the order alone told two. A name that
-//! said too little would merge states that differ: each name is argued where it is made, and
-//! two tests in `crates/core/tests/shuttle/stateful.rs` fail when a volatile's or the log's
-//! reads are named alike whatever they returned (`a_read_is_named_by_what_it_saw`,
-//! `a_log_read_is_named_by_the_log_it_met`). The random programs compared with shuttle's
-//! enumeration do not: an execution cut at a state met before still runs to its end, so a
-//! merge shows in their final states only where the two merged states' futures differ
-//! past what one schedule covers. Footprints do not change: such a read still conflicts
-//! with a write, both orders are run, and the second meets the state the first reached.
-//! Measured over the 77 holding written plans exhausted within 60 s: the states fell on
-//! hdds-16452's nine (`fixed` on `with-leader-change` 1,417 to 1,185, on
-//! `save-configuration` 465 to 421) and on no other. The rest of the states are told apart
-//! by the order of lock sections and of store rows, which are still placed by order.
-//!
 //! Volatiles, channels, the store's tables and Java's thread-safe structures
 //! ([`Concurrent`](crate::sync::Concurrent)) have no lock in the Java, but are built on the
 //! facade's mutex under shuttle and loom, which orders every two accesses. In this engine's
@@ -460,6 +431,37 @@
 //! Everything here is engine-invisible bookkeeping in a thread-local cell: under shuttle every
 //! task runs on the OS thread that drives the exploration. When the engine is not running, the
 //! registry is inactive and every function is a no-op.
+//!
+//! # Reads named by what they saw
+//!
+//! A read of a [`Volatile`](crate::sync::Volatile), and a read of the replicated log
+//! ([`SharedLog`](crate::kit::replica::SharedLog)'s `last_index` and `entries_after`), is
+//! placed otherwise: its identity has, for operand, a name of what it returned, and it has no
+//! place among its object's writes ([`Concurrent::read_seen`](crate::sync::Concurrent::read_seen)).
+//! A volatile's read is named by the value's hash; the log's by its last index and how far it
+//! was purged, as every write appends an entry or purges the front and an entry never
+//! changes once appended, so those two name which of the logs the writes went through the
+//! read met. Such reads are left out of their object's history, and the writes are placed
+//! among the writes (and the reads placed as above) alone. A name is a 64-bit hash (xxh3):
+//! two things one read could return share a name with a chance of about 2^-64 per pair,
+//! beside the signature's own bound above. The signature still names one
+//! state: the writes in their order give the object's value, a read's name gives what it
+//! returned (with the writes), and a task's own state follows from what its operations
+//! returned (rule 1). So a read before a write and the same read after it reach one state
+//! when the write left what the read returns as it was (a flag set again to what it held,
+//! an entry appended past where a reader stops), where the order alone told two. A name that
+//! said too little would merge states that differ: each name is argued where it is made, and
+//! two tests in `crates/core/tests/shuttle/stateful.rs` fail when a volatile's or the log's
+//! reads are named alike whatever they returned (`a_read_is_named_by_what_it_saw`,
+//! `a_log_read_is_named_by_the_log_it_met`). The random programs compared with shuttle's
+//! enumeration do not: an execution cut at a state met before still runs to its end, so a
+//! merge shows in their final states only where the two merged states' futures differ
+//! past what one schedule covers. Footprints do not change: such a read still conflicts
+//! with a write, both orders are run, and the second meets the state the first reached.
+//! Measured over the 77 holding written plans exhausted within 60 s: the states fell on
+//! hdds-16452's nine (`fixed` on `with-leader-change` 1,417 to 1,185, on
+//! `save-configuration` 465 to 421) and on no other. The rest of the states are told apart
+//! by the order of lock sections and of store rows, which are still placed by order.
 //!
 //! # Where it lives
 //!
