@@ -175,9 +175,14 @@ struct ExploreArgs {
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     shard: Option<Shard>,
     /// Stop after this many seconds in all, what is left split evenly across the items left
-    /// as each starts, and report how far each exploration got.
+    /// as each starts (in rounds of --jobs items), and report how far each exploration got.
     #[arg(long, value_name = "SECONDS")]
     time_budget: Option<f64>,
+    /// Items explored at once, each on its own thread (default: the machine's cores). Each
+    /// item is seeded on its own, so the verdicts and counterexamples are the same for any
+    /// number; 1 runs them one after another.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -404,6 +409,10 @@ fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
         shard: args.shard,
         time_budget: args.time_budget,
         no_minimize: args.no_minimize,
+        workers: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        ),
     })
 }
 

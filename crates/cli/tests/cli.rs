@@ -238,6 +238,7 @@ fn bad_input_is_a_usage_error() {
     assert_usage_error(&["check", "--engine", "loom"], "--cfg loom");
     assert_usage_error(&["check", "--invariant", "Nope"], "unknown invariant");
     assert_usage_error(&["check", "--executions", "many"], "invalid value");
+    assert_usage_error(&["check", "--jobs", "0"], "not in 1..");
     assert_usage_error(
         &replay_buggy_steady(&["garbage"]),
         "cannot read schedule file",

@@ -20,6 +20,8 @@ use crate::scenario::GENERATED;
 use crate::scenarios::{self, AnyScenario, UnknownName};
 use crate::workload::Bounds;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The most items one run may plan; a larger run is split with `--shard`.
@@ -143,6 +145,10 @@ pub struct Selection {
     pub time_budget: Option<f64>,
     /// Keep counterexamples as found.
     pub no_minimize: bool,
+    /// Items explored at once, each on its own OS thread (1: one after another). Every item
+    /// is seeded on its own, so the reports are the same whatever this is, and they come in
+    /// the items' order.
+    pub workers: usize,
 }
 
 impl Default for Selection {
@@ -164,6 +170,7 @@ impl Default for Selection {
             shard: None,
             time_budget: None,
             no_minimize: false,
+            workers: 1,
         }
     }
 }
@@ -524,8 +531,11 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Run every job: explore, then minimize a counterexample unless `selection.no_minimize`.
-/// `started` is told each job as it starts, `finished` each report as it is ready.
+/// Run every job: explore, then minimize a counterexample unless `selection.no_minimize`,
+/// on [`Selection::workers`] threads at once. `started` is told each job as it starts,
+/// `finished` each report in the jobs' order (a report that is ready before an earlier job's
+/// waits for it), both on the calling thread. On a failure no further job starts; the jobs
+/// already running finish, and the first failure in the jobs' order is returned.
 pub fn run(
     selection: &Selection,
     jobs: &[Job],
@@ -537,49 +547,118 @@ pub fn run(
         .time_budget
         .and_then(|b| Duration::try_from_secs_f64(b).ok())
         .and_then(|b| Instant::now().checked_add(b));
-    let mut reports = Vec::with_capacity(jobs.len());
-    for (k, job) in jobs.iter().enumerate() {
-        started(job);
-        // What is left of the budget, split evenly across the items left: an item that
-        // ends early (a violation found, a space exhausted) leaves its time to the others.
-        let deadline = end.map(|end| {
-            let now = Instant::now();
-            let left = end.saturating_duration_since(now)
-                / u32::try_from(jobs.len() - k).unwrap_or(u32::MAX);
-            now + left
-        });
-        let request = Request::new(job.variant, job.plan, job.strategy.clone())
-            .stop_at_first(job.strategy.engine() != Engine::Threads)
-            .watch(selection.invariant.as_deref())
-            .size(selection.size)
-            .bounds(bounds(
-                selection.requests,
-                selection.faults,
-                job.scenario,
-                job.plan,
-            ))
-            .deadline(deadline);
-        let found = explore(job.scenario, &request).and_then(|r| {
-            if selection.no_minimize {
-                Ok(r)
-            } else {
-                minimize(job.scenario, &r)
+    let workers = selection.workers.clamp(1, jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (events, received) = mpsc::channel::<Event>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let events = events.clone();
+            let (next, failed) = (&next, &failed);
+            scope.spawn(move || {
+                let _stop = StopOthersOnPanic(failed);
+                while !failed.load(Ordering::SeqCst) {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(k) else { break };
+                    // The channel outlives the workers: the receiving loop below ends only
+                    // when every worker has dropped its sender.
+                    let _ = events.send(Event::Started(k));
+                    let found = run_one(selection, job, deadline(end, jobs.len() - k, workers));
+                    if found.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    let _ = events.send(Event::Finished(k, Box::new(found)));
+                }
+            });
+        }
+        drop(events);
+        let mut ready: Vec<Option<Result<Report, ExploreError>>> =
+            std::iter::repeat_with(|| None).take(jobs.len()).collect();
+        let mut reports = Vec::with_capacity(jobs.len());
+        let mut first_failure = None;
+        for event in received {
+            match event {
+                Event::Started(k) => started(&jobs[k]),
+                Event::Finished(k, found) => ready[k] = Some(*found),
             }
-        });
-        match found {
-            Ok(report) => {
-                finished(job, &report);
-                reports.push(report);
-            }
-            Err(error) => {
-                return Err(RunError {
-                    job: Box::new(job.clone()),
-                    error,
-                })
+            // Hand on, in order, every report whose predecessors are all handed on.
+            while first_failure.is_none() {
+                match ready.get_mut(reports.len()).and_then(Option::take) {
+                    Some(Ok(report)) => {
+                        finished(&jobs[reports.len()], &report);
+                        reports.push(report);
+                    }
+                    Some(Err(error)) => {
+                        first_failure = Some(RunError {
+                            job: Box::new(jobs[reports.len()].clone()),
+                            error,
+                        })
+                    }
+                    None => break,
+                }
             }
         }
+        // Without a failure every job has reported, unless a worker panicked, and then the
+        // scope passes its panic on.
+        first_failure.map_or(Ok(reports), Err)
+    })
+}
+
+/// Stops the other workers from starting jobs when its worker panics.
+struct StopOthersOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOthersOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
     }
-    Ok(reports)
+}
+
+/// What a worker tells the calling thread.
+enum Event {
+    /// Job `k` has started.
+    Started(usize),
+    /// Job `k` has ended.
+    Finished(usize, Box<Result<Report, ExploreError>>),
+}
+
+/// The deadline of an item that starts now with `left` items (itself among them) still to
+/// start: what is left of the run's time, split evenly across the rounds of `workers` items
+/// that the items left make. An item that ends early (a violation found, a space exhausted)
+/// leaves its time to the others.
+fn deadline(end: Option<Instant>, left: usize, workers: usize) -> Option<Instant> {
+    end.map(|end| {
+        let now = Instant::now();
+        let rounds = left.div_ceil(workers).max(1);
+        now + end.saturating_duration_since(now) / u32::try_from(rounds).unwrap_or(u32::MAX)
+    })
+}
+
+/// One job: explore, then minimize unless told not to.
+fn run_one(
+    selection: &Selection,
+    job: &Job,
+    deadline: Option<Instant>,
+) -> Result<Report, ExploreError> {
+    let request = Request::new(job.variant, job.plan, job.strategy.clone())
+        .stop_at_first(job.strategy.engine() != Engine::Threads)
+        .watch(selection.invariant.as_deref())
+        .size(selection.size)
+        .bounds(bounds(
+            selection.requests,
+            selection.faults,
+            job.scenario,
+            job.plan,
+        ))
+        .deadline(deadline);
+    explore(job.scenario, &request).and_then(|r| {
+        if selection.no_minimize {
+            Ok(r)
+        } else {
+            minimize(job.scenario, &r)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -588,6 +667,70 @@ mod tests {
 
     fn names(jobs: &[Job]) -> Vec<String> {
         jobs.iter().map(|j| format!("{j:?}")).collect()
+    }
+
+    /// Reports as JSON without their times, which are all that may differ between runs.
+    #[cfg(not(any(loom, ohc_threads)))]
+    fn timeless(reports: &[Report]) -> Vec<serde_json::Value> {
+        reports
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap();
+                v["elapsed_ms"] = serde_json::Value::Null;
+                v
+            })
+            .collect()
+    }
+
+    /// Items explored on several threads give the same reports, handed on in the items'
+    /// order, as one after another; a scenario with many violations, so that minimized
+    /// counterexamples are compared too.
+    #[cfg(not(any(loom, ohc_threads)))]
+    #[test]
+    fn workers_change_the_time_only() {
+        let selection = |workers| Selection {
+            scenarios: vec!["hdds-11152".into()],
+            workers,
+            ..Selection::default()
+        };
+        let jobs = plan(&selection(1)).unwrap();
+        let alone = run(&selection(1), &jobs, |_| {}, |_, _| {}).unwrap();
+        let (mut started, mut handed_on) = (0, Vec::new());
+        let together = run(
+            &selection(3),
+            &jobs,
+            |_| started += 1,
+            |job, r| handed_on.push((format!("{job:?}"), r.clone())),
+        )
+        .unwrap();
+        assert_eq!(started, jobs.len());
+        assert_eq!(
+            names(&jobs),
+            handed_on.iter().map(|h| h.0.clone()).collect::<Vec<_>>()
+        );
+        let handed_on: Vec<Report> = handed_on.into_iter().map(|h| h.1).collect();
+        assert_eq!(timeless(&together), timeless(&handed_on));
+        assert_eq!(timeless(&alone), timeless(&together));
+        assert!(alone.iter().filter(|r| r.minimized.is_some()).count() > 10);
+    }
+
+    /// A failing item stops the run with its error, the first in the items' order.
+    #[cfg(not(any(loom, ohc_threads)))]
+    #[test]
+    fn a_failing_item_ends_the_run_with_its_error() {
+        let selection = Selection {
+            scenarios: vec!["hdds-11152".into()],
+            workers: 2,
+            ..Selection::default()
+        };
+        let mut jobs = plan(&selection).unwrap();
+        let good = jobs.len();
+        jobs[3].plan = "no-such-plan";
+        jobs[good - 1].plan = "no-such-plan-either";
+        let mut handed_on = 0;
+        let err = run(&selection, &jobs, |_| {}, |_, _| handed_on += 1).unwrap_err();
+        assert_eq!(err.job.plan, "no-such-plan");
+        assert_eq!(handed_on, 3);
     }
 
     /// The main job (`check` with no flags) runs, case by case, what the shuttle suite's
