@@ -4,7 +4,9 @@
 # expected verdict (random and PCT, then the stateful engine), its counterexamples save as
 # fixtures that replay, its shuttle tests and the probe and fixture suites pass, and
 # `cargo fmt --check` is clean. The copy builds in target/scaffold/target (or
-# $SCAFFOLD_TARGET_DIR), kept between runs so that only the workspace's crates recompile.
+# $SCAFFOLD_TARGET_DIR), kept between runs so that only the workspace's crates recompile; a
+# first run starts it from a copy of the work tree's release build, so that its dependencies
+# do not compile again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -12,6 +14,16 @@ repo=$(pwd)
 copy="$repo/target/scaffold/checkout"
 work_tree_target="${CARGO_TARGET_DIR:-$repo/target}"
 export CARGO_TARGET_DIR="${SCAFFOLD_TARGET_DIR:-$repo/target/scaffold/target}"
+
+# Cargo names a path package's artifacts by its place in the workspace, not by the workspace's
+# own path, so the copy's build finds the work tree's: its dependencies are fresh, and what
+# `new` changes compiles again (its sources are newer than the artifacts). A copy, not links:
+# the copy's build must not write into the work tree's files.
+if [ ! -d "$CARGO_TARGET_DIR/release" ] && [ -d "$work_tree_target/release/deps" ]; then
+    mkdir -p "$CARGO_TARGET_DIR/release"
+    cp -a "$work_tree_target/release/deps" "$work_tree_target/release/build" \
+        "$work_tree_target/release/.fingerprint" "$CARGO_TARGET_DIR/release/"
+fi
 
 rm -rf "$copy"
 mkdir -p "$copy"

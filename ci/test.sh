@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command: the workspace under the default (shuttle) build, the core under loom and
-# under real threads, the HTML report, RocksDB, `new` end to end and the scripts' own tests.
+# The test command: the workspace under the default (shuttle) build, the core under loom, the
+# HTML report, the core under real threads with RocksDB, `new` end to end and the scripts' own tests.
 # Each stage prints its wall time, and the total at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,18 +25,16 @@ cargo test --release --workspace
 stage "loom (exhaustive, preemption bound $LOOM_MAX_PREEMPTIONS)"
 (loom_env && in_halves cargo test --release -p ozone-ha-check-core --test loom)
 
-stage "real OS threads"
-(threads_env && cargo test --release -p ozone-ha-check-core --test threads)
-
 # The main job (`cargo run --release -- check`) is not run again here: each of its verdicts is
 # one of the shuttle suite's verdict tests at seed 0, the same case, engine and budget (the
 # core's `jobs::tests::the_main_job_is_the_verdict_tests_at_seed_0` pins that), and the CLI
-# tests run `check` end to end. Under loom and real threads the suites above are its verdicts.
+# tests run `check` end to end. Under loom and real threads the loom suite and the real-threads
+# suite (in the RocksDB stage) are its verdicts.
 
 stage "the HTML report in headless Chromium"
 bash ci/html-check.sh
 
-stage "rocksdb feature: the store model against Debian's librocksdb"
+stage "real OS threads, and the rocksdb feature: the store model against Debian's librocksdb"
 bash ci/rocksdb.sh
 
 stage "ozone-ha-check new: a new scenario's skeleton builds, lists, checks and passes its tests"
