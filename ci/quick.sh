@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The inner loop, after each change (default build, about a minute warm on two cores):
+# The inner loop, after each change (default build, about half a minute warm on two cores):
 # formatting, the library's unit tests, and the main job under PCT at check's budgets.
 # The full test command is ci/test.sh.
 set -euo pipefail
