@@ -142,7 +142,7 @@ fn staged_one_swap_cuts_at_creates_and_the_snapshots_hold_their_prefix() {
 /// The generated plan's space and how a workload becomes a log.
 fn generated_workloads_map_to_a_log() {
     use ozone_ha_check::models::om::snapshot::requests::SnapshotRequest;
-    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 56);
+    assert_eq!(VOCABULARY.count(VOCABULARY.bounds), 20);
     // A second create of one snapshot is not drawn.
     let w = VOCABULARY
         .parse("snapshot(s1) key(k1) snapshot(s1)")
