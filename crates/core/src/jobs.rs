@@ -552,10 +552,14 @@ pub fn run(
     let failed = AtomicBool::new(false);
     let (events, received) = mpsc::channel::<Event>();
     std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for worker in 1..=workers {
             let events = events.clone();
             let (next, failed) = (&next, &failed);
-            scope.spawn(move || {
+            // The main thread's stack size, where one worker ran every job before.
+            let thread = std::thread::Builder::new()
+                .name(format!("explore-{worker}"))
+                .stack_size(MAIN_STACK);
+            let spawned = thread.spawn_scoped(scope, move || {
                 let _stop = StopOthersOnPanic(failed);
                 while !failed.load(Ordering::SeqCst) {
                     let k = next.fetch_add(1, Ordering::SeqCst);
@@ -570,6 +574,7 @@ pub fn run(
                     let _ = events.send(Event::Finished(k, Box::new(found)));
                 }
             });
+            spawned.expect("the system refused a thread to explore on");
         }
         drop(events);
         let mut ready: Vec<Option<Result<Report, ExploreError>>> =
@@ -603,6 +608,9 @@ pub fn run(
         first_failure.map_or(Ok(reports), Err)
     })
 }
+
+/// The stack of each exploring thread: the size Linux gives a program's main thread.
+const MAIN_STACK: usize = 8 << 20;
 
 /// Stops the other workers from starting jobs when its worker panics.
 struct StopOthersOnPanic<'a>(&'a AtomicBool);
