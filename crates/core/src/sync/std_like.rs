@@ -242,8 +242,11 @@ impl<T> Native<T> {
         };
         let mark = stateful::hold_mark();
         stateful::in_hold(true);
-        let seen = seen.map(|name| name(&self.value()));
-        let result = apply(&mut self.value());
+        // One lock of the value serves both the read's name and the step.
+        let (seen, result) = {
+            let mut value = self.value();
+            (seen.map(|name| name(&value)), apply(&mut value))
+        };
         stateful::in_hold(false);
         let touched = !stateful::short_hold(mark);
         match seen {
