@@ -9,6 +9,7 @@
 //! per-process random key.
 
 use std::collections::hash_map::{Entry, HashMap};
+use std::collections::BTreeMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// The shards of the table of states.
@@ -63,7 +64,7 @@ type Shard<V> = HashMap<Key, V, BuildHasherDefault<SignatureHasher>>;
 /// What the searches keep of a state beside its signature, in 16 bytes:
 /// - whether it is complete (every search cuts a path there);
 /// - whether the unbounded search visited it and with which sleep set, sorted (stable task
-///   name, where it stands) pairs as a slice of the arena ([`States::sleeps`]);
+///   name, where it stands) pairs, by its index among the distinct sets ([`States::sets`]);
 /// - per lane of the deepening ([`LANES`]), the lane's pass that last reached it, the task
 ///   that ran next then and the least cost it was reached with (a state reached in one pass
 ///   with another task next is kept beside, in [`PassVisits`]).
@@ -71,8 +72,7 @@ type Shard<V> = HashMap<Key, V, BuildHasherDefault<SignatureHasher>>;
 pub(super) struct Met {
     pub(super) complete: bool,
     visited: bool,
-    len: u16,
-    start: u32,
+    set: u32,
     lanes: [Reached; LANES],
 }
 
@@ -92,14 +92,19 @@ struct Reached {
     next: u16,
 }
 
-/// The table of every state met, with the arena of the unbounded search's sleep sets.
+/// The table of every state met, with the distinct sleep sets the unbounded search explored
+/// them with. Those are few (the tasks asleep and where they stand: 18 sets for 1,864,787
+/// states on hdds-17215 `leader-side`/`lagging-follower`), so a state names its set by
+/// index rather than holding it.
 #[derive(Default)]
 pub(super) struct States {
     shards: Vec<Shard<Met>>,
     len: usize,
-    /// The sleep sets the unbounded search explored its states with, end to end; a [`Met`]
-    /// names its slice.
-    sleeps: Vec<(u32, u32)>,
+    /// The distinct sleep sets the unbounded search explored its states with; a [`Met`]
+    /// names one by index.
+    sets: Vec<Box<[(u32, u32)]>>,
+    /// Each set's index in `sets`.
+    ids: BTreeMap<Box<[(u32, u32)]>, u32>,
 }
 
 impl States {
@@ -126,14 +131,20 @@ impl States {
         }
     }
 
-    /// The unbounded search at the state `key` with the sleep set `sleep`: true when a visit
-    /// with no task awake that is asleep now explored everything this one would. Otherwise
-    /// the state is explored (again), and the stored set becomes the intersection (a set only
-    /// shrinks, and rarely; an older one is left behind in the arena).
+    /// The unbounded search at the state `key` with the sleep set `sleep` (sorted): true
+    /// when a visit with no task awake that is asleep now explored everything this one
+    /// would. Otherwise the state is explored (again), and the stored set becomes the
+    /// intersection (a set only shrinks).
     pub(super) fn visit(&mut self, key: Key, sleep: &[(u32, u32)]) -> bool {
-        let met = Self::slot(&mut self.shards, &mut self.len, key);
+        let Self {
+            shards,
+            len,
+            sets,
+            ids,
+        } = self;
+        let met = Self::slot(shards, len, key);
         let kept: Option<Vec<(u32, u32)>> = if met.visited {
-            let before = &self.sleeps[met.start as usize..][..usize::from(met.len)];
+            let before = &sets[met.set as usize];
             if before.iter().all(|t| sleep.contains(t)) {
                 return true;
             }
@@ -149,9 +160,15 @@ impl States {
         };
         let set = kept.as_deref().unwrap_or(sleep);
         met.visited = true;
-        met.start = u32::try_from(self.sleeps.len()).expect("fewer than 2^32 stored sleepers");
-        met.len = u16::try_from(set.len()).expect("fewer than 2^16 tasks");
-        self.sleeps.extend_from_slice(set);
+        met.set = match ids.get(set) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(sets.len()).expect("fewer than 2^32 sleep sets");
+                sets.push(set.into());
+                ids.insert(set.into(), id);
+                id
+            }
+        };
         false
     }
 }
@@ -266,5 +283,23 @@ mod tests {
         assert!(states.visit(k, &[(4, 4)]));
         assert!(!states.at(k).complete);
         assert_eq!(states.len(), 1);
+    }
+
+    #[test]
+    fn states_explored_with_one_sleep_set_share_it() {
+        let mut states = States::default();
+        for i in 0..100u128 {
+            assert!(!states.visit(Key::new(i << 64 | i), &[(1, 0), (2, 3)]));
+        }
+        assert!(!states.visit(Key::new(7 << 64 | 7), &[(2, 3)]));
+        assert!(!states.visit(Key::new(1 << 100), &[]));
+        assert_eq!(states.len(), 101);
+        let kept: Vec<&[(u32, u32)]> = states.sets.iter().map(|s| &s[..]).collect();
+        assert_eq!(kept, [&[(1, 0), (2, 3)][..], &[(2, 3)], &[]]);
+        // Each state still names its own: the one visited again is covered by its
+        // intersection, not by the set the others keep.
+        assert!(states.visit(Key::new(7 << 64 | 7), &[(2, 3)]));
+        assert!(!states.visit(Key::new(7 << 64 | 7), &[(1, 0)]));
+        assert!(states.visit(Key::new(8 << 64 | 8), &[(1, 0), (2, 3)]));
     }
 }
