@@ -43,7 +43,7 @@ impl<T> Native<T> {
 
     /// Read the value in one hold (the name matters to the stateful engine only).
     pub(crate) fn read_seen<R>(&self, _seen: &dyn Fn(&T) -> u64, f: impl FnOnce(&T) -> R) -> R {
-        f(&self.0.lock())
+        self.read(f)
     }
 
     /// Change the value in one hold.

@@ -272,18 +272,20 @@ impl<T> Native<T> {
 
     /// Read the value in one hold: two reads commute.
     pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> R {
-        if stateful_mode() {
-            return self.step(|_| Some(Op::Load), &[], None, |v| f(v));
-        }
-        self.held(|v| f(v))
+        self.read_named(None, f)
     }
 
     /// Read the value in one hold, the stateful engine naming the read by `seen` of the
     /// value rather than by its place among the writes. What `f` returns must follow from
     /// `seen` and the writes so far (see [`crate::sync::Concurrent::read_seen`]).
     pub(crate) fn read_seen<R>(&self, seen: &dyn Fn(&T) -> u64, f: impl FnOnce(&T) -> R) -> R {
+        self.read_named(Some(seen), f)
+    }
+
+    /// A read in one hold, named by `seen` if given, else placed among the writes.
+    fn read_named<R>(&self, seen: Option<&dyn Fn(&T) -> u64>, f: impl FnOnce(&T) -> R) -> R {
         if stateful_mode() {
-            return self.step(|_| Some(Op::Load), &[], Some(seen), |v| f(v));
+            return self.step(|_| Some(Op::Load), &[], seen, |v| f(v));
         }
         self.held(|v| f(v))
     }
