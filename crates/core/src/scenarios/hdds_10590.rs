@@ -129,16 +129,16 @@
 //! Verdicts (random 25,000 and PCT 4,000 executions at depth 3, this plan's budget; each
 //! expected invariant watched alone over seeds 0..20 without minimizing: worst and median
 //! (rounded down) executions to it; the stateful engine's first violation of each watched
-//! alone):
+//! alone, at 551c89d):
 //!
 //! | variant | breaks | random | PCT | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | `PurgeUpdateKept`, `ChainLoadsAtRestart` | 11,473 (2,384) | 936 (224) | at 14,840 |
-//! | | `PurgedStaysPurged` | 4,165 (890) | 450 (68) | at 6,300 |
-//! | | `PropertyKept` | 4,430 (981) | 666 (117) | at 6,608 |
-//! | | `SstFilteredKept` | 19 (5) | 36 (7) | at 86 |
-//! | `fixed` | `SstFilteredKept` | 21 (6) | 35 (8) | at 86 |
-//! | | `PurgeUpdateKept`, `ChainLoadsAtRestart`, `PurgedStaysPurged`, `PropertyKept` hold | held, every seed | held, every seed | held, each watched alone for 60 s (about 970,000 executions, not exhausted) |
+//! | `buggy` | `PurgeUpdateKept`, `ChainLoadsAtRestart` | 11,473 (2,384) | 936 (224) | at 1,400 |
+//! | | `PurgedStaysPurged` | 4,165 (890) | 450 (68) | at 270 |
+//! | | `PropertyKept` | 4,430 (981) | 666 (117) | at 1,600 |
+//! | | `SstFilteredKept` | 19 (5) | 36 (7) | at 18 |
+//! | `fixed` | `SstFilteredKept` | 21 (6) | 35 (8) | at 22 |
+//! | | `PurgeUpdateKept`, `ChainLoadsAtRestart`, `PurgedStaysPurged`, `PropertyKept` hold | held, every seed | held, every seed | held, each watched alone for 60 s (977,404 to 1,117,246 executions, 3.5 to 3.9 million states, not exhausted) |
 //!
 //! In every run that holds, `FilterDuringPurge` fired.
 //!

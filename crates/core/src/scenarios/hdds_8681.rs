@@ -95,13 +95,13 @@
 //! and d2 into s1), so only the first create's flush opens the torn window.
 //!
 //! Verdicts (`TarballMatchesItsIndex` watched alone over seeds 0..20, worst and median
-//! executions to its break; the stateful engine with a 60 s budget, which breaks both):
+//! executions to its break; the stateful engine at 551c89d, each invariant watched alone):
 //!
 //! | variant | breaks | random | PCT (depth 3) | stateful |
 //! |---|---|---|---|---|
-//! | `buggy` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 70 (24) | 116 (17.5) | at 92 |
-//! | `fixed` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 122,422 (34,198) | 21,718 (4,538) | at 35,684 (8.8 s) |
-//! | `batched-cleanup` | nothing | held in 300,000 on every seed (the window in about 196,000 executions each) | held in 30,000 on every seed (window `CreateInFlightAtBootstrap` in about 12,800 executions each) | held, not exhausted in 60 s (175,787 executions, the window in 127,401) |
+//! | `buggy` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 70 (24) | 116 (17.5) | at 14 |
+//! | `fixed` | `TarballMatchesItsIndex`, `FollowerMatchesLeader` | 122,422 (34,198) | 21,718 (4,538) | at 11,928 |
+//! | `batched-cleanup` | nothing | held in 300,000 on every seed (the window in about 196,000 executions each) | held in 30,000 on every seed (window `CreateInFlightAtBootstrap` in about 12,800 executions each) | held, exhausted: 383,312 states, 244,505 executions (91,126 of them its random walks), 12 s; `CreateInFlightAtBootstrap` in 164,178 of them |
 //!
 //! Minimized workloads: `buggy`'s is `snapshot` (the request after the create: `in-flight`),
 //! `fixed`'s `download snapshot` (the create applied after the lock: `racing`). The space adds

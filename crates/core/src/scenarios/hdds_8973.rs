@@ -102,12 +102,12 @@
 //!
 //! Verdicts (the default budget, random and PCT 2,000 executions at depth 3; `UniqueIds`
 //! watched alone over seeds 0..20, worst and median executions to it; the stateful engine
-//! with a 300 s budget):
+//! at 551c89d, with a 300 s budget):
 //!
 //! | variant | random | PCT | stateful |
 //! |---|---|---|---|
-//! | `buggy` | breaks `UniqueIds`: worst 116, median 53 | worst 61, median 12.5 | at execution 165 |
-//! | `fixed` | holds (20 seeds of 10,000 executions, `NextIdAfterFailedAllocation` in 19% to 21% of them) | holds (20 seeds of 10,000, the window in 15% to 17%) | holds in 3,071,860 executions (300 s, not exhausted; at two requests, 2,589,746 in 240 s, not exhausted) |
+//! | `buggy` | breaks `UniqueIds`: worst 116, median 53 | worst 61, median 12.5 | at execution 64 |
+//! | `fixed` | holds (20 seeds of 10,000 executions, `NextIdAfterFailedAllocation` in 19% to 21% of them) | holds (20 seeds of 10,000, the window in 15% to 17%) | holds in 3,244,364 executions (300 s, 3,075,535 states, not exhausted; `NextIdAfterFailedAllocation` in 332,194 of them) |
 //!
 //! Random and PCT minimize to `refuse allocate allocate allocate`, the `busy` plan with the
 //! client's allocation as the fourth. What the space adds to the written plans: the new
