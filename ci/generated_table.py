@@ -13,10 +13,11 @@ misses a part (a shard that did not report) or the gate finds anything, 0 otherw
 
 The gate: every case's verdict is its expectation (a violating case violated; a holding
 case held, never vacuous), and a holding case's whole space is exhausted, except in the
-scenarios named by --beyond-reach, whose default spaces the stateful engine is known not to
-exhaust (README, "Exhausting the generated spaces"): their holding cases must hold in what
-was searched, and at least one of them must be left unexhausted, so that a scenario the
-engine has come to exhaust is taken off the list rather than reported as beyond it.
+scenarios named by --beyond-reach, whose default spaces the stateful engine is known not
+to exhaust (README, "Every schedule, without a preemption bound"): their holding cases must
+hold in what was searched, and at least one of them must be left unexhausted, so that a
+scenario the engine has come to exhaust is taken off the list rather than reported as
+beyond it.
 """
 
 import json
