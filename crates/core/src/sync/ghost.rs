@@ -146,10 +146,162 @@ impl<T: Clone> Witness<T> {
     }
 }
 
+/// A ghost set of facts that only grows, for an invariant that forbids two facts that
+/// conflict (a serial handed out twice, two rows at one durable index).
+///
+/// Under the stateful engine an addition commutes with every other: whichever of two threads
+/// adds first, the set after both is their union, so executions that differ only in the
+/// order of their additions are one state. What an addition checks does depend on the order:
+/// a new fact is checked against the facts already there, and `report` is called with the
+/// first of them (in the set's order) that conflicts with it. That is sound because of what
+/// the interface allows:
+/// - the conflict relation is symmetric by construction (two facts conflict when
+///   `conflicts(a, b)` or `conflicts(b, a)`) and a plain function of the two facts, so a pair
+///   that conflicts is reported by whichever of them is added second, in every order;
+/// - `report` runs outside the set and may only tell the recorder (an invariant's
+///   `check_into`): recording a facade operation there is a model failure, and the model
+///   gets nothing back from [`Facts::add`] to branch on. Once an invariant breaks, the verdict
+///   is made.
+///
+/// The set itself is read back only at the end of a run ([`Facts::settled`]).
+///
+/// ```
+/// use ozone_ha_check::recorder::Recorder;
+/// use ozone_ha_check::sync::ghost::Facts;
+///
+/// fn same_serial(a: &(u64, &'static str), b: &(u64, &'static str)) -> bool {
+///     a.0 == b.0
+/// }
+/// let recorder = Recorder::new(None);
+/// let handed_out = Facts::new([(1, "init")]);
+/// let mut twice = Vec::new();
+/// handed_out.add((2, "client"), same_serial, |new, old| twice.push((*new, *old)));
+/// handed_out.add((2, "rpc"), same_serial, |new, old| twice.push((*new, *old)));
+/// assert_eq!(twice, vec![((2, "rpc"), (2, "client"))]);
+/// recorder.quiesce();
+/// assert_eq!(handed_out.settled(&recorder).len(), 3);
+/// ```
+#[derive(Debug)]
+pub struct Facts<T> {
+    set: std::sync::Mutex<std::collections::BTreeSet<T>>,
+    #[cfg(not(ohc_threads))]
+    id: Option<crate::engine::stateful::facade::ObjectId>,
+}
+
+impl<T: Ord + std::hash::Hash + Clone> Facts<T> {
+    /// A set holding `initial`, known before any thread runs.
+    pub fn new(initial: impl IntoIterator<Item = T>) -> Self {
+        Self {
+            set: std::sync::Mutex::new(initial.into_iter().collect()),
+            #[cfg(not(ohc_threads))]
+            id: Some(crate::engine::stateful::facade::new_object()),
+        }
+    }
+
+    fn set(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<T>> {
+        self.set
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Add `fact`, and call `report(fact, known)` with the first fact already known that
+    /// conflicts with it (an equal fact counts: it was added before), if there is one.
+    pub fn add(&self, fact: T, conflicts: fn(&T, &T) -> bool, report: impl FnOnce(&T, &T)) {
+        #[cfg(not(ohc_threads))]
+        if let Some(id) = self.id {
+            crate::engine::stateful::facade::record_added(id, crate::sync::fingerprint(&fact));
+        }
+        let known = {
+            let mut set = self.set();
+            let known = set
+                .iter()
+                .find(|k| conflicts(&fact, k) || conflicts(k, &fact))
+                .cloned();
+            set.insert(fact.clone());
+            known
+        };
+        if let Some(known) = known {
+            #[cfg(not(ohc_threads))]
+            let mark = crate::engine::stateful::facade::hold_mark();
+            report(&fact, &known);
+            #[cfg(not(ohc_threads))]
+            assert!(
+                mark == crate::engine::stateful::facade::hold_mark(),
+                "a conflict between facts was reported through a recorded operation: a report \
+                 may only tell the recorder"
+            );
+        }
+    }
+
+    /// The facts at the end of the run: a model failure before `recorder` was quiesced.
+    pub fn settled(&self, recorder: &Recorder) -> std::collections::BTreeSet<T> {
+        assert!(
+            recorder.quiesced(),
+            "a set of facts was read before the run quiesced"
+        );
+        self.set().clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Witness;
+    use super::{Facts, Witness};
     use crate::recorder::Recorder;
+
+    fn same_key(a: &(u8, u8), b: &(u8, u8)) -> bool {
+        a.0 == b.0
+    }
+
+    /// Two facts that conflict are reported by whichever comes second, and the set after both
+    /// is the same; a fact that conflicts with nothing is reported by neither.
+    #[test]
+    fn a_conflicting_pair_is_reported_in_either_order() {
+        let run = |first: (u8, u8), second: (u8, u8)| {
+            let facts = Facts::new([(9, 9)]);
+            let mut reported = Vec::new();
+            for fact in [first, second, (3, 0)] {
+                facts.add(fact, same_key, |new, known| reported.push((*new, *known)));
+            }
+            let recorder = Recorder::new(None);
+            recorder.quiesce();
+            (reported, facts.settled(&recorder))
+        };
+        let (one, after_one) = run((1, 1), (1, 2));
+        let (other, after_other) = run((1, 2), (1, 1));
+        assert_eq!(one, vec![((1, 2), (1, 1))]);
+        assert_eq!(other, vec![((1, 1), (1, 2))]);
+        assert_eq!(after_one, after_other);
+        assert_eq!(after_one.len(), 4);
+    }
+
+    /// The relation is made symmetric by the cell: a one-sided `conflicts` still reports the
+    /// pair in both orders; and a fact added twice conflicts with itself where the relation
+    /// says so.
+    #[test]
+    fn the_conflict_relation_is_symmetric_and_an_equal_fact_counts() {
+        fn smaller_key(a: &(u8, u8), b: &(u8, u8)) -> bool {
+            a.0 < b.0
+        }
+        for (first, second) in [((1, 0), (2, 0)), ((2, 0), (1, 0))] {
+            let facts = Facts::new([]);
+            let mut reported = 0;
+            facts.add(first, smaller_key, |_, _| reported += 1);
+            facts.add(second, smaller_key, |_, _| reported += 1);
+            assert_eq!(reported, 1, "{first:?} then {second:?}");
+        }
+        let facts = Facts::new([]);
+        let mut reported = 0;
+        facts.add((5, 5), same_key, |_, _| reported += 1);
+        facts.add((5, 5), same_key, |_, _| reported += 1);
+        assert_eq!(reported, 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "read before the run quiesced")]
+    fn facts_read_while_threads_run_are_a_model_failure() {
+        let recorder = Recorder::new(None);
+        let _ = Facts::<u8>::new([1]).settled(&recorder);
+    }
 
     #[test]
     #[should_panic(expected = "read before the run quiesced")]

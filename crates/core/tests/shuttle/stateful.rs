@@ -5,7 +5,7 @@
 use crate::support::{collect, Collected};
 use ozone_ha_check::engine::{Budget, DriveError, Driven, Reduction, Strategy, Yields};
 use ozone_ha_check::kit::replica::SharedLog;
-use ozone_ha_check::sync::ghost::{Ghost, Witness};
+use ozone_ha_check::sync::ghost::{Facts, Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
 
@@ -583,6 +583,75 @@ fn a_witness_is_not_part_of_the_state() {
     let (_, ghost) = effort(|| cell_between_sections(false));
     let (_, witness) = effort(|| cell_between_sections(true));
     assert_eq!((ghost, witness), (54, 26));
+}
+
+fn no_conflict(_: &u8, _: &u8) -> bool {
+    false
+}
+
+/// Two tasks, each a lock section, a yield, then its own fact added to a set of facts
+/// (`facts`) or pushed to a ghost list, and a second lock section on the same mutex.
+fn fact_between_sections(facts: bool) -> String {
+    let m = Arc::new(Mutex::new(0u8));
+    let ghost = Arc::new(Ghost::new(Vec::<u8>::new()));
+    let known = Arc::new(Facts::new([]));
+    let body = move |me: u8, m: &Mutex<u8>, ghost: &Ghost<Vec<u8>>, known: &Facts<u8>| {
+        *m.lock() += 1;
+        thread::yield_now();
+        if facts {
+            known.add(me, no_conflict, |_, _| ());
+        } else {
+            ghost.with(|g| g.push(me));
+        }
+        *m.lock() += 1;
+    };
+    let t = {
+        let (m, ghost, known) = (Arc::clone(&m), Arc::clone(&ghost), Arc::clone(&known));
+        thread::spawn("t", move || body(1, &m, &ghost, &known))
+    };
+    body(2, &m, &ghost, &known);
+    t.join();
+    let v = *m.lock();
+    v.to_string()
+}
+
+/// Facts added in either order are one state (the additions commute), where a ghost's two
+/// orders are two; the same final states are reached either way.
+fn facts_added_in_either_order_are_one_state() {
+    for facts in [false, true] {
+        let seen = same_outcomes(move || fact_between_sections(facts));
+        assert_eq!(seen, BTreeSet::from(["4".to_string()]));
+    }
+    // 54 states with the ghost, 40 with the facts (an addition is still an operation of its
+    // task: a witness, not recorded at all, makes 26 of the same model).
+    let (_, ghost) = effort(|| fact_between_sections(false));
+    let (_, facts) = effort(|| fact_between_sections(true));
+    assert_eq!((ghost, facts), (54, 40));
+}
+
+/// A report of conflicting facts may only tell the recorder: one that writes a ghost cell
+/// (a recorded operation, which would make the state depend on the order of the additions)
+/// is a model failure.
+fn a_report_that_records_an_operation_is_a_model_failure() {
+    let (driven, _, _) = outcomes(
+        Strategy::Stateful {
+            executions: 10_000,
+            part: None,
+            deepening: Some(Budget::CHECK),
+        },
+        || {
+            let known = Arc::new(Facts::new([1u8]));
+            let ghost = Arc::new(Ghost::new(0u8));
+            known.add(1, |a, b| a == b, |_, _| ghost.set(1));
+            ghost.get().to_string()
+        },
+    );
+    match driven {
+        Err(DriveError::ModelFailure(m)) => {
+            assert!(m.contains("may only tell the recorder"), "{m}")
+        }
+        other => panic!("expected a model failure, got {other:?}"),
+    }
 }
 
 /// A lock section that writes a ghost cell (`touch`) or only the data it guards, then a read
@@ -1526,6 +1595,8 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_main_task_alone_takes_no_decision,
         a_main_task_that_waits_alone_is_a_deadlock,
         a_witness_is_not_part_of_the_state,
+        facts_added_in_either_order_are_one_state,
+        a_report_that_records_an_operation_is_a_model_failure,
         a_section_that_touched_a_cell_is_not_one_step,
         a_woken_join_is_explored_alone_and_nothing_is_lost,
         condition_variables_on_disjoint_monitors,

@@ -48,6 +48,16 @@
 //!    [`Witness::settled`](crate::sync::ghost::Witness::settled), which is a model failure
 //!    before the recorder is quiesced; the order-independence of that last read is the
 //!    model's to argue at the cell (each one says why).
+//!    A model's [`Facts`](crate::sync::ghost::Facts) (a set that only grows, for an
+//!    invariant that forbids two facts that conflict) is recorded, but its additions commute
+//!    with each other ([`registry::Access::Add`]): two executions that added the same facts
+//!    in different orders are one state. What an addition checks does depend on the order,
+//!    so the interface keeps it to a verdict: the conflict relation is a plain function made
+//!    symmetric by the cell, so a conflicting pair is reported by whichever fact comes
+//!    second, in every order, and the report may only tell the recorder. *Caught:* an
+//!    addition returns nothing; a report that records a facade operation is a model
+//!    failure; the set is read back only by
+//!    [`Facts::settled`](crate::sync::ghost::Facts::settled), after the run quiesced.
 //! 4. **Objects are created inside an execution.** A lock or ghost made before the engine
 //!    starts would carry state from one execution to the next. *Caught:* such an object has
 //!    no name, and recording an operation on it is a model failure.

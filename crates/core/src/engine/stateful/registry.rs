@@ -57,12 +57,15 @@ pub(crate) enum Op {
     /// chosen is folded into its identity).
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
     Chose,
+    /// A fact added to a [`Facts`](crate::sync::ghost::Facts) cell (the fact's fingerprint
+    /// folded into its identity).
+    Add,
 }
 
 impl Op {
     /// Every kind with its name in reports, in the order of their values.
     #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
-    const NAMED: [(Op, &'static str); 17] = [
+    const NAMED: [(Op, &'static str); 18] = [
         (Op::Lock, "lock"),
         (Op::Read, "read lock"),
         (Op::Wait, "wait"),
@@ -80,6 +83,7 @@ impl Op {
         (Op::LoadParts, "load parts"),
         (Op::StoreParts, "store parts"),
         (Op::Chose, "choice"),
+        (Op::Add, "fact added"),
     ];
 
     /// Its bit in a set of kinds ([`OpKinds`]).
@@ -120,6 +124,7 @@ impl Op {
             Op::Receive => Access::Receive,
             Op::LoadParts => Access::ReadParts,
             Op::StoreParts => Access::WriteParts,
+            Op::Add => Access::Add,
             _ => Access::Write,
         }
     }
@@ -129,8 +134,10 @@ impl Op {
 /// Two of different tasks commute unless their kinds conflict: reads commute with reads (a
 /// read lock taken or let go, a volatile read, a read of a store's tables), a send with a
 /// receive (a receive that takes a value finds the channel non-empty, so a send behind it
-/// changes neither what it takes nor, taken first or second, what is left); everything else
-/// conflicts.
+/// changes neither what it takes nor, taken first or second, what is left), an addition to a
+/// set of facts with another (the set after both is their union, whichever came first: see
+/// [`Facts`](crate::sync::ghost::Facts) for why what each addition checks may differ);
+/// everything else conflicts.
 ///
 /// A value made of parts (a store's rows) is one object, and each part is one more
 /// ([`part`]): an operation on some parts is recorded on each of them, and on the whole as
@@ -153,11 +160,13 @@ pub(crate) enum Access {
     ReadParts,
     /// Changes some of its parts, recorded on each.
     WriteParts,
+    /// Adds a fact to a set of facts.
+    Add,
 }
 
 impl Access {
     /// The kinds there are, as indexes into [`History::by_kind`].
-    const KINDS: usize = 6;
+    const KINDS: usize = 7;
 
     /// Every kind, by index.
     const ALL: [Access; Access::KINDS] = [
@@ -167,14 +176,16 @@ impl Access {
         Access::Receive,
         Access::ReadParts,
         Access::WriteParts,
+        Access::Add,
     ];
 
     /// Whether the two, by different tasks, do not commute.
     pub(crate) fn conflicts(self, other: Access) -> bool {
-        use Access::{Read, ReadParts, Receive, Send, WriteParts};
+        use Access::{Add, Read, ReadParts, Receive, Send, WriteParts};
         !matches!(
             (self, other),
             (Read | ReadParts, Read | ReadParts)
+                | (Add, Add)
                 | (ReadParts | WriteParts, ReadParts | WriteParts)
                 | (Send, Receive)
                 | (Receive, Send)
@@ -626,8 +637,15 @@ pub(crate) fn record_read(object: ObjectId, seen: u64) {
     });
 }
 
+/// Record that the current task added the fact that `fact` names (its fingerprint) to the set
+/// of facts `object`: the addition commutes with every other addition ([`Access::Add`]), so
+/// its place does not depend on theirs.
+pub(crate) fn record_added(object: ObjectId, fact: u64) {
+    record_value(object, Op::Add, fact);
+}
+
 /// Record that the current task did `op` on `object`, with an operand that tells two such
-/// operations apart (the value of a choice).
+/// operations apart (the value of a choice, a fact added).
 fn record_value(object: ObjectId, op: Op, value: u64) {
     within(|r, task| {
         let e = &mut r.execution;

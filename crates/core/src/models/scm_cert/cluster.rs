@@ -41,7 +41,8 @@
 //! client, so it never contends.
 //!
 //! Ghost bookkeeping ([`Book`]) records every handed-out serial and the row each SCM held at
-//! each durable index; the scenario's invariants read it through [`Checks`].
+//! each durable index, as sets of facts that only grow; the scenario's invariants are
+//! checked through [`Checks`] when a fact conflicts with one added before.
 
 use super::generator::{get_next_id, get_next_id_at, Revision, SubmitFailed};
 use super::scm::{Reply, Scm, Upgrade};
@@ -52,9 +53,8 @@ use crate::kit::replica::{CatchUp, SharedLog};
 use crate::kit::store::Tables;
 use crate::kit::tx_info::stored_index;
 use crate::recorder::{Actor, Recorder};
-use crate::sync::ghost::Ghost;
+use crate::sync::ghost::{Facts, Ghost};
 use crate::sync::{Arc, RwLock};
-use std::collections::BTreeMap;
 
 /// A serial handed out by a leader's generator.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ pub struct Handout {
     pub serial: u64,
     /// Who got it now.
     pub to: String,
-    /// Who got it before, if anyone.
+    /// Who got it before, if anyone (the cluster checks a hand-out when someone did).
     pub before: Option<String>,
 }
 
@@ -76,7 +76,8 @@ pub struct RowAt {
     pub index: u64,
     /// Its `CertificateId` row.
     pub row: Option<u64>,
-    /// The first SCM seen at this index, with its row then.
+    /// An SCM seen at this index before, with its row then (the cluster checks a durable
+    /// state when one held another row).
     pub first: Option<(String, Option<u64>)>,
 }
 
@@ -178,15 +179,24 @@ impl Checks {
     };
 }
 
-/// Ghost facts of one execution.
-#[derive(Debug, Default)]
+/// Ghost facts of one execution. Each is a set that only grows, so two SCMs (or two
+/// leaders) that add theirs in either order reach one state; a fact that conflicts with one
+/// added before is reported to the scenario's check, in whichever order they came.
+#[derive(Debug)]
 pub struct Book {
-    /// Every serial handed out, with its holder.
-    pub handed_out: BTreeMap<u64, String>,
-    /// The first row seen at each durable index, and on which SCM.
-    pub rows_at: BTreeMap<u64, (String, Option<u64>)>,
-    /// Every finished request, in order.
-    pub requests: Vec<RequestEnd>,
+    /// Every serial handed out, with its holder: two with one serial conflict.
+    pub handed_out: Facts<(u64, String)>,
+    /// Every durable state of an SCM that claims an index: (index, row, SCM). Two at one
+    /// index with different rows conflict.
+    pub rows_at: Facts<(u64, Option<u64>, String)>,
+}
+
+fn same_serial(a: &(u64, String), b: &(u64, String)) -> bool {
+    a.0 == b.0
+}
+
+fn rows_differ(a: &(u64, Option<u64>, String), b: &(u64, Option<u64>, String)) -> bool {
+    a.0 == b.0 && a.1 != b.1
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -218,7 +228,7 @@ pub struct Cluster {
     /// inside the submission's step: a lock of its own would add a scheduling point there
     /// (the stateful engine still records each access).
     refusals: Ghost<u32>,
-    book: Arc<Ghost<Book>>,
+    book: Arc<Book>,
     recorder: Arc<Recorder>,
     checks: Checks,
 }
@@ -237,16 +247,17 @@ impl Cluster {
         term: u64,
         handed_out: u64,
     ) -> Self {
-        let book = Arc::new(Ghost::new(Book::default()));
-        book.with(|b| {
-            for serial in 1..=handed_out {
-                b.handed_out.insert(serial, "cluster initialisation".into());
-            }
-            for s in scms.iter().filter(|s| has_tx(&s.tables)) {
-                b.rows_at
-                    .entry(stored_index(&s.tables))
-                    .or_insert((s.name.to_string(), last_id(&s.tables)));
-            }
+        let book = Arc::new(Book {
+            handed_out: Facts::new(
+                (1..=handed_out).map(|serial| (serial, "cluster initialisation".to_string())),
+            ),
+            rows_at: Facts::new(scms.iter().filter(|s| has_tx(&s.tables)).map(|s| {
+                (
+                    stored_index(&s.tables),
+                    last_id(&s.tables),
+                    s.name.to_string(),
+                )
+            })),
         });
         let scms = scms
             .into_iter()
@@ -304,7 +315,7 @@ impl Cluster {
     }
 
     /// The ghost book.
-    pub fn book(&self) -> &Arc<Ghost<Book>> {
+    pub fn book(&self) -> &Arc<Book> {
         &self.book
     }
 
@@ -430,19 +441,18 @@ impl Cluster {
     }
 
     fn hand_out(&self, serial: u64, to: &str) {
-        let before = self.book.with(|b| {
-            let before = b.handed_out.get(&serial).cloned();
-            b.handed_out.insert(serial, to.to_string());
-            before
-        });
-        (self.checks.handout)(
-            &Handout {
-                serial,
-                to: to.to_string(),
-                before,
-            },
-            &self.recorder,
-        );
+        self.book
+            .handed_out
+            .add((serial, to.to_string()), same_serial, |_, before| {
+                (self.checks.handout)(
+                    &Handout {
+                        serial,
+                        to: to.to_string(),
+                        before: Some(before.1.clone()),
+                    },
+                    &self.recorder,
+                );
+            });
     }
 
     /// The leadership check at an RPC's entry
@@ -571,7 +581,6 @@ impl Cluster {
             subject: req.subject.clone(),
             outcome: outcome.clone(),
         };
-        self.book.with(|b| b.requests.push(end.clone()));
         (self.checks.request)(&end, &self.recorder);
         outcome
     }
@@ -710,7 +719,7 @@ impl Cluster {
 fn row_observer(
     name: &'static str,
     recorder: &Arc<Recorder>,
-    book: &Arc<Ghost<Book>>,
+    book: &Arc<Book>,
     checks: Checks,
 ) -> crate::kit::store::Observer<ScmRow> {
     let (recorder, book) = (Arc::clone(recorder), Arc::clone(book));
@@ -720,21 +729,17 @@ fn row_observer(
             return;
         }
         let (index, row) = (stored_index(after), last_id(after));
-        let first = book.with(|b| match b.rows_at.get(&index) {
-            Some(first) => Some(first.clone()),
-            None => {
-                b.rows_at.insert(index, (name.to_string(), row));
-                None
-            }
-        });
-        (checks.row)(
-            &RowAt {
-                scm: name.to_string(),
-                index,
-                row,
-                first,
-            },
-            &recorder,
-        );
+        book.rows_at
+            .add((index, row, name.to_string()), rows_differ, |_, first| {
+                (checks.row)(
+                    &RowAt {
+                        scm: name.to_string(),
+                        index,
+                        row,
+                        first: Some((first.2.clone(), first.1)),
+                    },
+                    &recorder,
+                );
+            });
     })
 }
