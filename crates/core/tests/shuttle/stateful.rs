@@ -192,34 +192,41 @@ fn every_final_state_is_reached_with_each_kind_of_object() {
     );
 }
 
-fn a_deadlock_is_a_model_failure() {
+/// The model failure the stateful search of `model` ends with (a panic when it ends
+/// otherwise).
+fn model_failure<F: Fn() -> String + Send + Sync + 'static>(model: F) -> String {
     let (driven, _, _) = outcomes(
         Strategy::Stateful {
             executions: 10_000,
             part: None,
             deepening: Some(Budget::CHECK),
         },
-        || {
-            let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
-            let t = {
-                let (x, y) = (Arc::clone(&x), Arc::clone(&y));
-                thread::spawn("t", move || {
-                    let _a = y.lock();
-                    let _b = x.lock();
-                })
-            };
-            {
-                let _a = x.lock();
-                let _b = y.lock();
-            }
-            t.join();
-            String::new()
-        },
+        model,
     );
     match driven {
-        Err(DriveError::ModelFailure(m)) => assert!(m.contains("deadlock"), "{m}"),
-        other => panic!("expected a deadlock, got {other:?}"),
+        Err(DriveError::ModelFailure(m)) => m,
+        other => panic!("expected a model failure, got {other:?}"),
     }
+}
+
+fn a_deadlock_is_a_model_failure() {
+    let m = model_failure(|| {
+        let (x, y) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
+        let t = {
+            let (x, y) = (Arc::clone(&x), Arc::clone(&y));
+            thread::spawn("t", move || {
+                let _a = y.lock();
+                let _b = x.lock();
+            })
+        };
+        {
+            let _a = x.lock();
+            let _b = y.lock();
+        }
+        t.join();
+        String::new()
+    });
+    assert!(m.contains("deadlock"), "{m}");
 }
 
 fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
@@ -545,113 +552,92 @@ fn a_main_task_that_waits_alone_is_a_deadlock() {
     }
 }
 
-/// Two tasks, each a lock section, a yield, a write to a cell (a ghost, or a witness when
-/// `witness`), and a second lock section on the same mutex. The yield lets the cell's writes
-/// come in either order whatever the order of the first sections.
-fn cell_between_sections(witness: bool) -> String {
-    let m = Arc::new(Mutex::new(0u8));
-    let ghost = Arc::new(Ghost::new(0u8));
-    let seen = Arc::new(Witness::new(0u8));
-    let body = move |m: &Mutex<u8>, ghost: &Ghost<u8>, seen: &Witness<u8>| {
-        *m.lock() += 1;
-        thread::yield_now();
-        if witness {
-            seen.update(|n| *n += 1);
-        } else {
-            ghost.with(|n| *n += 1);
-        }
-        *m.lock() += 1;
-    };
-    let t = {
-        let (m, ghost, seen) = (Arc::clone(&m), Arc::clone(&ghost), Arc::clone(&seen));
-        thread::spawn("t", move || body(&m, &ghost, &seen))
-    };
-    body(&m, &ghost, &seen);
-    t.join();
-    let v = *m.lock();
-    v.to_string()
-}
-
-fn a_witness_is_not_part_of_the_state() {
-    for witness in [false, true] {
-        let seen = same_outcomes(move || cell_between_sections(witness));
-        assert_eq!(seen, BTreeSet::from(["4".to_string()]));
-    }
-    // The ghost's two write orders are two states (the cell is a recorded object); the
-    // witness's are one, so the search visits fewer states with it (and reaches the same
-    // final states, above): 54 and 26 (the same without sleep sets and exit steps).
-    let (_, ghost) = effort(|| cell_between_sections(false));
-    let (_, witness) = effort(|| cell_between_sections(true));
-    assert_eq!((ghost, witness), (54, 26));
+/// The kind of cell [`cell_between_sections`] writes.
+#[derive(Clone, Copy)]
+enum Cell {
+    Ghost,
+    Witness,
+    Facts,
 }
 
 fn no_conflict(_: &u8, _: &u8) -> bool {
     false
 }
 
-/// Two tasks, each a lock section, a yield, then its own fact added to a set of facts
-/// (`facts`) or pushed to a ghost list, and a second lock section on the same mutex.
-fn fact_between_sections(facts: bool) -> String {
+/// Two tasks, each a lock section, a yield, a write to a cell (a ghost's count, a witness's,
+/// or the task's own fact added to a set of facts), and a second lock section on the same
+/// mutex. The yield lets the cell's writes come in either order whatever the order of the
+/// first sections.
+fn cell_between_sections(cell: Cell) -> String {
     let m = Arc::new(Mutex::new(0u8));
-    let ghost = Arc::new(Ghost::new(Vec::<u8>::new()));
+    let ghost = Arc::new(Ghost::new(0u8));
+    let seen = Arc::new(Witness::new(0u8));
     let known = Arc::new(Facts::new([]));
-    let body = move |me: u8, m: &Mutex<u8>, ghost: &Ghost<Vec<u8>>, known: &Facts<u8>| {
-        *m.lock() += 1;
-        thread::yield_now();
-        if facts {
-            known.add(me, no_conflict, |_, _| ());
-        } else {
-            ghost.with(|g| g.push(me));
-        }
-        *m.lock() += 1;
-    };
+    let body =
+        move |me: u8, m: &Mutex<u8>, ghost: &Ghost<u8>, seen: &Witness<u8>, known: &Facts<u8>| {
+            *m.lock() += 1;
+            thread::yield_now();
+            match cell {
+                Cell::Ghost => ghost.with(|n| *n += 1),
+                Cell::Witness => seen.update(|n| *n += 1),
+                Cell::Facts => known.add(me, no_conflict, |_, _| ()),
+            }
+            *m.lock() += 1;
+        };
     let t = {
-        let (m, ghost, known) = (Arc::clone(&m), Arc::clone(&ghost), Arc::clone(&known));
-        thread::spawn("t", move || body(1, &m, &ghost, &known))
+        let (m, ghost, seen, known) = (
+            Arc::clone(&m),
+            Arc::clone(&ghost),
+            Arc::clone(&seen),
+            Arc::clone(&known),
+        );
+        thread::spawn("t", move || body(1, &m, &ghost, &seen, &known))
     };
-    body(2, &m, &ghost, &known);
+    body(2, &m, &ghost, &seen, &known);
     t.join();
     let v = *m.lock();
     v.to_string()
 }
 
+/// The states the stateful search visits on [`cell_between_sections`] with each kind of
+/// cell, after checking that it reaches the enumeration's one final state.
+fn states_with(cell: Cell) -> usize {
+    let seen = same_outcomes(move || cell_between_sections(cell));
+    assert_eq!(seen, BTreeSet::from(["4".to_string()]));
+    effort(move || cell_between_sections(cell)).1
+}
+
+fn a_witness_is_not_part_of_the_state() {
+    // The ghost's two write orders are two states (the cell is a recorded object); the
+    // witness's are one, so the search visits fewer states with it (and reaches the same
+    // final states): 54 and 26 (the same without sleep sets and exit steps).
+    assert_eq!(
+        (states_with(Cell::Ghost), states_with(Cell::Witness)),
+        (54, 26)
+    );
+}
+
 /// Facts added in either order are one state (the additions commute), where a ghost's two
-/// orders are two; the same final states are reached either way.
+/// orders are two: 54 states with the ghost, 40 with the facts (an addition is still an
+/// operation of its task; a witness, not recorded at all, makes 26).
 fn facts_added_in_either_order_are_one_state() {
-    for facts in [false, true] {
-        let seen = same_outcomes(move || fact_between_sections(facts));
-        assert_eq!(seen, BTreeSet::from(["4".to_string()]));
-    }
-    // 54 states with the ghost, 40 with the facts (an addition is still an operation of its
-    // task: a witness, not recorded at all, makes 26 of the same model).
-    let (_, ghost) = effort(|| fact_between_sections(false));
-    let (_, facts) = effort(|| fact_between_sections(true));
-    assert_eq!((ghost, facts), (54, 40));
+    assert_eq!(
+        (states_with(Cell::Ghost), states_with(Cell::Facts)),
+        (54, 40)
+    );
 }
 
 /// A report of conflicting facts may only tell the recorder: one that writes a ghost cell
 /// (a recorded operation, which would make the state depend on the order of the additions)
 /// is a model failure.
 fn a_report_that_records_an_operation_is_a_model_failure() {
-    let (driven, _, _) = outcomes(
-        Strategy::Stateful {
-            executions: 10_000,
-            part: None,
-            deepening: Some(Budget::CHECK),
-        },
-        || {
-            let known = Arc::new(Facts::new([1u8]));
-            let ghost = Arc::new(Ghost::new(0u8));
-            known.add(1, |a, b| a == b, |_, _| ghost.set(1));
-            ghost.get().to_string()
-        },
-    );
-    match driven {
-        Err(DriveError::ModelFailure(m)) => {
-            assert!(m.contains("may only tell the recorder"), "{m}")
-        }
-        other => panic!("expected a model failure, got {other:?}"),
-    }
+    let m = model_failure(|| {
+        let known = Arc::new(Facts::new([1u8]));
+        let ghost = Arc::new(Ghost::new(0u8));
+        known.add(1, |a, b| a == b, |_, _| ghost.set(1));
+        ghost.get().to_string()
+    });
+    assert!(m.contains("may only tell the recorder"), "{m}");
 }
 
 /// A lock section that writes a ghost cell (`touch`) or only the data it guards, then a read
