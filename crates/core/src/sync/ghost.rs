@@ -183,43 +183,38 @@ impl<T: Clone> Witness<T> {
 /// ```
 #[derive(Debug)]
 pub struct Facts<T> {
-    set: std::sync::Mutex<std::collections::BTreeSet<T>>,
+    /// Unrecorded itself: the additions are recorded on `id`, each with its fact.
+    set: Witness<std::collections::BTreeSet<T>>,
     #[cfg(not(ohc_threads))]
-    id: Option<crate::engine::stateful::facade::ObjectId>,
+    id: crate::engine::stateful::facade::ObjectId,
 }
 
 impl<T: Ord + std::hash::Hash + Clone> Facts<T> {
     /// A set holding `initial`, known before any thread runs.
     pub fn new(initial: impl IntoIterator<Item = T>) -> Self {
         Self {
-            set: std::sync::Mutex::new(initial.into_iter().collect()),
+            set: Witness::new(initial.into_iter().collect()),
             #[cfg(not(ohc_threads))]
-            id: Some(crate::engine::stateful::facade::new_object()),
+            id: crate::engine::stateful::facade::new_object(),
         }
-    }
-
-    fn set(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<T>> {
-        self.set
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Add `fact`, and call `report(fact, known)` with the first fact already known that
     /// conflicts with it (an equal fact counts: it was added before), if there is one.
     pub fn add(&self, fact: T, conflicts: fn(&T, &T) -> bool, report: impl FnOnce(&T, &T)) {
+        // The fact is hashed only for the stateful engine, which names the addition by it.
         #[cfg(not(ohc_threads))]
-        if let Some(id) = self.id {
-            crate::engine::stateful::facade::record_added(id, crate::sync::fingerprint(&fact));
+        if crate::engine::stateful::facade::active() {
+            crate::engine::stateful::facade::record_added(self.id, crate::sync::fingerprint(&fact));
         }
-        let known = {
-            let mut set = self.set();
+        let known = self.set.with(|set| {
             let known = set
                 .iter()
                 .find(|k| conflicts(&fact, k) || conflicts(k, &fact))
                 .cloned();
             set.insert(fact.clone());
             known
-        };
+        });
         if let Some(known) = known {
             #[cfg(not(ohc_threads))]
             let mark = crate::engine::stateful::facade::hold_mark();
@@ -239,7 +234,7 @@ impl<T: Ord + std::hash::Hash + Clone> Facts<T> {
             recorder.quiesced(),
             "a set of facts was read before the run quiesced"
         );
-        self.set().clone()
+        self.set.with(|set| set.clone())
     }
 }
 
