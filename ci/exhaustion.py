@@ -56,6 +56,7 @@ def explore(binary, s, v, p, bound, box, space=None):
         "first_violation": r.get("first_violation"),
         "points": round(sum(points.values()), 1),
         **({"states": r["states"]} if r.get("states") is not None else {}),
+        **({"final_states": r["final_states"]} if r.get("final_states") is not None else {}),
         **({"reduction": r["reduction"]} if r.get("reduction") is not None else {}),
         **({"walks": r["walks"]} if r.get("walks") is not None else {}),
         **({"requests": space[0], "faults": space[1]} if space else {}),

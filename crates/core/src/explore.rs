@@ -146,6 +146,10 @@ pub struct Report {
     /// The states the stateful engine visited (its unbounded search, or the pass that exhausted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<usize>,
+    /// The distinct final states the stateful engine's searches ended their executions in
+    /// ([`engine::Driven::final_states`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_states: Option<usize>,
     /// What the stateful engine's reductions saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<engine::Reduction>,
@@ -672,6 +676,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
             workloads: u64::try_from(p.workloads).unwrap_or(u64::MAX),
         }),
         states: driven.states,
+        final_states: driven.final_states,
         reduction: driven.reduction,
         walks: driven.walks,
         state_origins: driven.state_origins.unwrap_or_default(),

@@ -96,6 +96,10 @@ fn join_case(mut parts: Vec<Report>) -> Report {
     out.violations = parts.iter().map(|r| r.violations).sum();
     out.elapsed_ms = parts.iter().map(|r| r.elapsed_ms).sum();
     out.states = parts.iter().filter_map(|r| r.states).reduce(|a, b| a + b);
+    out.final_states = parts
+        .iter()
+        .filter_map(|r| r.final_states)
+        .reduce(|a, b| a + b);
     out.reduction = parts
         .iter()
         .filter_map(|r| r.reduction)

@@ -54,6 +54,10 @@ pub struct Run {
     /// Distinct states met (the stateful engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<u64>,
+    /// Distinct final states its searches' executions ended in (the stateful engine; absent
+    /// from runs made before it was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_states: Option<u64>,
     /// What the stateful engine's reductions saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<Reduction>,
@@ -153,6 +157,14 @@ fn with_states(run: Option<&Run>) -> String {
                 thousands(states),
                 r.executions.saturating_sub(walks) as f64 / states as f64
             );
+            if let Some(finals) = r.final_states.filter(|&n| n > 0) {
+                let _ = write!(
+                    text,
+                    ", {} final, {:.2} per final state",
+                    thousands(finals),
+                    r.executions.saturating_sub(walks) as f64 / finals as f64
+                );
+            }
             if walks > 0 {
                 let _ = write!(text, ", {} in walks", thousands(walks));
             }
@@ -394,7 +406,11 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          says after how long). \"Points\" are the scheduling points an execution passes (the \
          facade's count, what loom branches on). The stateful engine's cell gives, for a \
          case it exhausted, the distinct states it met and its searches' executions per \
-         state (its random walks' executions, counted in the total, are given apart), and for \
+         state, and, where counted, the distinct final states its searches' executions \
+         ended in and their executions per final state: a reduction that keeps every final \
+         state runs at least one execution for each, so that figure bounds what a \
+         partial-order reduction could still save (its random walks' executions, counted in \
+         the total, are given apart); for \
          a `generated` plan it did not exhaust at the default bounds, the largest smaller \
          spaces it did; the last column is its time over loom's without a bound (`<` when \
          the box stopped loom, `>` when it stopped the stateful engine). A cell that begins \
@@ -450,6 +466,7 @@ mod tests {
             first_violation: None,
             points: 10.0,
             states: None,
+            final_states: None,
             reduction: None,
             walks: None,
             requests: None,
@@ -537,6 +554,12 @@ mod tests {
         assert_eq!(
             with_states(Some(&stateful)),
             "1,500 in 1.0 s (800 states, 1.00 per state, 700 in walks)"
+        );
+        stateful.final_states = Some(40);
+        assert_eq!(
+            with_states(Some(&stateful)),
+            "1,500 in 1.0 s (800 states, 1.00 per state, 40 final, 20.00 per final state, \
+             700 in walks)"
         );
     }
 

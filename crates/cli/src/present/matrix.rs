@@ -775,6 +775,7 @@ mod tests {
             scope: None,
             parts: None,
             states: None,
+            final_states: None,
             reduction: None,
             walks: None,
             state_origins: BTreeMap::new(),

@@ -192,18 +192,29 @@ fn how_far(r: &Report) -> String {
             (Engine::Loom, "no preemption bound") => " (exhausted, unbounded)".to_string(),
             (Engine::Loom, settings) => format!(" (exhausted, {settings})"),
             (Engine::Stateful, _) => match r.states {
-                Some(states) if states > 0 => format!(
-                    " (exhausted: {states} states, {:.2} executions per state{}{})",
-                    r.executions.saturating_sub(r.walks.unwrap_or(0)) as f64 / states as f64,
-                    r.walks
-                        .filter(|&w| w > 0)
-                        .map_or_else(String::new, |w| format!(" besides {w} in random walks")),
-                    r.reduction.map_or_else(String::new, |c| format!(
-                        "; cut: {} paths at a state met before, {} at a complete state; \
-                         {} options asleep, {} after exit steps",
-                        c.revisits, c.complete, c.asleep, c.persistent
-                    ))
-                ),
+                Some(states) if states > 0 => {
+                    let searched = r.executions.saturating_sub(r.walks.unwrap_or(0)) as f64;
+                    let (finals, per_final) = match r.final_states.filter(|&f| f > 0) {
+                        Some(f) => (
+                            format!(" and {f} final ones"),
+                            format!(" and {:.2} per final state", searched / f as f64),
+                        ),
+                        None => (String::new(), String::new()),
+                    };
+                    format!(
+                        " (exhausted: {states} states{finals}, {:.2} executions per \
+                         state{per_final}{}{})",
+                        searched / states as f64,
+                        r.walks
+                            .filter(|&w| w > 0)
+                            .map_or_else(String::new, |w| format!(" besides {w} in random walks")),
+                        r.reduction.map_or_else(String::new, |c| format!(
+                            "; cut: {} paths at a state met before, {} at a complete state; \
+                             {} options asleep, {} after exit steps",
+                            c.revisits, c.complete, c.asleep, c.persistent
+                        ))
+                    )
+                }
                 _ => " (exhausted)".to_string(),
             },
             _ => " (exhausted)".to_string(),

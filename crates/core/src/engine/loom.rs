@@ -127,6 +127,7 @@ pub(super) fn drive(
         executions: executions.load(Ordering::SeqCst),
         exhausted: !stopped,
         states: None,
+        final_states: None,
         reduction: None,
         state_origins: None,
         walks: None,

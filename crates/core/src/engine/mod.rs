@@ -302,6 +302,10 @@ pub struct Driven {
     /// The states the stateful engine's unbounded search, or the pass that exhausted, visited
     /// (`None` for the other engines).
     pub states: Option<usize>,
+    /// The distinct final states the stateful engine's searches ended their executions in
+    /// (`None` for the other engines). Exhausted, every final state is among them, and a
+    /// reduction that keeps every final state needs at least one execution for each.
+    pub final_states: Option<usize>,
     /// What the stateful engine's reductions saved (`None` for the other engines).
     pub reduction: Option<Reduction>,
     /// The distinct states the stateful engine met, by what reached each: the kinds of the

@@ -32,6 +32,7 @@ pub(super) fn drive(
         executions,
         exhausted: false,
         states: None,
+        final_states: None,
         reduction: None,
         state_origins: None,
         walks: None,

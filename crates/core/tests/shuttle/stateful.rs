@@ -490,6 +490,26 @@ fn lock_sections_on_disjoint_and_shared_mutexes() {
     assert_eq!((disjoint_runs, shared_runs), (46, 110));
 }
 
+/// The final states counted are the complete executions' equivalence classes: one where the
+/// two tasks' sections are on their own mutexes (every order is equivalent), and on one mutex
+/// every interleaving of the two tasks' three acquisitions, 6 choose 3 = 20, with the bounded
+/// passes and without them (the walks' executions are not counted). Executions per final
+/// state is what a partial-order reduction could at most still save.
+fn final_states_are_the_orders_of_conflicting_operations() {
+    for deepening in [true, false] {
+        let finals = |shared: bool| {
+            exhaust(move || lock_sections(shared), deepening)
+                .final_states
+                .expect("a stateful search counts final states")
+        };
+        assert_eq!(
+            (finals(false), finals(true)),
+            (1, 20),
+            "deepening: {deepening}"
+        );
+    }
+}
+
 /// A setup by the main task alone (three lock sections, a ghost cell written, a channel's
 /// value sent and received), then [`lock_sections`].
 fn setup_then_lock_sections(shared: bool) -> String {
@@ -1577,6 +1597,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         store_rows_commute_only_where_they_do,
         concurrent_keys_commute_only_where_they_do,
         lock_sections_on_disjoint_and_shared_mutexes,
+        final_states_are_the_orders_of_conflicting_operations,
         the_walks_run_their_budgets_and_no_more,
         the_main_task_alone_takes_no_decision,
         a_main_task_that_waits_alone_is_a_deadlock,

@@ -75,6 +75,7 @@ fn run_recorded_on<S: Scheduler + 'static>(
         executions: t.executions,
         exhausted: dfs_limit.is_some_and(|limit| !t.stopped && t.executions < limit),
         states: None,
+        final_states: None,
         reduction: None,
         state_origins: None,
         walks: None,
@@ -134,6 +135,7 @@ pub(super) fn drive(
             }
             driven.exhausted = end.exhausted;
             driven.states = Some(end.states);
+            driven.final_states = Some(end.finals);
             driven.reduction = Some(end.reduction);
             driven.walks = Some(end.walks);
             driven.state_origins = Some(

@@ -444,6 +444,9 @@ pub(crate) struct SearchEnd {
     pub(crate) failure: Option<String>,
     /// Distinct states met by any of the searches, counted as each is met.
     pub(crate) states: usize,
+    /// Distinct final states the searches' executions ended in (the walks' left out),
+    /// counted as each execution ends.
+    pub(crate) finals: usize,
     /// What the reductions saved, over every search.
     pub(crate) reduction: crate::engine::Reduction,
     /// The executions the random walks took.
@@ -704,9 +707,20 @@ impl Scheduler for Stateful {
     fn new_execution(&mut self) -> Option<ShuttleSchedule> {
         // Kept up to date, as the exploration may be stopped after any execution (the state
         // count is, as each state is met).
-        self.end.borrow_mut().reduction = self.reduction;
-        if self.end.borrow().failure.is_some() {
-            return None;
+        // The execution that just ended, if no cut stopped its recording, ended in a final
+        // state. Every final state ends some execution that was not cut (the last decision
+        // before it is a visited state's explored option), so the count is exact once the
+        // search is exhausted. A walk's execution proves nothing and is not counted.
+        if self.started && self.walking.is_none() && !self.finishing {
+            self.states.ended(Key::new(registry::signature().0));
+        }
+        {
+            let mut end = self.end.borrow_mut();
+            end.reduction = self.reduction;
+            end.finals = self.states.finals();
+            if end.failure.is_some() {
+                return None;
+            }
         }
         // A part that owns no workload (more parts than workloads): nothing to explore.
         if self.part.as_ref().is_some_and(|p| p.prefixes.is_empty()) {

@@ -7,6 +7,11 @@
 //! times its entries' room at once, a shard only its own. The signature is already a hash,
 //! so its first word is the table's hash ([`SignatureHasher`]): no hashing per lookup and no
 //! per-process random key.
+//!
+//! Beside it the searches count the distinct *final* states their executions ended in
+//! ([`States::ended`]), 16 bytes and a control byte each: a reduction that keeps every final
+//! state runs at least one execution per final state, so the searches' executions per final
+//! state bound what any partial-order reduction could still save of them.
 
 use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
@@ -105,12 +110,25 @@ pub(super) struct States {
     sets: Vec<Box<[(u32, u32)]>>,
     /// Each set's index in `sets`.
     ids: BTreeMap<Box<[(u32, u32)]>, u32>,
+    /// The distinct final states of the searches' executions.
+    finals: Shard<()>,
 }
 
 impl States {
     /// How many states were met.
     pub(super) fn len(&self) -> usize {
         self.len
+    }
+
+    /// A search's execution ended in the state `key` (every task finished or blocked for
+    /// good).
+    pub(super) fn ended(&mut self, key: Key) {
+        self.finals.insert(key, ());
+    }
+
+    /// How many distinct final states the searches' executions ended in.
+    pub(super) fn finals(&self) -> usize {
+        self.finals.len()
     }
 
     /// What is kept of the state with this signature (nothing yet when it is new).
@@ -141,6 +159,7 @@ impl States {
             len,
             sets,
             ids,
+            ..
         } = self;
         let met = Self::slot(shards, len, key);
         let kept: Option<Vec<(u32, u32)>> = if met.visited {
@@ -283,6 +302,16 @@ mod tests {
         assert!(states.visit(k, &[(4, 4)]));
         assert!(!states.at(k).complete);
         assert_eq!(states.len(), 1);
+    }
+
+    #[test]
+    fn a_final_state_is_counted_once_and_apart_from_the_states_met() {
+        let mut states = States::default();
+        states.ended(Key::new(5));
+        states.ended(Key::new(5 << 70));
+        states.ended(Key::new(5));
+        assert_eq!(states.finals(), 2);
+        assert_eq!(states.len(), 0, "a final state is no decision's state");
     }
 
     #[test]
