@@ -24,9 +24,12 @@ fn drawn(v: Vocabulary, part: Option<Part>) -> BTreeSet<String> {
     );
     let seen = c.states();
     let runs = c.seen.len();
-    assert!(c.driven.unwrap().exhausted);
-    // Each workload drawn once: the draw is a tree of choices.
+    let driven = c.driven.unwrap();
+    assert!(driven.exhausted);
+    // Each workload drawn once: the draw is a tree of choices, and each workload its own
+    // final state.
     assert_eq!(runs, seen.len());
+    assert_eq!(driven.final_states, Some(seen.len()));
     if let Some(w) = workloads {
         assert_eq!(seen.len() as u128, w);
     }
