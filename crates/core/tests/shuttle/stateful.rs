@@ -30,14 +30,27 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
         model.clone(),
     );
     assert!(dfs.unwrap(), "the enumeration must finish");
+    let mut finals = BTreeSet::new();
     for deepening in [true, false] {
         let c = search(&model, deepening);
         let driven = c.driven.as_ref().expect("the stateful search runs");
         assert!(driven.exhausted, "the stateful search must finish");
         assert!(driven.executions > 0 && dfs_runs > 0);
         assert_eq!(c.states(), all, "deepening: {deepening}");
+        // What a model returns follows from its final state: at least as many final states
+        // as outcomes, and as many with the passes as without, each search exhausted.
+        let f = driven
+            .final_states
+            .expect("a stateful search counts final states");
+        assert!(f >= all.len(), "{f} final states, {} outcomes", all.len());
+        finals.insert(f);
         replays_reach_their_states(&model, &c, deepening);
     }
+    assert_eq!(
+        finals.len(),
+        1,
+        "final states with and without the passes: {finals:?}"
+    );
     all
 }
 
@@ -1006,7 +1019,7 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
 /// reach exactly the final states (or the deadlock) that shuttle's depth-first enumeration
 /// reaches.
 mod programs {
-    use super::outcomes;
+    use crate::support::collect;
     use ozone_ha_check::citation::Label;
     use ozone_ha_check::engine::{Budget, DriveError, Strategy as Engine};
     use ozone_ha_check::kit::store::{Store, WriteBatch};
@@ -1372,11 +1385,21 @@ mod programs {
         tasks: &[Vec<Op>],
         fixed: Option<Vec<usize>>,
     ) -> Option<Result<BTreeSet<String>, String>> {
+        finals_reached(strategy, tasks, fixed).map(|r| r.map(|(seen, _)| seen))
+    }
+
+    /// As [`reached`], with the final states the stateful engine counted.
+    fn finals_reached(
+        strategy: Engine,
+        tasks: &[Vec<Op>],
+        fixed: Option<Vec<usize>>,
+    ) -> Option<Result<(BTreeSet<String>, Option<usize>), String>> {
         let tasks = tasks.to_vec();
-        let (driven, seen, _) = outcomes(strategy, move || execute(&tasks, fixed.clone()));
-        match driven {
-            Ok(true) => Some(Ok(seen)),
-            Ok(false) => None,
+        let c = collect(&strategy, move || execute(&tasks, fixed.clone()));
+        let seen = c.states();
+        match c.driven {
+            Ok(d) if d.exhausted => Some(Ok((seen, d.final_states))),
+            Ok(_) => None,
             Err(DriveError::ModelFailure(m)) if m.contains("deadlock") => {
                 Some(Err("deadlock".into()))
             }
@@ -1475,8 +1498,10 @@ mod programs {
             }
             // With the bounded passes, and without them: the unbounded search alone, whose
             // reductions (sleep sets) the passes would otherwise cover for on small programs.
+            // Without a deadlock, both count the same final states, at least one per outcome.
+            let mut finals = BTreeSet::new();
             for deepening in [true, false] {
-                let stateful = reached(
+                let stateful = finals_reached(
                     Engine::Stateful {
                         executions: LIMIT,
                         part: None,
@@ -1486,8 +1511,20 @@ mod programs {
                     None,
                 )
                 .expect("the stateful search finishes where the enumeration does");
+                if let Ok((seen, f)) = &stateful {
+                    let f = f.expect("a stateful search counts final states");
+                    prop_assert!(
+                        f >= seen.len(),
+                        "{} final states, {} outcomes",
+                        f,
+                        seen.len()
+                    );
+                    finals.insert(f);
+                }
+                let stateful = stateful.map(|(seen, _)| seen);
                 prop_assert_eq!(&stateful, &dfs, "deepening: {}", deepening);
             }
+            prop_assert!(finals.len() <= 1, "final states: {:?}", finals);
             let mut c = covered.borrow_mut();
             c.compared += 1;
             c.deadlocked += u32::from(dfs.is_err());
