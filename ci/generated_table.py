@@ -6,9 +6,9 @@
 JOINED.json is `report --merge generated-*.json --format json`: the shards' reports of
 `check --engine stateful --plan generated --shard I/N`, each case's parts joined into one
 report. Prints a Markdown table, a row per (scenario, variant) and a total per scenario:
-the bounds and workloads, the parts present, states and executions (summed over the parts),
-the time (summed over the parts: what the runners spent together), whether the whole space
-was exhausted, and the verdict; then the findings of gate(). Exit 1 when a case
+the bounds and workloads, the parts present, states, final states and executions (summed
+over the parts), the time (summed over the parts: what the runners spent together), whether
+the whole space was exhausted, and the verdict; then the findings of gate(). Exit 1 when a case
 misses a part (a shard that did not report) or the gate finds anything, 0 otherwise.
 
 The gate: every case's verdict is its expectation (a violating case violated; a holding
@@ -77,9 +77,9 @@ def main(path, beyond=()):
     by_scenario = {}
     for r in reports:
         by_scenario.setdefault(r["scenario"], []).append(r)
-    print("| scenario | variant | bounds | workloads | parts | states | executions | time "
-          "| exhausted | verdict |")
-    print("|---|---|---|---:|---|---:|---:|---:|---|---|")
+    print("| scenario | variant | bounds | workloads | parts | states | final states "
+          "| executions | time | exhausted | verdict |")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|---|---|")
     for scenario, rows in by_scenario.items():
         for r in rows:
             parts = r.get("parts") or {"count": 1, "present": [1], "workloads": None}
@@ -93,12 +93,14 @@ def main(path, beyond=()):
                 verdict += f" ({r['invariant']})"
             print(
                 f"| {scenario} | {r['variant']} | {bounds(r)} | {parts['workloads']} | {shown} "
-                f"| {r.get('states') or 0} | {r['executions']} | {seconds(r['elapsed_ms'])} "
+                f"| {r.get('states') or 0} | {r.get('final_states') or 0} | {r['executions']} "
+                f"| {seconds(r['elapsed_ms'])} "
                 f"| {'yes' if r['exhausted'] else 'no'} | {verdict} |"
             )
         print(
             f"| **{scenario}** | all {len(rows)} | | | "
             f"| {sum(r.get('states') or 0 for r in rows)} "
+            f"| {sum(r.get('final_states') or 0 for r in rows)} "
             f"| {sum(r['executions'] for r in rows)} "
             f"| {seconds(sum(r['elapsed_ms'] for r in rows))} "
             f"| {'yes' if all(r['exhausted'] for r in rows) else 'no'} | |"

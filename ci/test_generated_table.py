@@ -1,8 +1,13 @@
 """Tests of ci/generated_table.py's gate over the nightly's joined generated reports.
 Run: python3 -m unittest discover -s ci -p 'test_*.py'"""
+import contextlib
+import io
+import json
+import os
+import tempfile
 import unittest
 
-from generated_table import arguments, gate
+from generated_table import arguments, gate, main
 
 
 def report(scenario, variant, expected, verdict, exhausted):
@@ -45,6 +50,25 @@ class Gate(unittest.TestCase):
 
     def test_a_case_at_other_bounds_expects_nothing(self):
         self.assertEqual(gate([report("a", "fixed", "-", "vacuous", True)], set()), [])
+
+    def test_the_table_sums_states_and_final_states_over_a_scenarios_rows(self):
+        rows = [dict(report("a", v, "holds", "held", True), plan="generated",
+                     engine="stateful", bounds={"requests": 2, "faults": 1},
+                     states=states, final_states=finals)
+                for v, states, finals in [("fixed", 120, 7), ("other", 30, 5)]]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "joined.json")
+            with open(path, "w") as f:
+                json.dump(rows, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main(path)
+        self.assertEqual(code, 0)
+        table = out.getvalue()
+        self.assertIn("| states | final states | executions |", table)
+        self.assertIn("| a | fixed | at most 2 requests and 1 faults | None | 1/1 | 120 | 7 | 10 |",
+                      table)
+        self.assertIn("| **a** | all 2 | | | | 150 | 12 | 20 |", table)
 
     def test_arguments(self):
         self.assertEqual(arguments(["j.json"]), ("j.json", ()))
