@@ -1388,12 +1388,16 @@ mod programs {
         finals_reached(strategy, tasks, fixed).map(|r| r.map(|(seen, _)| seen))
     }
 
+    /// A program's outcomes and the final states the engine counted (the stateful one's), or
+    /// its deadlock.
+    type Finals = Result<(BTreeSet<String>, Option<usize>), String>;
+
     /// As [`reached`], with the final states the stateful engine counted.
     fn finals_reached(
         strategy: Engine,
         tasks: &[Vec<Op>],
         fixed: Option<Vec<usize>>,
-    ) -> Option<Result<(BTreeSet<String>, Option<usize>), String>> {
+    ) -> Option<Finals> {
         let tasks = tasks.to_vec();
         let c = collect(&strategy, move || execute(&tasks, fixed.clone()));
         let seen = c.states();
