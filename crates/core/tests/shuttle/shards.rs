@@ -128,6 +128,11 @@ fn joined_parts_all_exhausted_hold_exhausted() {
         a.revisits + b.revisits,
         "summed field by field"
     );
+    // The parts own disjoint workloads, so their final states add up to the whole space's.
+    let whole = part_report("fixed", 1, 1, 1_000_000);
+    assert!(whole.exhausted);
+    assert!(whole.final_states.is_some_and(|f| f > 0));
+    assert_eq!(j.final_states, whole.final_states);
     let info = j.parts.as_ref().unwrap();
     assert_eq!(info.present, vec![1, 2]);
     assert!(info.missing().is_empty());

@@ -485,8 +485,8 @@
 //! every final state once (the walks' executions are not counted; the shards of a generated
 //! space own disjoint workloads, so their counts add up). A search that keeps every final
 //! state runs at least one execution for each; an optimal dynamic partial-order reduction
-//! (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014) aims at exactly one. The searches' executions per final state are what any such reduction could
-//! still save here. Measured: hdds-16900 `through-ratis` on `restart`, 232,846 executions
+//! (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014) aims at exactly one. The searches'
+//! executions per final state are what any such reduction could still save here. Measured: hdds-16900 `through-ratis` on `restart`, 232,846 executions
 //! for 8,834 final states (26.4 each) among 865,360 states; hdds-16092 `fixed` on
 //! `second-term`, 925,798 for 108,752 (8.5) among 1,223,139. The search visits every state,
 //! each prefix of those classes too; it is the prefixes, not the outcomes, that are many.

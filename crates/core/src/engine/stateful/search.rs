@@ -708,9 +708,9 @@ impl Scheduler for Stateful {
         // Kept up to date, as the exploration may be stopped after any execution (the state
         // count is, as each state is met).
         // The execution that just ended, if no cut stopped its recording, ended in a final
-        // state. Every final state ends some execution that was not cut (the last decision
-        // before it is a visited state's explored option), so the count is exact once the
-        // search is exhausted. A walk's execution proves nothing and is not counted.
+        // state. Every final state ends some execution that was not cut (the module docs,
+        // "Final states", say why), so the count is exact once the search is exhausted. A
+        // walk's execution proves nothing and is not counted.
         if self.started && self.walking.is_none() && !self.finishing {
             self.states.ended(Key::new(registry::signature().0));
         }
