@@ -38,6 +38,7 @@ impl StatefulLock {
 
     /// Yield, then take the lock (`shared`: as a reader) as soon as it is free.
     fn acquire(&self, shared: bool) {
+        stateful::wants(self.id, shared);
         loop {
             stateful::point();
             let free = !self.held.load(SeqCst) && (shared || self.readers.load(SeqCst) == 0);
@@ -49,20 +50,28 @@ impl StatefulLock {
                     self.held.store(true, SeqCst);
                     stateful::record(self.id, Op::Lock);
                 }
+                self.changed();
                 return;
             }
             stateful::block(self.id);
         }
     }
 
+    /// Tell the engine what the lock's state is now ([`stateful::lock_state`]).
+    fn changed(&self) {
+        stateful::lock_state(self.id, self.held.load(SeqCst), self.readers.load(SeqCst));
+    }
+
     fn release(&self, shared: bool) {
         if shared {
             self.readers.fetch_sub(1, SeqCst);
+            self.changed();
             // A blocked writer tries again either way: letting go commutes with another
             // reader's taking it.
             stateful::unblock_as(self.id, Access::Read);
         } else {
             self.held.store(false, SeqCst);
+            self.changed();
             stateful::unblock(self.id);
         }
     }
@@ -517,6 +526,10 @@ impl Condvar {
             self.registered().waiters.push((me, Wake::Waiting));
             stateful::record(self.id, Op::Wait);
             drop(guard);
+            // Just registered, it is not woken yet: it waits from here, rather than being run
+            // once more only to find that out (the registration touched the variable as a
+            // write, and so does every notification that wakes it).
+            stateful::block(self.id);
             loop {
                 stateful::point();
                 if self.try_wake(me) {

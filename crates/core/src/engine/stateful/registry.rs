@@ -301,6 +301,13 @@ struct Execution {
     operations: u64,
     /// Tasks (by shuttle id) whose next operation waits for a change of this object.
     blocked: BTreeMap<usize, ObjectId>,
+    /// Tasks (by shuttle id) standing before taking a lock, with the lock and whether as a
+    /// reader ([`wants`]): such a task is not offered while the lock is taken against it.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    wants: BTreeMap<usize, (ObjectId, bool)>,
+    /// The facade's locks that are taken: whether by a writer, and how many readers.
+    #[cfg_attr(any(loom, ohc_threads), allow(dead_code))]
+    locks: BTreeMap<ObjectId, (bool, usize)>,
     /// Threads that have finished, by stable name.
     finished: Vec<u32>,
     /// Threads (by stable name) whose join has begun: the joiner (by shuttle id), and
@@ -759,10 +766,39 @@ pub(crate) fn unblock_as(object: ObjectId, access: Access) {
     });
 }
 
-/// Whether the engine may run this task (by shuttle id): false while it is blocked.
+/// Whether the engine may run this task (by shuttle id): false while it is blocked, or
+/// stands before taking a lock that is taken against it ([`wants`]).
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn enabled(task: usize) -> bool {
-    with(|r| !r.execution.blocked.contains_key(&task)).unwrap_or(true)
+    with(|r| {
+        let e = &r.execution;
+        let free = |&(lock, shared): &(ObjectId, bool)| {
+            let (held, readers) = e.locks.get(&lock).copied().unwrap_or_default();
+            !held && (shared || readers == 0)
+        };
+        !e.blocked.contains_key(&task) && e.wants.get(&task).is_none_or(free)
+    })
+    .unwrap_or(true)
+}
+
+/// The current task stands before taking `lock` (`shared`: as a reader), until it takes it
+/// ([`lock_state`]).
+/// While the lock is taken against it, the engine does not offer it: running it would only
+/// find the lock taken and block, a transition that changes nothing but which the search
+/// would have to order against every other on the lock. The lock changes only through
+/// transitions that take or let it go, which touch it, as the task's own taking does: so
+/// a transition that makes the task runnable or not conflicts with the task's.
+pub(crate) fn wants(lock: ObjectId, shared: bool) {
+    within(|r, task| r.execution.wants.insert(task, (lock, shared)));
+}
+
+/// The current task took `lock`, which it stood before ([`wants`]), or let it go: the lock
+/// is now taken by a writer (`held`) or by `readers` readers.
+pub(crate) fn lock_state(lock: ObjectId, held: bool, readers: usize) {
+    within(|r, task| {
+        r.execution.wants.remove(&task);
+        r.execution.locks.insert(lock, (held, readers));
+    });
 }
 
 /// The signature of the state (the per-object orders so far) and how many operations it holds.
