@@ -362,13 +362,16 @@
 //! waiting task's own next transition does, so a transition that makes the task runnable
 //! or not conflicts with the task's (two independent transitions still neither enable
 //! nor disable each other, as sleep sets need); and the states are the same, as the
-//! attempt changed none. Measured over the holding cases and generated spaces exhausted
-//! within 60 s, with the locks alone: every one exhausted with the same states and final
-//! states, 7,614,211 executions to 6,032,411, none taking more (hdds-16092
-//! fixed/second-term 925,798 to 754,660; hdds-10408 fixed/leader-and-follower 383,878 to
-//! 276,061), and eight more cases exhausted within 60 s (below); with the waiters too,
-//! hdds-10408 fixed/leader-and-follower 251,517 and hdds-16092 fixed/restart 148,948 to
-//! 132,940, the same states.
+//! attempt changed none. Measured over the 75 holding written plans and 40 smaller
+//! generated spaces exhausted within 60 s before: every one exhausted again with the same
+//! states and final states, in 5,701,923 executions against 7,614,211 (6,032,411 with the
+//! locks alone), none taking more (the searches' executions on hdds-16092 fixed/second-term
+//! 925,798 to 584,195, on hdds-10408 fixed/leader-and-follower 379,878 to 247,517), and seven
+//! more holding cases exhausted within 60 s. Over the 142 violating cases, each expected
+//! invariant watched alone (294 runs), every one still breaks, in 315,805 executions in all
+//! against 284,333: 83 runs took fewer, 48 more, as the random walks draw along other
+//! decisions (hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired` the most,
+//! 28,800 to 43,956).
 //!
 //! *Exits.* A thread's exit is an operation (on the thread's exit object) with no decision
 //! before it: it is recorded in the thread's last transition, with the rest of its code
@@ -512,7 +515,9 @@
 //! (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014) aims at exactly one. The searches'
 //! executions per final state are what any such reduction could still save here. Measured: hdds-16900 `through-ratis` on `restart`, 232,846 executions
 //! for 8,834 final states (26.4 each) among 865,360 states; hdds-16092 `fixed` on
-//! `second-term`, 925,798 for 108,752 (8.5) among 1,223,139. The search visits every state,
+//! `second-term`, 925,798 for 108,752 (8.5) among 1,223,139; since a task that could only
+//! find it must wait is not run ("Waiting before running"), 170,923 (19.3) and 584,195
+//! (5.4) for the same final states. The search visits every state,
 //! each prefix of those classes too; it is the prefixes, not the outcomes, that are many.
 //!
 //! # Where it lives
