@@ -5,7 +5,7 @@
 
 use crate::support::{pct, replay, run};
 use ozone_ha_check::counterexample::{diff_traces, Counterexample};
-use ozone_ha_check::engine::{Budget, Engine, Strategy};
+use ozone_ha_check::engine::{Budget, Engine, Step, Strategy};
 use ozone_ha_check::explore::{explore, Report, Request, Verdict};
 use ozone_ha_check::jobs::plan_strategy;
 use ozone_ha_check::minimize::minimize;
@@ -294,27 +294,29 @@ fn stateful_counterexamples_are_carried_to_shuttle_and_minimized() {
 
 /// Carrying a stateful counterexample takes at most a third of the minimizer's budget; one
 /// not carried within it comes back as found. hdds-16092's `DurableIndexCoversData` on
-/// `generated` is carried by a random interleaving after `k` replays (following the stateful
-/// execution does not break it there): with a budget of `3 k` it is carried, with `3 (k - 1)`
-/// it stays as found, without a schedule.
+/// `generated` is carried at once by following the stateful execution; with its schedule's
+/// tasks left out (its workload's values kept), it cannot be followed, nor broken without a
+/// preemption, and is carried by a random interleaving after `k` replays: with a budget of
+/// `3 k` it is carried, with `3 (k - 1)` it stays as found, without a schedule.
 fn carrying_takes_at_most_a_third_of_the_budget() {
     let (name, variant, plan, invariant) =
         ("hdds-16092", "buggy", "generated", "DurableIndexCoversData");
-    let (scenario, found) = stateful_violation(name, variant, plan, invariant);
-    let carried = |budget| {
-        ozone_ha_check::minimize::minimize_within(scenario, &found, budget)
+    let (scenario, mut found) = stateful_violation(name, variant, plan, invariant);
+    let carried = |found: &Report, budget| {
+        ozone_ha_check::minimize::minimize_within(scenario, found, budget)
             .unwrap()
             .minimized
             .and_then(|m| m.carried)
     };
-    let k = carried(ozone_ha_check::minimize::MINIMIZE_BUDGET)
+    let followed = carried(&found, ozone_ha_check::minimize::MINIMIZE_BUDGET);
+    assert_eq!(followed.map(|c| c.replays), Some(1));
+    let schedule = found.stateful_schedule.as_mut().expect("a stateful schedule");
+    schedule.steps.retain(|s| matches!(s, Step::Random(_)));
+    let k = carried(&found, ozone_ha_check::minimize::MINIMIZE_BUDGET)
         .expect("carried within the whole budget")
         .replays;
-    assert!(
-        k > 1,
-        "carried by following the execution: pick another case"
-    );
-    assert_eq!(carried(3 * k).map(|c| c.replays), Some(k));
+    assert!(k > 2, "carried by following or without a preemption: {k}");
+    assert_eq!(carried(&found, 3 * k).map(|c| c.replays), Some(k));
     let small = ozone_ha_check::minimize::minimize_within(scenario, &found, 3 * (k - 1)).unwrap();
     assert!(small.minimized.is_none() && small.schedule.is_none());
     assert_eq!(small.trace, found.trace);
