@@ -310,7 +310,10 @@ fn carrying_takes_at_most_a_third_of_the_budget() {
     };
     let followed = carried(&found, ozone_ha_check::minimize::MINIMIZE_BUDGET);
     assert_eq!(followed.map(|c| c.replays), Some(1));
-    let schedule = found.stateful_schedule.as_mut().expect("a stateful schedule");
+    let schedule = found
+        .stateful_schedule
+        .as_mut()
+        .expect("a stateful schedule");
     schedule.steps.retain(|s| matches!(s, Step::Random(_)));
     let k = carried(&found, ozone_ha_check::minimize::MINIMIZE_BUDGET)
         .expect("carried within the whole budget")
