@@ -153,6 +153,11 @@ struct ExploreArgs {
     /// Keep counterexamples as found instead of minimizing their context switches.
     #[arg(long)]
     no_minimize: bool,
+    /// With `--engine stateful`: its unbounded search explores source sets (a dynamic
+    /// partial-order reduction that keeps no states) instead of every state once. Either
+    /// search's `exhausted` covers every interleaving; which is faster depends on the case.
+    #[arg(long)]
+    source_sets: bool,
     /// The scenarios' size knob (see `list`); expectations are stated for the default.
     #[arg(long)]
     size: Option<usize>,
@@ -392,6 +397,11 @@ fn preemption_bound(flag: Option<PreemptionBound>) -> Result<PreemptionBound, Fa
 }
 
 fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
+    if args.source_sets && args.engine.map(|e| e.0) != Some(Engine::Stateful) {
+        return Err(Failure::Usage(
+            "`--source-sets` is a setting of the stateful engine: add `--engine stateful`".into(),
+        ));
+    }
     Ok(Selection {
         scenarios: args.scenarios.clone(),
         variant: args.variant.clone(),
@@ -409,6 +419,7 @@ fn selection(args: &ExploreArgs) -> Result<Selection, Failure> {
         shard: args.shard,
         time_budget: args.time_budget,
         no_minimize: args.no_minimize,
+        sources: args.source_sets,
         workers: args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,

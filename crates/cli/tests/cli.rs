@@ -240,6 +240,10 @@ fn bad_input_is_a_usage_error() {
     assert_usage_error(&["check", "--executions", "many"], "invalid value");
     assert_usage_error(&["check", "--jobs", "0"], "not in 1..");
     assert_usage_error(
+        &["check", "--source-sets", "--engine", "pct"],
+        "add `--engine stateful`",
+    );
+    assert_usage_error(
         &replay_buggy_steady(&["garbage"]),
         "cannot read schedule file",
     );
@@ -670,6 +674,39 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
         .unwrap()
         .contains("part 2 of 2 missing"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn both_unbounded_searches_exhaust_a_case_to_the_same_final_states() {
+    let run = |extra: &[&str]| {
+        let args = [
+            "check",
+            "hdds-11453",
+            "--variant",
+            "fixed",
+            "--plan",
+            "crash",
+            "--engine",
+            "stateful",
+            "--json",
+            "--quiet",
+        ];
+        let out = cli(&[&args[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v[0]["verdict"], "held");
+        assert_eq!(v[0]["exhausted"], true);
+        (
+            v[0]["final_states"].as_u64().unwrap(),
+            v[0]["settings"].clone(),
+        )
+    };
+    let (states, settings) = run(&[]);
+    let (sources, source_settings) = run(&["--source-sets"]);
+    assert_eq!(sources, states, "the same final states");
+    assert!(states > 1);
+    assert!(settings.as_str().unwrap().starts_with("each state once"));
+    assert!(source_settings.as_str().unwrap().starts_with("source sets"));
 }
 
 #[test]

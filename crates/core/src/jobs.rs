@@ -145,6 +145,9 @@ pub struct Selection {
     pub time_budget: Option<f64>,
     /// Keep counterexamples as found.
     pub no_minimize: bool,
+    /// The stateful engine's unbounded search explores source sets
+    /// ([`Strategy::Stateful::sources`]).
+    pub sources: bool,
     /// Items explored at once, each on its own OS thread (1: one after another). Every item
     /// is seeded on its own, so the reports are the same whatever this is, and they come in
     /// the items' order.
@@ -170,6 +173,7 @@ impl Default for Selection {
             shard: None,
             time_budget: None,
             no_minimize: false,
+            sources: false,
             workers: 1,
         }
     }
@@ -254,6 +258,7 @@ fn strategy(selection: &Selection, budget: Budget, engine: Engine, seed: u64) ->
         executions: selection.executions,
         budget,
         preemption_bound: selection.preemption_bound,
+        sources: selection.sources,
     })
 }
 

@@ -531,6 +531,7 @@ mod tests {
             complete: 5,
             asleep: 67_890,
             persistent: 12,
+            sources: 0,
         });
         let mut counted = case.clone();
         counted.runs[1] = stateful;

@@ -110,6 +110,11 @@ pub enum Strategy {
         /// the unbounded search runs alone, what the tests of its reductions compare, as
         /// the passes would reach every outcome of a small model themselves.
         deepening: Option<Budget>,
+        /// The unbounded search explores source sets: a dynamic partial-order reduction that
+        /// keeps no states and runs about one execution per class of executions that order
+        /// every two conflicting operations alike (see "Source sets" in the stateful
+        /// engine's docs). `false`: it explores every state once, with sleep sets.
+        sources: bool,
     },
     /// Re-run one recorded schedule under shuttle.
     Replay {
@@ -226,12 +231,20 @@ impl Strategy {
             } => format!("depth {depth}, {executions} executions"),
             Strategy::Dfs { executions } => format!("at most {executions} executions"),
             Strategy::Stateful {
-                executions, part, ..
+                executions,
+                part,
+                sources,
+                ..
             } => {
                 let of = part.as_ref().map_or(String::new(), |p| {
                     format!(", part {}/{} of the workloads", p.index, p.count)
                 });
-                format!("each state once, at most {executions} executions{of}")
+                let how = if *sources {
+                    "source sets"
+                } else {
+                    "each state once"
+                };
+                format!("{how}, at most {executions} executions{of}")
             }
             Strategy::Replay { .. } => "one recorded schedule".into(),
             Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),
@@ -337,6 +350,10 @@ pub struct Reduction {
     /// were explored, and touched nothing another task will touch: persistent sets.
     #[serde(default)]
     pub persistent: u64,
+    /// Options of a decision not taken because no race found below it needed them: source
+    /// sets (the unbounded search's dynamic partial-order reduction).
+    #[serde(default)]
+    pub sources: u64,
 }
 
 /// The sum of two parts' reductions.
@@ -349,6 +366,7 @@ impl std::ops::Add for Reduction {
             complete: self.complete + other.complete,
             asleep: self.asleep + other.asleep,
             persistent: self.persistent + other.persistent,
+            sources: self.sources + other.sources,
         }
     }
 }

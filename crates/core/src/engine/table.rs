@@ -150,7 +150,7 @@ pub const TABLE: &[Capabilities] = &[
     Capabilities {
         engine: Engine::Stateful,
         name: "stateful",
-        doc: "depth-first search over the facade's own states, each explored once; no preemption bound",
+        doc: "depth-first search over the facade's own states, each explored once (or over source sets: `--source-sets`); no preemption bound",
         build: Build::Shuttle,
         exhaustive: true,
         replayable: false,
@@ -331,6 +331,9 @@ pub struct Ask {
     pub budget: Budget,
     /// loom's bound.
     pub preemption_bound: PreemptionBound,
+    /// The stateful engine's unbounded search explores source sets rather than every state
+    /// once ([`Strategy::Stateful::sources`]).
+    pub sources: bool,
 }
 
 impl Ask {
@@ -346,6 +349,7 @@ impl Default for Ask {
             executions: None,
             budget: Budget::CHECK,
             preemption_bound: PreemptionBound::DEFAULT,
+            sources: false,
         }
     }
 }
@@ -437,6 +441,7 @@ impl Engine {
                     pct_depth: ask.depth.unwrap_or(ask.budget.pct_depth),
                     ..ask.budget
                 }),
+                sources: ask.sources,
             },
             Engine::Loom => Strategy::Loom {
                 preemption_bound: ask.preemption_bound.as_option(),

@@ -65,6 +65,7 @@ fn the_stateful_engine_exhausts_every_workload_and_interleaving() {
             executions: 100_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         workload_then_race,
     )
@@ -128,6 +129,7 @@ fn the_stateful_engine_explores_choices_that_follow_a_race() {
             executions: 100_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         choice_after_a_race,
     )
@@ -169,6 +171,7 @@ fn the_deviations_lane_reaches_a_far_workload_early() {
             executions: 400,
             part: None,
             deepening: Some(NO_WALKS),
+            sources: false,
         },
         far_workload_then_preemption,
     );
@@ -220,6 +223,7 @@ fn the_walk_reaches_what_needs_many_preemptions_early() {
                 executions,
                 part: None,
                 deepening: deepening.then_some(Budget::CHECK),
+                sources: false,
             },
             far_workload_then_many_preemptions,
         );
@@ -346,6 +350,7 @@ fn the_stateful_engine_draws_every_canonical_workload_once() {
             executions: 100_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         drawn_workload,
     );
@@ -385,6 +390,7 @@ fn the_draws_keep_to_the_vocabularys_preconditions() {
             executions: 100_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         || {
             let v = ozone_ha_check::scenarios::hdds_16092::VOCABULARY;
@@ -485,6 +491,7 @@ fn the_template_generated_plan_breaks_under_pct_and_replays() {
                 executions: 1_000_000,
                 part: None,
                 deepening: Some(Budget::CHECK),
+                sources: false,
             },
         ),
     )

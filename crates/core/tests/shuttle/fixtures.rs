@@ -233,6 +233,7 @@ fn stateful_violation(
         executions: 100_000,
         part: None,
         deepening: Some(Budget::CHECK),
+        sources: false,
     };
     (
         scenario,

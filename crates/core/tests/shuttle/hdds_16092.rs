@@ -776,6 +776,7 @@ fn the_generated_space_drifts_silently_after_a_rename() {
                     executions: 500_000,
                     part: None,
                     deepening: Some(Budget::CHECK),
+                    sources: false,
                 },
             )
             .bounds(Some(Bounds {
@@ -884,6 +885,7 @@ fn compare_only_lowers_below_a_create_when_the_stop_snapshot_is_the_first() {
                 executions: 500_000,
                 part: None,
                 deepening: Some(Budget::CHECK),
+                sources: false,
             },
         )
         .bounds(Some(Bounds {

@@ -19,6 +19,7 @@ fn drawn(v: Vocabulary, part: Option<Part>) -> BTreeSet<String> {
             executions: 1_000_000,
             part,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         move || v.show(&v.draw(v.bounds)),
     );
@@ -91,6 +92,7 @@ fn part_report(variant: &str, index: usize, count: usize, executions: usize) -> 
                 executions,
                 part: Some(v.split(v.bounds, index, count)),
                 deepening: Some(Budget::CHECK),
+                sources: false,
             },
         ),
     )
@@ -227,6 +229,7 @@ fn reports_without_parts_pass_through() {
                 executions: 1_000_000,
                 part: None,
                 deepening: Some(Budget::CHECK),
+                sources: false,
             },
         ),
     )

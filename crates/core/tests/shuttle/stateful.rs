@@ -31,12 +31,16 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
     );
     assert!(dfs.unwrap(), "the enumeration must finish");
     let mut finals = BTreeSet::new();
-    for deepening in [true, false] {
-        let c = search(&model, deepening);
+    for (deepening, sources) in SEARCHES {
+        let c = search_with(&model, deepening, sources);
         let driven = c.driven.as_ref().expect("the stateful search runs");
         assert!(driven.exhausted, "the stateful search must finish");
         assert!(driven.executions > 0 && dfs_runs > 0);
-        assert_eq!(c.states(), all, "deepening: {deepening}");
+        assert_eq!(
+            c.states(),
+            all,
+            "deepening: {deepening}, source sets: {sources}"
+        );
         // What a model returns follows from its final state: at least as many final states
         // as outcomes, and as many with the passes as without, each search exhausted.
         let f = driven
@@ -49,21 +53,36 @@ fn same_outcomes<F: Fn() -> String + Send + Sync + Clone + 'static>(model: F) ->
     assert_eq!(
         finals.len(),
         1,
-        "final states with and without the passes: {finals:?}"
+        "final states with and without the passes, and over source sets: {finals:?}"
     );
     all
 }
+
+/// The searches compared with shuttle's enumeration, as (deepening, source sets): every
+/// state once with the bounded passes and without them, and the unbounded search over
+/// source sets alone (the passes would cover for what it missed).
+const SEARCHES: [(bool, bool); 3] = [(true, false), (false, false), (false, true)];
 
 /// The stateful search of `model`, to its end (`deepening`: with the bounded passes).
 fn search<F: Fn() -> String + Send + Sync + Clone + 'static>(
     model: &F,
     deepening: bool,
 ) -> Collected {
+    search_with(model, deepening, false)
+}
+
+/// [`search`], its unbounded search over source sets if `sources`.
+fn search_with<F: Fn() -> String + Send + Sync + Clone + 'static>(
+    model: &F,
+    deepening: bool,
+    sources: bool,
+) -> Collected {
     collect(
         &Strategy::Stateful {
             executions: 2_000_000,
             part: None,
             deepening: deepening.then_some(Budget::CHECK),
+            sources,
         },
         model.clone(),
     )
@@ -213,6 +232,7 @@ fn model_failure<F: Fn() -> String + Send + Sync + 'static>(model: F) -> String 
             executions: 10_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         model,
     );
@@ -249,6 +269,7 @@ fn on_a_scenario_it_breaks_the_buggy_variant_and_exhausts_the_fix() {
         executions: 1_000_000,
         part: None,
         deepening: Some(Budget::CHECK),
+        sources: false,
     };
     let buggy = explore(scenario, &Request::new("buggy", "base", strategy.clone())).unwrap();
     assert_eq!(buggy.verdict, Verdict::Violated);
@@ -451,6 +472,7 @@ fn the_walks_run_their_budgets_and_no_more() {
                     pct,
                     ..Budget::CHECK
                 }),
+                sources: false,
             },
             || lock_sections(true),
         );
@@ -611,6 +633,7 @@ fn a_main_task_that_waits_alone_is_a_deadlock() {
             executions: 10,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         || {
             let (m, c) = (Mutex::new(false), Condvar::new());
@@ -816,6 +839,7 @@ fn a_bounded_pass_that_exhausts_reports_its_states() {
             executions: 1_000,
             part: None,
             deepening: Some(Budget::CHECK),
+            sources: false,
         },
         sections_in_one_thread,
     );
@@ -1047,6 +1071,7 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
             executions: 10_000,
             part: None,
             deepening: None,
+            sources: false,
         },
         a_choice_that_touches_on_one_value,
     );
@@ -1466,6 +1491,7 @@ mod programs {
                 executions,
                 part: None,
                 deepening: deepening.then_some(Budget::CHECK),
+                sources: false,
             };
             let stateful = reached(engine, tasks, None)
                 .expect("the stateful search finishes")
@@ -1543,15 +1569,17 @@ mod programs {
                 };
             }
             // With the bounded passes, and without them: the unbounded search alone, whose
-            // reductions (sleep sets) the passes would otherwise cover for on small programs.
-            // Without a deadlock, both count the same final states, at least one per outcome.
+            // reductions (sleep sets, or source sets) the passes would otherwise cover for on
+            // small programs. Without a deadlock, all three count the same final states, at
+            // least one per outcome.
             let mut finals = BTreeSet::new();
-            for deepening in [true, false] {
+            for (deepening, sources) in super::SEARCHES {
                 let stateful = finals_reached(
                     Engine::Stateful {
                         executions: LIMIT,
                         part: None,
                         deepening: deepening.then_some(Budget::CHECK),
+                        sources,
                     },
                     &tasks,
                     None,
@@ -1568,7 +1596,13 @@ mod programs {
                     finals.insert(f);
                 }
                 let stateful = stateful.map(|(seen, _)| seen);
-                prop_assert_eq!(&stateful, &dfs, "deepening: {}", deepening);
+                prop_assert_eq!(
+                    &stateful,
+                    &dfs,
+                    "deepening: {}, source sets: {}",
+                    deepening,
+                    sources
+                );
             }
             prop_assert!(finals.len() <= 1, "final states: {:?}", finals);
             let mut c = covered.borrow_mut();

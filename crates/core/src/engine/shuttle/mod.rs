@@ -114,6 +114,7 @@ pub(super) fn drive(
             executions,
             part,
             deepening,
+            sources,
         } => {
             let end = Rc::new(RefCell::new(SearchEnd::default()));
             stateful::registry::activate();
@@ -122,7 +123,13 @@ pub(super) fn drive(
                 ..Tape::default()
             };
             let driven = run_recorded_on(
-                Stateful::new(*executions, part.clone(), *deepening, Rc::clone(&end)),
+                Stateful::new(
+                    *executions,
+                    part.clone(),
+                    *deepening,
+                    *sources,
+                    Rc::clone(&end),
+                ),
                 exploration,
                 None,
                 Rc::new(RefCell::new(tape)),

@@ -520,12 +520,55 @@
 //! (5.4) for the same final states. The search visits every state,
 //! each prefix of those classes too; it is the prefixes, not the outcomes, that are many.
 //!
+//! # Source sets
+//!
+//! With `--source-sets` ([`Strategy::Stateful`](crate::engine::Strategy::Stateful)'s
+//! `sources`) the unbounded search keeps no states: it explores *source sets* with sleep
+//! sets, a dynamic partial-order reduction (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014,
+//! Algorithm 1), which aims at one execution per final state where the search over states
+//! runs one for each state it has not met. The deepening and the walks run beside it as
+//! before. Either search's `exhausted` covers every interleaving.
+//!
+//! - Each execution's transitions are ordered by vector clocks built from their footprints
+//!   (`dpor.rs`): by task, by conflict on an object, and from a spawn or a wake-up to the
+//!   task it let run. Two transitions of different tasks *race* when they conflict and
+//!   nothing between them orders them. For each race, a task that could start the reordered
+//!   sequence (an *initial*) is added to the earlier decision's source set, unless one is
+//!   there already or asleep; where no initial is an option there (it is blocked, or not yet
+//!   spawned), every option is (Flanagan and Godefroid, POPL 2005).
+//! - Blocking hides races. A lock taken after another task let it go happens after that
+//!   release, yet never races with it (the two are never both enabled); the race is with
+//!   the other task's *taking*, which the release orders away. Likewise a waiter that
+//!   consumed a `notify_one` shows no race with the waiter left behind. So at every new
+//!   state the search also looks at each task whose next operation is known and not run:
+//!   a task standing before a lock taken against it, or blocked (a waiter, a receive on an
+//!   empty channel). The latest transition of another task that conflicts with that
+//!   operation, other than a release of the lock or the transition that woke the task,
+//!   races with it unless it happens before the task (Flanagan and Godefroid's check of
+//!   every task's next transition at every state). Without that check the search missed
+//!   outcomes of the random programs (a waiter against a single `notify_one`) and of the
+//!   tests' handoff and two-waiter models.
+//! - It cuts no path at a state met before (the races past the cut would be hidden from the
+//!   decisions above it), nor at a state the deepening completed, and takes no exit steps
+//!   first: the states are only counted.
+//!
+//! Checked as the other searches are: the models compared with shuttle's enumeration and
+//! the random programs run it too (alone, without the deepening that would cover for
+//! what it missed), each to the same outcomes and the same final states (`SEARCHES` in
+//! `crates/core/tests/shuttle/stateful.rs`; while it was built, 1,200 more programs on three
+//! other seeds, and 300 on each of two more with its final rules). On the scenarios it
+//! reaches the same final states as the search over states wherever both end, and is the
+//! faster of the two on some cases only: README ("Every schedule, without a preemption
+//! bound") has the figures. The search over states stays the default.
+//!
 //! # Where it lives
 //!
 //! [`registry`] keeps the state; [`facade`] is the one narrow interface the sync facade
 //! calls (every hook `pub(crate)`, none part of the public API); the search itself is a
 //! shuttle scheduler (`search.rs`), with the table of the states it met (`states.rs`), driven by the shuttle driver like the others.
 
+#[cfg(not(any(loom, ohc_threads)))]
+mod dpor;
 pub(crate) mod facade;
 pub(crate) mod registry;
 #[cfg(not(any(loom, ohc_threads)))]

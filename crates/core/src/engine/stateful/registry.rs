@@ -220,6 +220,13 @@ impl History {
 pub(crate) struct Footprint {
     /// Sorted, without repeats.
     objects: Vec<(ObjectId, Access)>,
+    /// For the search over source sets: the tasks (by shuttle id) the transition spawned,
+    /// and those it unblocked, which could not run before it.
+    pub(crate) children: Vec<usize>,
+    pub(crate) woke: Vec<usize>,
+    /// The facade's locks it took, and those it let go.
+    pub(crate) acquired: Vec<ObjectId>,
+    pub(crate) released: Vec<ObjectId>,
 }
 
 impl Footprint {
@@ -234,6 +241,23 @@ impl Footprint {
                 .take_while(|(o, _)| o == object)
                 .any(|(_, a)| a.conflicts(*access))
         })
+    }
+
+    /// A footprint of these accesses alone, for tests.
+    #[cfg(all(test, not(any(loom, ohc_threads))))]
+    pub(crate) fn of(mut objects: Vec<(ObjectId, Access)>) -> Self {
+        objects.sort_unstable();
+        objects.dedup();
+        Self {
+            objects,
+            ..Self::default()
+        }
+    }
+
+    /// The objects touched and how, sorted by object.
+    #[cfg(not(any(loom, ohc_threads)))]
+    pub(crate) fn accesses(&self) -> &[(ObjectId, Access)] {
+        &self.objects
     }
 }
 
@@ -762,7 +786,15 @@ pub(crate) fn unblock(object: ObjectId) {
 pub(crate) fn unblock_as(object: ObjectId, access: Access) {
     with(|r| {
         r.touch(object, access);
-        r.execution.blocked.retain(|_, o| *o != object);
+        let woke = &mut r.execution.footprint.woke;
+        let tracking = r.tracking;
+        r.execution.blocked.retain(|&task, o| {
+            let stays = *o != object;
+            if !stays && tracking {
+                woke.push(task);
+            }
+            stays
+        });
     });
 }
 
@@ -781,6 +813,36 @@ pub(crate) fn enabled(task: usize) -> bool {
     .unwrap_or(true)
 }
 
+/// Every task whose next operation is known while it has not run it: those standing before
+/// a lock (with the lock and `Read` for a reader, and `true`: a taking), and those blocked
+/// on an object (a waiter, a receive on an empty channel). By shuttle id, in order.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn pending() -> Vec<(usize, ObjectId, Access, bool)> {
+    with(|r| {
+        let e = &r.execution;
+        let mut out: Vec<(usize, ObjectId, Access, bool)> = e
+            .wants
+            .iter()
+            .map(|(&t, &(lock, shared))| {
+                (
+                    t,
+                    lock,
+                    if shared { Access::Read } else { Access::Write },
+                    true,
+                )
+            })
+            .collect();
+        for (&t, &o) in &e.blocked {
+            if !e.wants.contains_key(&t) {
+                out.push((t, o, Access::Write, false));
+            }
+        }
+        out.sort_unstable_by_key(|x| x.0);
+        out
+    })
+    .unwrap_or_default()
+}
+
 /// The current task stands before taking `lock` (`shared`: as a reader), until it takes it
 /// ([`lock_state`]).
 /// While the lock is taken against it, the engine does not offer it: running it would only
@@ -796,6 +858,13 @@ pub(crate) fn wants(lock: ObjectId, shared: bool) {
 /// is now taken by a writer (`held`) or by `readers` readers.
 pub(crate) fn lock_state(lock: ObjectId, held: bool, readers: usize) {
     within(|r, task| {
+        if r.tracking {
+            if r.execution.wants.contains_key(&task) {
+                r.execution.footprint.acquired.push(lock);
+            } else {
+                r.execution.footprint.released.push(lock);
+            }
+        }
         r.execution.wants.remove(&task);
         r.execution.locks.insert(lock, (held, readers));
     });
@@ -915,7 +984,12 @@ pub(crate) fn spawning() -> Option<u32> {
 /// transition, and the child's start, touch no more than their own operations.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn spawned(name: u32, task: usize) {
-    with(|r| r.execution.names.insert(task, name));
+    with(|r| {
+        if r.tracking {
+            r.execution.footprint.children.push(task);
+        }
+        r.execution.names.insert(task, name)
+    });
 }
 
 /// The first thing a spawned task does: check the name it was given when it was made.

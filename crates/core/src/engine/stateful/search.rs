@@ -1,6 +1,7 @@
 //! The stateful search, as a shuttle scheduler: depth-first over the facade's states, each
 //! explored once (see the [module documentation](super) for what it assumes and proves).
 
+use super::dpor::Trace;
 use super::registry::{self, Footprint, OpKinds};
 use super::states::{Key, PassVisits, States, LANES, MAX_BOUND};
 use crate::engine::{Budget, Part};
@@ -42,6 +43,11 @@ struct Frame {
     /// Whether some path below this decision was refused by the pass's bound, or cut at a
     /// state whose own paths were not all taken: the state is then not [complete](Stateful).
     incomplete: bool,
+    /// With source sets (the unbounded search's dynamic partial-order reduction), per
+    /// option: whether it is to be explored (the source set so far, grown by the races
+    /// found below), and whether it was. Empty otherwise.
+    source: Vec<bool>,
+    taken: Vec<bool>,
 }
 
 /// A task asleep at a decision, with what its transition from there touches.
@@ -60,6 +66,39 @@ impl Frame {
     /// The first option after `i` that is not asleep.
     fn awake_after(&self, i: usize) -> Option<usize> {
         (i + 1..self.options.len()).find(|&j| !self.asleep(j))
+    }
+
+    /// Whether option `j` was explored here before the one taken now.
+    fn explored_before(&self, j: usize) -> bool {
+        if self.taken.is_empty() {
+            j < self.chosen
+        } else {
+            self.taken[j] && j != self.chosen
+        }
+    }
+
+    /// With source sets: the next option of the source set not yet explored and not asleep.
+    fn next_source(&self) -> Option<usize> {
+        (0..self.options.len()).find(|&j| self.source[j] && !self.taken[j] && !self.asleep(j))
+    }
+
+    /// A race found below this decision can be reversed by running one of `initials` here
+    /// first: unless one of them is in the source set already, or asleep (every execution
+    /// that starts with it here is covered elsewhere), add the first that is an option here.
+    /// When none is (each is blocked here, or not yet spawned), add every option, as
+    /// Flanagan and Godefroid's search does when the racing task is not enabled.
+    fn add_source(&mut self, initials: &[usize]) {
+        let at: Vec<usize> = initials
+            .iter()
+            .filter_map(|t| self.options.iter().position(|o| o == t))
+            .collect();
+        if at.iter().any(|&i| self.source[i] || self.asleep(i)) {
+            return;
+        }
+        match at.first() {
+            Some(&i) => self.source[i] = true,
+            None => self.source.iter_mut().for_each(|b| *b = true),
+        }
     }
 
     /// Whether the exit steps here are a persistent set: each was explored or is asleep,
@@ -383,6 +422,12 @@ pub(crate) struct Stateful {
     /// What the reductions saved so far, over every search; written to [`SearchEnd`] with the
     /// state count.
     reduction: crate::engine::Reduction,
+    /// Whether the unbounded search explores source sets (a dynamic partial-order
+    /// reduction) rather than every state with sleep sets.
+    sources: bool,
+    /// The current execution's transitions, when it is the unbounded search's and that
+    /// explores source sets.
+    trace: Trace,
 }
 
 /// One depth-first search: a pass of the deepening (with a bound) or the unbounded search,
@@ -465,6 +510,7 @@ impl Stateful {
         executions: usize,
         part: Option<Part>,
         deepening: Option<Budget>,
+        sources: bool,
         end: Rc<RefCell<SearchEnd>>,
     ) -> Self {
         Self {
@@ -491,6 +537,40 @@ impl Stateful {
             choices: Vec::new(),
             states: States::default(),
             reduction: crate::engine::Reduction::default(),
+            sources,
+            trace: Trace::default(),
+        }
+    }
+
+    /// Whether the current execution is the unbounded search's, exploring source sets, and
+    /// not yet cut: its transitions are traced and its races found.
+    fn tracing(&self) -> bool {
+        self.sources && self.search.unbounded() && self.walking.is_none() && !self.finishing
+    }
+
+    /// The transition that led to the current decision touched `done`: trace it, and add
+    /// to the source sets above what reverses its races and the races of every task's
+    /// pending operation at the state it reached. Only a transition run from a decision at
+    /// or past `track_from` is new; the ones before were traced, with their races and the
+    /// pending operations after them, in an earlier execution.
+    fn trace_transition(&mut self, done: &Footprint) {
+        let Some(start) = self.search.stack[..self.depth]
+            .iter()
+            .rposition(|f| !f.choice)
+        else {
+            return;
+        };
+        let frame = &self.search.stack[start];
+        let task = frame.options[frame.chosen];
+        let fresh = start >= self.track_from;
+        let mut races = self.trace.add(start, task, done, fresh);
+        if fresh {
+            races.extend(registry::pending().into_iter().filter_map(
+                |(p, object, access, acquire)| self.trace.pending(p, object, access, acquire),
+            ));
+        }
+        for race in races {
+            self.search.stack[race.decision].add_source(&race.initials);
         }
     }
 
@@ -520,6 +600,19 @@ impl Stateful {
     fn backtrack(&mut self) -> bool {
         let deviations = self.search.deviations();
         while let Some(frame) = self.search.stack.last_mut() {
+            if !frame.source.is_empty() {
+                if let Some(next) = frame.next_source() {
+                    frame.chosen = next;
+                    frame.taken[next] = true;
+                    return true;
+                }
+                let left = (0..frame.options.len())
+                    .filter(|&j| !frame.taken[j] && !frame.asleep(j))
+                    .count();
+                self.reduction.sources += left as u64;
+                self.search.stack.pop();
+                continue;
+            }
             let next = frame.awake_after(frame.chosen);
             if let Some(next) = next.filter(|&n| n >= frame.lead && frame.exit_steps_suffice()) {
                 self.reduction.persistent += frame.awake_from(next);
@@ -671,8 +764,8 @@ impl Stateful {
         ) else {
             return Vec::new();
         };
-        let explored = (0..parent.chosen)
-            .filter(|&j| !parent.asleep(j))
+        let explored = (0..parent.options.len())
+            .filter(|&j| parent.explored_before(j) && !parent.asleep(j))
             .filter_map(|j| {
                 parent.footprints[j].as_ref().map(|f| Sleeper {
                     task: parent.options[j],
@@ -714,6 +807,13 @@ impl Scheduler for Stateful {
         if self.started && self.walking.is_none() && !self.finishing {
             self.states.ended(Key::new(registry::signature().0));
         }
+        // The execution's last transition reached no decision: its races are found here.
+        if self.started && self.tracing() {
+            if let Some(done) = registry::end_transition() {
+                self.trace_transition(&done);
+            }
+        }
+        self.trace.clear();
         {
             let mut end = self.end.borrow_mut();
             end.reduction = self.reduction;
@@ -805,10 +905,13 @@ impl Scheduler for Stateful {
             let task = self.walks[w].task(&options, current.map(usize::from));
             return Self::run(task);
         }
+        if let Some(done) = done.as_ref().filter(|_| self.tracing()) {
+            self.trace_transition(done);
+        }
         // The unbounded search takes the exit steps first (in the same order when a path is
         // replayed): see "Exit steps" in the module docs.
         let mut lead = 0;
-        if self.search.bound.is_none() {
+        if self.search.bound.is_none() && !self.sources {
             let exits = registry::exit_steps(&options);
             if !exits.is_empty() && exits.len() < options.len() {
                 continues &= exits.contains(&options[0]);
@@ -847,7 +950,9 @@ impl Scheduler for Stateful {
             // (with a choice inside, it is not the transition of the footprint kept).
             registry::track(
                 !frame.footprints.is_empty()
-                    && (frame.footprints[frame.chosen].is_none() || self.depth >= self.track_from),
+                    && (frame.footprints[frame.chosen].is_none()
+                        || self.depth >= self.track_from
+                        || self.sources),
             );
             self.depth += 1;
             self.looked_up_at = Some(operations);
@@ -862,17 +967,24 @@ impl Scheduler for Stateful {
                 states,
                 search,
                 end,
+                sources,
                 ..
             } = self;
             let key = Key::new(signature);
             let known = states.len();
             let met = states.at(key);
+            // With source sets the unbounded search cuts no path at a state met before: the
+            // races past the cut would be hidden from the decisions before it. The state is
+            // only counted.
+            let sourcing = *sources && search.bound.is_none();
             // Every execution through a complete state is covered: no search goes on there.
-            if met.complete {
+            if met.complete && !sourcing {
                 self.reduction.complete += 1;
                 return self.finish(options[0]);
             }
-            let covered = if let Some(bound) = search.bound {
+            let covered = if sourcing {
+                false
+            } else if let Some(bound) = search.bound {
                 // A bounded pass tells states apart by who runs next too: the same state
                 // costs a preemption more or less depending on the task that ran before.
                 // Reached before at as low a cost, everything this visit would explore was
@@ -933,7 +1045,13 @@ impl Scheduler for Stateful {
             incomplete: false,
             lead,
             lead_private,
+            source: Vec::new(),
+            taken: Vec::new(),
         };
+        if self.sources && self.search.unbounded() {
+            frame.source = vec![false; n];
+            frame.taken = vec![false; n];
+        }
         self.reduction.asleep += (0..n).filter(|&i| frame.asleep(i)).count() as u64;
         // Every task asleep (or every exit step, when they suffice): each execution from
         // here is covered elsewhere.
@@ -945,6 +1063,10 @@ impl Scheduler for Stateful {
             return self.finish(frame.options[0]);
         }
         frame.chosen = first;
+        if !frame.source.is_empty() {
+            frame.source[first] = true;
+            frame.taken[first] = true;
+        }
         let task = frame.options[first];
         registry::track(!frame.footprints.is_empty());
         self.search.stack.push(frame);
@@ -1019,6 +1141,8 @@ impl Scheduler for Stateful {
             incomplete: false,
             lead: 0,
             lead_private: false,
+            source: Vec::new(),
+            taken: Vec::new(),
         });
         self.depth += 1;
         self.choices.push(first as u64);

@@ -1,0 +1,357 @@
+//! The order between one execution's transitions and the races in it, for the unbounded
+//! search over source sets (a dynamic partial-order reduction: Abdulla, Aronis, Jonsson and
+//! Sagonas, POPL 2014, Algorithm 1, with Flanagan and Godefroid's check of blocked tasks,
+//! POPL 2005; see "Source sets" in the [module documentation](super)).
+//!
+//! A transition *happens before* a later one of the same execution when they are of one
+//! task, when they conflict on an object ([`Access::conflicts`]), when the first spawned the
+//! second's task or woke it (its task could not run before), or through a chain of these.
+//! Each transition gets a vector clock: per task, how many of its transitions happen before
+//! it (itself included). Two transitions of different tasks *race* when they conflict and
+//! nothing between them orders them: the later one could have run first. A task that is
+//! blocked, or stands before a lock taken against it, races too, with its pending
+//! operation: its own transition, once it runs, comes after whatever let it run and no
+//! longer shows the race ([`Trace::pending`]).
+
+use super::registry::{Access, Footprint, ObjectId};
+use std::collections::BTreeMap;
+
+/// Per task (by shuttle id), a count of its transitions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Clock(Vec<u32>);
+
+impl Clock {
+    fn get(&self, task: usize) -> u32 {
+        self.0.get(task).copied().unwrap_or(0)
+    }
+
+    fn set(&mut self, task: usize, value: u32) {
+        if self.0.len() <= task {
+            self.0.resize(task + 1, 0);
+        }
+        self.0[task] = value;
+    }
+
+    fn join(&mut self, other: &Clock) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            *mine = (*mine).max(*theirs);
+        }
+    }
+}
+
+/// One transition of the execution.
+#[derive(Debug)]
+struct Event {
+    /// The decision it was taken at (its place in the search's stack).
+    decision: usize,
+    task: usize,
+    /// Its number among its task's transitions, from 1.
+    seq: u32,
+    clock: Clock,
+    /// The tasks it woke (unblocked).
+    woke: Vec<usize>,
+}
+
+impl Event {
+    /// Whether this transition happens before (or is) the one with `clock`.
+    fn before(&self, clock: &Clock) -> bool {
+        clock.get(self.task) >= self.seq
+    }
+}
+
+/// A race found: the transition at `decision` could have been preceded by one of
+/// `initials` (by shuttle id), the tasks whose first transition in the reordered sequence
+/// depends on nothing before it there (the `I[E'](v)` of the paper).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Race {
+    pub(super) decision: usize,
+    pub(super) initials: Vec<usize>,
+}
+
+/// One execution's transitions, in order, with their clocks.
+#[derive(Default)]
+pub(super) struct Trace {
+    events: Vec<Event>,
+    /// Per task (by shuttle id): the clock its next transition starts from.
+    next: Vec<Clock>,
+    /// Per object: the transitions that touched it, in order, with how, and whether the
+    /// transition only let it go (a lock released, not taken).
+    touched: BTreeMap<ObjectId, Vec<(usize, Access, bool)>>,
+}
+
+impl Trace {
+    /// Forget the execution: a new one starts.
+    pub(super) fn clear(&mut self) {
+        self.events.clear();
+        self.next.clear();
+        self.touched.clear();
+    }
+
+    fn next_of(&mut self, task: usize) -> &mut Clock {
+        if self.next.len() <= task {
+            self.next.resize(task + 1, Clock::default());
+        }
+        &mut self.next[task]
+    }
+
+    /// `task`'s transition taken at `decision` touched `footprint`: add it, and with
+    /// `races`, return the transitions it races with (the latest first). A lock taken after
+    /// another task let it go is ordered after that release but does not race with it: the
+    /// two could never both run next (the taker waits while the lock is held), and the race
+    /// that matters is with the other task's taking, found from the taker's pending
+    /// operation ([`Trace::pending`]) or past the release here.
+    pub(super) fn add(
+        &mut self,
+        decision: usize,
+        task: usize,
+        footprint: &Footprint,
+        races: bool,
+    ) -> Vec<Race> {
+        let index = self.events.len();
+        let mut clock = self.next_of(task).clone();
+        let seq = clock.get(task) + 1;
+        let mut conflicting: Vec<usize> = Vec::new();
+        let mut ordered: Vec<usize> = Vec::new();
+        for &(object, access) in footprint.accesses() {
+            let acquires = footprint.acquired.contains(&object);
+            for &(k, other, release) in self.touched.get(&object).into_iter().flatten() {
+                if self.events[k].task != task && other.conflicts(access) {
+                    // A lock taken after a release by another task could not have been
+                    // taken before it: the race is with that task's taking.
+                    if release && acquires {
+                        ordered.push(k);
+                    } else {
+                        conflicting.push(k);
+                    }
+                }
+            }
+        }
+        conflicting.sort_unstable();
+        conflicting.dedup();
+        // Its order after the others: everything it conflicts with comes before it.
+        let mut whole = clock.clone();
+        for &k in conflicting.iter().chain(&ordered) {
+            whole.join(&self.events[k].clock);
+        }
+        whole.set(task, seq);
+        let mut racing = Vec::new();
+        // From the latest: one already ordered before, through a later one or the task's
+        // own, is no race.
+        for &k in conflicting.iter().rev() {
+            let earlier = &self.events[k];
+            if earlier.before(&clock) {
+                continue;
+            }
+            clock.join(&earlier.clock);
+            if races {
+                racing.push(Race {
+                    decision: earlier.decision,
+                    initials: self.initials(k, task, &whole),
+                });
+            }
+        }
+        for &(object, access) in footprint.accesses() {
+            let release =
+                footprint.released.contains(&object) && !footprint.acquired.contains(&object);
+            self.touched
+                .entry(object)
+                .or_default()
+                .push((index, access, release));
+        }
+        // A task spawned or woken here could not run before: its next transition comes after.
+        for &t in footprint.children.iter().chain(&footprint.woke) {
+            self.next_of(t).join(&whole);
+        }
+        *self.next_of(task) = whole.clone();
+        self.events.push(Event {
+            decision,
+            task,
+            seq,
+            clock: whole,
+            woke: footprint.woke.clone(),
+        });
+        racing
+    }
+
+    /// The race of `task`'s pending operation (one it stands before, or is blocked in) on
+    /// `object` with the latest transition of another task that conflicts with it and could
+    /// run beside it (not a release of the lock it would take, nor one that woke it): the
+    /// pending operation could have run first, unless that transition happens before the
+    /// task. Flanagan and Godefroid's check of every task's next transition at every state
+    /// (POPL 2005), which sees races a blocked task's own transition never shows.
+    pub(super) fn pending(
+        &self,
+        task: usize,
+        object: ObjectId,
+        access: Access,
+        acquire: bool,
+    ) -> Option<Race> {
+        let clock = self.next.get(task).cloned().unwrap_or_default();
+        for &(k, other, release) in self.touched.get(&object)?.iter().rev() {
+            let e = &self.events[k];
+            if e.task == task || !other.conflicts(access) {
+                continue;
+            }
+            if (release && acquire) || e.woke.contains(&task) {
+                continue;
+            }
+            if e.before(&clock) {
+                return None;
+            }
+            return Some(Race {
+                decision: e.decision,
+                initials: vec![task],
+            });
+        }
+        None
+    }
+
+    /// The tasks that could start the sequence that reverses the race between transition
+    /// `k` and a new one of `task`, ordered by `clock`: the transitions after `k` that do
+    /// not happen after it, then the new one. A task is an initial when its first
+    /// transition there has none of the others before it.
+    fn initials(&self, k: usize, task: usize, clock: &Clock) -> Vec<usize> {
+        let first = &self.events[k];
+        // Each task's first transition in the sequence, in order: its task, order and number.
+        let mut firsts: Vec<(usize, &Clock, u32)> = Vec::new();
+        let sequence = self.events[k + 1..]
+            .iter()
+            .filter(|e| !first.before(&e.clock))
+            .map(|e| (e.task, &e.clock, e.seq))
+            .chain([(task, clock, clock.get(task))]);
+        for (t, c, seq) in sequence {
+            if !firsts.iter().any(|f| f.0 == t) {
+                firsts.push((t, c, seq));
+            }
+        }
+        firsts
+            .iter()
+            .filter(|f| firsts.iter().all(|g| g.0 == f.0 || f.1.get(g.0) < g.2))
+            .map(|f| f.0)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn footprint(objects: &[(ObjectId, Access)]) -> Footprint {
+        Footprint::of(objects.to_vec())
+    }
+
+    #[test]
+    fn conflicting_transitions_race_and_commuting_ones_do_not() {
+        let mut t = Trace::default();
+        let w = |o| footprint(&[(o, Access::Write)]);
+        let r = |o| footprint(&[(o, Access::Read)]);
+        assert!(t.add(0, 1, &w(7), true).is_empty());
+        // Another object: no race.
+        assert!(t.add(1, 2, &w(8), true).is_empty());
+        // Task 2 writes 7 after task 1: a race with the decision of task 1's transition,
+        // and task 2 could have gone first.
+        assert_eq!(
+            t.add(2, 2, &w(7), true),
+            vec![Race {
+                decision: 0,
+                initials: vec![2]
+            }]
+        );
+        // Two reads commute; a read races with the last write only.
+        assert!(t.add(3, 1, &r(9), true).is_empty());
+        assert!(t.add(4, 2, &r(9), true).is_empty());
+        assert_eq!(
+            t.add(5, 1, &r(7), true),
+            vec![Race {
+                decision: 2,
+                initials: vec![1]
+            }]
+        );
+    }
+
+    #[test]
+    fn a_race_ordered_through_a_third_transition_is_none() {
+        let mut t = Trace::default();
+        // 1 writes a, 2 writes a then b, 3 writes b then a: 3's write of a is ordered after
+        // 1's through 2, and races only with 2's.
+        t.add(0, 1, &footprint(&[(1, Access::Write)]), true);
+        t.add(1, 2, &footprint(&[(1, Access::Write)]), true);
+        t.add(2, 2, &footprint(&[(2, Access::Write)]), true);
+        let races = t.add(3, 3, &footprint(&[(2, Access::Write)]), true);
+        assert_eq!(races.len(), 1);
+        assert_eq!(races[0].decision, 2);
+        assert!(t
+            .add(4, 3, &footprint(&[(1, Access::Write)]), true)
+            .is_empty());
+    }
+
+    #[test]
+    fn the_initials_leave_out_what_depends_on_the_sequence_before_it() {
+        let mut t = Trace::default();
+        // 1 writes a; 2 writes b; 3 reads b then writes a. Reversing 1's write and 3's:
+        // the sequence is 2's write, 3's read of b, 3's write of a; 3's first depends on
+        // 2's, so only 2 can start it.
+        t.add(0, 1, &footprint(&[(1, Access::Write)]), true);
+        t.add(1, 2, &footprint(&[(2, Access::Write)]), true);
+        t.add(2, 3, &footprint(&[(2, Access::Read)]), true);
+        let races = t.add(3, 3, &footprint(&[(1, Access::Write)]), true);
+        assert_eq!(
+            races,
+            vec![Race {
+                decision: 0,
+                initials: vec![2]
+            }]
+        );
+    }
+
+    #[test]
+    fn a_task_waiting_for_a_lock_races_with_its_taking_not_its_release() {
+        let mut t = Trace::default();
+        let mut take = footprint(&[(7, Access::Write)]);
+        take.acquired.push(7);
+        t.add(0, 1, &take, true);
+        // Task 2 stands before lock 7, taken by task 1: it could have taken it first.
+        let race = Some(Race {
+            decision: 0,
+            initials: vec![2],
+        });
+        assert_eq!(t.pending(2, 7, Access::Write, true), race);
+        // Task 1 lets it go: the release is no race (the two are never both enabled), and
+        // the taking before it still is one. (A task standing before a lock is not blocked,
+        // so the release wakes no one.)
+        let mut release = footprint(&[(7, Access::Write)]);
+        release.released.push(7);
+        t.add(1, 1, &release, true);
+        assert_eq!(t.pending(2, 7, Access::Write, true), race);
+        // Once task 2 has taken it after the release, the race is ordered.
+        t.add(2, 2, &take, true);
+        assert_eq!(t.pending(3, 8, Access::Write, true), None);
+        assert_eq!(
+            t.pending(1, 7, Access::Write, true),
+            Some(Race {
+                decision: 2,
+                initials: vec![1]
+            })
+        );
+    }
+
+    #[test]
+    fn a_spawned_or_woken_task_comes_after_its_maker() {
+        let mut t = Trace::default();
+        t.add(0, 1, &footprint(&[(1, Access::Write)]), true);
+        let mut spawn = footprint(&[(2, Access::Write)]);
+        spawn.children.push(3);
+        t.add(1, 2, &spawn, true);
+        // 3 was spawned after 1's write: no earlier transition than 2's could be 3's.
+        assert_eq!(
+            t.add(2, 3, &footprint(&[(1, Access::Write)]), true),
+            vec![Race {
+                decision: 0,
+                initials: vec![2]
+            }]
+        );
+    }
+}
