@@ -210,8 +210,16 @@ fn how_far(r: &Report) -> String {
                             .map_or_else(String::new, |w| format!(" besides {w} in random walks")),
                         r.reduction.map_or_else(String::new, |c| format!(
                             "; cut: {} paths at a state met before, {} at a complete state; \
-                             {} options asleep, {} after exit steps",
-                            c.revisits, c.complete, c.asleep, c.persistent
+                             {} options asleep, {} after exit steps{}",
+                            c.revisits,
+                            c.complete,
+                            c.asleep,
+                            c.persistent,
+                            if c.sources > 0 {
+                                format!(", {} outside the source sets", c.sources)
+                            } else {
+                                String::new()
+                            }
                         ))
                     )
                 }
