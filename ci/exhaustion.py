@@ -8,10 +8,12 @@ that file: `ozone-ha-check bench --merge bench/results.json` (crates/cli/src/ben
 Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
                         [--only SCENARIO ...] [--plan PLAN ...]
                         [--which all|holding|violating] [--no-loom]
-                        [--expect REFERENCE.json]
+                        [--expect REFERENCE.json] [--unbounded-only]
        ci/exhaustion.py --join OUT.json PART.json ...
 
-`--no-loom` runs the stateful column alone (LOOM_BINARY is then not run); `--plan` keeps the
+`--unbounded-only` runs the stateful engine's unbounded search alone (`check
+--unbounded-only`: no bounded passes or random walks beside it; every run of that engine here
+is of a holding case, which only that search proves). `--no-loom` runs the stateful column alone (LOOM_BINARY is then not run); `--plan` keeps the
 cases of those plans (`--plan generated`: the workload spaces alone); `--join` puts the
 runs of several such files (loom's and the stateful engine's, or shards of scenarios) together,
 a case's runs in the order the files are given.
@@ -36,8 +38,9 @@ import json
 import subprocess
 import sys
 
-def explore(binary, s, v, p, bound, box, space=None):
-    engine = ["--engine", "stateful"] if bound == "stateful" else ["--preemption-bound", bound]
+def explore(binary, s, v, p, bound, box, space=None, flags=()):
+    engine = (["--engine", "stateful", *flags] if bound == "stateful"
+              else ["--preemption-bound", bound])
     if space:
         engine += ["--requests", str(space[0]), "--faults", str(space[1])]
     cmd = [binary, "check", s, "--variant", v, "--plan", p, *engine,
@@ -63,7 +66,7 @@ def explore(binary, s, v, p, bound, box, space=None):
     }
 
 
-def smaller_spaces(stateful, s, v, bounds, box, progress):
+def smaller_spaces(stateful, s, v, bounds, box, progress, flags=()):
     """The stateful engine on the generated plan at bounds below the default: requests grow
     from 1 while the smallest fault count is exhausted, faults grow while exhausted. Returns
     the runs and the Pareto frontier of the exhausted, held bounds (`frontier`)."""
@@ -73,7 +76,8 @@ def smaller_spaces(stateful, s, v, bounds, box, progress):
         for faults in range(0, bounds["faults"] + 1):
             if (requests, faults) == (bounds["requests"], bounds["faults"]):
                 break  # the default bounds ran already
-            run = explore(stateful, s, v, "generated", "stateful", box, (requests, faults))
+            run = explore(stateful, s, v, "generated", "stateful", box, (requests, faults),
+                          flags)
             runs.append(run)
             progress(f"{s} {v}/generated stateful at {requests} requests, {faults} faults: "
                      f"{run['verdict']}, {run['executions']} executions, "
@@ -98,7 +102,8 @@ def frontier(runs):
     return [b for b in spaces if not covers([o for o in spaces if o != b], b)]
 
 
-def measure(binary, stateful, box, only, which, progress, loom=True, plans=()):
+def measure(binary, stateful, box, only, which, progress, loom=True, plans=(), flags=()):
+    """`flags`: added to each stateful `check` (`--unbounded-only`)."""
     # Under --no-loom the loom build is not needed: the default build lists the cases.
     listed = json.loads(subprocess.run([binary if loom else stateful, "list", "--json"],
                                        capture_output=True,
@@ -119,7 +124,7 @@ def measure(binary, stateful, box, only, which, progress, loom=True, plans=()):
             if not loom:
                 bounds = []
             if stateful and holds:
-                run = explore(stateful, s, v, p, "stateful", box)
+                run = explore(stateful, s, v, p, "stateful", box, flags=flags)
                 row["runs"].append(run)
                 progress(f"{s} {v}/{p} stateful: {run['verdict']}, {run['executions']} "
                          f"executions, {'exhausted' if run['exhausted'] else 'not exhausted'}, "
@@ -133,7 +138,7 @@ def measure(binary, stateful, box, only, which, progress, loom=True, plans=()):
                         row["proven"] = []  # a smaller space is vacuous too
                     elif run["verdict"] != "violated":
                         smaller, row["proven"] = smaller_spaces(stateful, s, v, space, box,
-                                                                progress)
+                                                                progress, flags)
                         row["runs"] += smaller
             for bound in bounds:
                 run = explore(binary, s, v, p, bound, box)
@@ -230,11 +235,14 @@ def main():
     ap.add_argument("--expect", metavar="REFERENCE.json",
                     help="fail when a holding case the reference exhausted (or a generated "
                          "space it proved) is no longer")
+    ap.add_argument("--unbounded-only", action="store_true",
+                    help="the stateful engine's unbounded search alone, no passes or walks")
     a = ap.parse_args()
     if a.no_loom and not a.stateful:
         sys.exit("--no-loom needs --stateful BINARY")
     rows = measure(a.binary, a.stateful, a.box, set(a.only), a.which,
-                   lambda m: print(m, flush=True), loom=not a.no_loom, plans=set(a.plan))
+                   lambda m: print(m, flush=True), loom=not a.no_loom, plans=set(a.plan),
+                   flags=["--unbounded-only"] if a.unbounded_only else [])
     json.dump(rows, open(a.out, "w"), indent=1)
     broken = [key(r) for r in rows if r["expected"] == "holds"
               and any(run["verdict"] == "violated" for run in r["runs"])]

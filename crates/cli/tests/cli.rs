@@ -243,6 +243,7 @@ fn bad_input_is_a_usage_error() {
         &["check", "--source-sets", "--engine", "pct"],
         "add `--engine stateful`",
     );
+    assert_usage_error(&["check", "--unbounded-only"], "add `--engine stateful`");
     assert_usage_error(
         &replay_buggy_steady(&["garbage"]),
         "cannot read schedule file",
@@ -674,6 +675,46 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
         .unwrap()
         .contains("part 2 of 2 missing"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_unbounded_search_alone_meets_the_same_states_in_fewer_executions() {
+    let run = |variant: &str, extra: &[&str]| {
+        let args = [
+            "check",
+            "hdds-11453",
+            "--variant",
+            variant,
+            "--plan",
+            "crash",
+            "--engine",
+            "stateful",
+            "--json",
+            "--quiet",
+        ];
+        let out = cli(&[&args[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v[0].clone()
+    };
+    let both = run("fixed", &[]);
+    let alone = run("fixed", &["--unbounded-only"]);
+    for report in [&both, &alone] {
+        assert_eq!(report["verdict"], "held");
+        assert_eq!(report["exhausted"], true);
+    }
+    for counted in ["states", "final_states"] {
+        assert_eq!(alone[counted], both[counted], "{counted}");
+    }
+    assert!(both["walks"].as_u64().unwrap() > 0);
+    assert_eq!(alone["walks"], 0);
+    let executions = |r: &serde_json::Value| r["executions"].as_u64().unwrap();
+    assert!(executions(&alone) < executions(&both), "{alone} {both}");
+    let settings = alone["settings"].as_str().unwrap();
+    assert!(settings.starts_with("each state once, the unbounded search alone"));
+    // A violation is still found.
+    let broken = run("buggy", &["--unbounded-only"]);
+    assert_eq!(broken["verdict"], "violated", "{broken}");
 }
 
 #[test]

@@ -148,6 +148,8 @@ pub struct Selection {
     /// The stateful engine's unbounded search explores source sets
     /// ([`Strategy::Stateful::sources`]).
     pub sources: bool,
+    /// The stateful engine's unbounded search runs alone ([`Ask::unbounded_only`]).
+    pub unbounded_only: bool,
     /// Items explored at once, each on its own OS thread (1: one after another). Every item
     /// is seeded on its own, so the reports are the same whatever this is, and they come in
     /// the items' order.
@@ -174,6 +176,7 @@ impl Default for Selection {
             time_budget: None,
             no_minimize: false,
             sources: false,
+            unbounded_only: false,
             workers: 1,
         }
     }
@@ -259,6 +262,7 @@ fn strategy(selection: &Selection, budget: Budget, engine: Engine, seed: u64) ->
         budget,
         preemption_bound: selection.preemption_bound,
         sources: selection.sources,
+        unbounded_only: selection.unbounded_only,
     })
 }
 

@@ -233,8 +233,8 @@ impl Strategy {
             Strategy::Stateful {
                 executions,
                 part,
+                deepening,
                 sources,
-                ..
             } => {
                 let of = part.as_ref().map_or(String::new(), |p| {
                     format!(", part {}/{} of the workloads", p.index, p.count)
@@ -244,7 +244,12 @@ impl Strategy {
                 } else {
                     "each state once"
                 };
-                format!("{how}, at most {executions} executions{of}")
+                let alone = if deepening.is_none() {
+                    ", the unbounded search alone"
+                } else {
+                    ""
+                };
+                format!("{how}{alone}, at most {executions} executions{of}")
             }
             Strategy::Replay { .. } => "one recorded schedule".into(),
             Strategy::Guided { switches, .. } => format!("{} forced switches", switches.len()),

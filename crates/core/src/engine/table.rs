@@ -334,6 +334,11 @@ pub struct Ask {
     /// The stateful engine's unbounded search explores source sets rather than every state
     /// once ([`Strategy::Stateful::sources`]).
     pub sources: bool,
+    /// The stateful engine's unbounded search runs alone, without the deepening's bounded
+    /// passes and walks ([`Strategy::Stateful::deepening`] `None`): a case that holds is
+    /// proven sooner; a violation is reported when met, but the depth-first order can leave
+    /// one unmet for long (see "Deepening" in the stateful engine's docs).
+    pub unbounded_only: bool,
 }
 
 impl Ask {
@@ -350,6 +355,7 @@ impl Default for Ask {
             budget: Budget::CHECK,
             preemption_bound: PreemptionBound::DEFAULT,
             sources: false,
+            unbounded_only: false,
         }
     }
 }
@@ -437,7 +443,7 @@ impl Engine {
             Engine::Stateful => Strategy::Stateful {
                 executions,
                 part: None,
-                deepening: Some(Budget {
+                deepening: (!ask.unbounded_only).then(|| Budget {
                     pct_depth: ask.depth.unwrap_or(ask.budget.pct_depth),
                     ..ask.budget
                 }),
