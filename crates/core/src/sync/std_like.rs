@@ -109,10 +109,104 @@ fn engine_unlock<G>(mark: Option<u64>, guard: &mut Option<G>) {
     }
 }
 
+/// Where a [`Mutex`] keeps its data. A mutex made in the stateful engine's mode keeps it in
+/// a lock of its own (`Own`) rather than in the engine's: there the facade's lock alone
+/// orders the holders ([`StatefulLock`]), and the engine's underneath would only add two
+/// scheduling points that are no decisions, one at taking it and one at letting it go after
+/// a short hold ([`engine_lock`], [`engine_unlock`]), each a pass through shuttle's
+/// scheduler. The one decision it makes, inside the release of a hold that is not short, is
+/// made by a yield of the same place ([`own_unlock`]).
+#[derive(Debug)]
+enum Slot<T> {
+    Engine(engine::sync::Mutex<T>),
+    Own(std::sync::Mutex<T>),
+}
+
+/// A held [`Slot`].
+#[derive(Debug)]
+enum SlotGuard<'a, T> {
+    Engine(engine::sync::MutexGuard<'a, T>),
+    Own(std::sync::MutexGuard<'a, T>),
+}
+
+impl<T> Deref for SlotGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            SlotGuard::Engine(g) => g,
+            SlotGuard::Own(g) => g,
+        }
+    }
+}
+
+impl<T> DerefMut for SlotGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        match self {
+            SlotGuard::Engine(g) => g,
+            SlotGuard::Own(g) => g,
+        }
+    }
+}
+
+impl<T> Slot<T> {
+    fn new(value: T) -> Self {
+        if stateful::active() {
+            Slot::Own(std::sync::Mutex::new(value))
+        } else {
+            Slot::Engine(engine::sync::Mutex::new(value))
+        }
+    }
+
+    /// Take the slot's lock, the facade's already taken in the stateful engine's mode
+    /// (`stateful`); returns the guard and, in that mode, the mark of the hold's start.
+    fn lock(&self, stateful: bool) -> (SlotGuard<'_, T>, Option<u64>) {
+        match self {
+            Slot::Engine(inner) => {
+                let (guard, hold) = engine_lock(stateful, || {
+                    inner.lock().unwrap_or_else(PoisonError::into_inner)
+                });
+                (SlotGuard::Engine(guard), hold)
+            }
+            Slot::Own(inner) => {
+                // Out of that mode only while an abandoned execution is torn down, when no
+                // holder runs on: a lock still held then is a holder torn down later.
+                let guard = match inner.try_lock() {
+                    Ok(guard) => guard,
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                    Err(std::sync::TryLockError::WouldBlock) => {
+                        panic!("a mutex is taken while a task torn down holds it")
+                    }
+                };
+                (SlotGuard::Own(guard), stateful.then(stateful::hold_mark))
+            }
+        }
+    }
+}
+
+/// Let go of a held [`Slot`]: as [`engine_unlock`] for the engine's lock; for an own lock,
+/// after a hold that is not short, first the yield that shuttle makes inside the engine
+/// lock's release, a decision while the facade's lock is still taken.
+fn slot_unlock<T>(mark: Option<u64>, guard: &mut Option<SlotGuard<'_, T>>) {
+    if let Some(SlotGuard::Own(_)) = guard {
+        own_unlock(mark);
+        drop(guard.take());
+    } else {
+        engine_unlock(mark, guard);
+    }
+}
+
+/// The decision inside the release of an own lock's hold that began at `mark`, unless the
+/// hold is short or the task is torn down.
+fn own_unlock(mark: Option<u64>) {
+    if mark.is_some_and(|mark| !std::thread::panicking() && !stateful::short_hold(mark)) {
+        engine::thread::yield_now();
+    }
+}
+
 /// A mutual-exclusion lock (Java's `synchronized` or `ReentrantLock`, without re-entry).
 #[derive(Debug)]
 pub struct Mutex<T> {
-    inner: engine::sync::Mutex<T>,
+    slot: Slot<T>,
     kind: &'static str,
     stateful: StatefulLock,
 }
@@ -120,7 +214,7 @@ pub struct Mutex<T> {
 /// The guard of a held [`Mutex`]: the lock is released when it is dropped.
 #[derive(Debug)]
 pub struct MutexGuard<'a, T> {
-    guard: Option<engine::sync::MutexGuard<'a, T>>,
+    guard: Option<SlotGuard<'a, T>>,
     mutex: &'a Mutex<T>,
     /// In the stateful engine's mode, the mark of the hold's start ([`engine_lock`]).
     hold: Option<u64>,
@@ -141,7 +235,7 @@ impl<T> DerefMut for MutexGuard<'_, T> {
 
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        engine_unlock(self.hold, &mut self.guard);
+        slot_unlock(self.hold, &mut self.guard);
         if self.hold.is_some() {
             self.mutex.stateful.release(false);
         }
@@ -158,7 +252,7 @@ impl<T> Mutex<T> {
     /// ([`super::points`]).
     pub fn labelled(kind: &'static str, value: T) -> Self {
         Self {
-            inner: engine::sync::Mutex::new(value),
+            slot: Slot::new(value),
             kind,
             stateful: StatefulLock::new(),
         }
@@ -176,9 +270,7 @@ impl<T> Mutex<T> {
         if stateful {
             self.stateful.acquire(false);
         }
-        let (guard, hold) = engine_lock(stateful, || {
-            self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-        });
+        let (guard, hold) = self.slot.lock(stateful);
         MutexGuard {
             guard: Some(guard),
             mutex: self,
@@ -541,12 +633,14 @@ impl Condvar {
             return mutex.lock_as(super::points::count_inner);
         }
         self.waiters.fetch_add(1, SeqCst);
-        let inner = guard.guard.take().expect("a live guard");
-        guard.guard = Some(
+        let Some(SlotGuard::Engine(inner)) = guard.guard.take() else {
+            panic!("a wait outside the stateful engine's mode on a mutex made in it");
+        };
+        guard.guard = Some(SlotGuard::Engine(
             self.inner
                 .wait(inner)
                 .unwrap_or_else(PoisonError::into_inner),
-        );
+        ));
         self.waiters.fetch_sub(1, SeqCst);
         guard
     }
