@@ -62,6 +62,7 @@ def explore(binary, s, v, p, bound, box, space=None, flags=()):
         **({"final_states": r["final_states"]} if r.get("final_states") is not None else {}),
         **({"reduction": r["reduction"]} if r.get("reduction") is not None else {}),
         **({"walks": r["walks"]} if r.get("walks") is not None else {}),
+        **({"alone": True} if "--unbounded-only" in flags else {}),
         **({"requests": space[0], "faults": space[1]} if space else {}),
     }
 

@@ -64,6 +64,10 @@ pub struct Run {
     /// Of the executions, those the stateful engine's random walks took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walks: Option<u64>,
+    /// The stateful engine ran its unbounded search alone (`--unbounded-only`), without the
+    /// deepening's passes and walks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alone: bool,
     /// The bounds of the generated space explored, when not its default ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<usize>,
@@ -422,11 +426,28 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          joins were explored (persistent sets), each a subtree not explored. ",
         time_box(after)
     );
+    let alone = |cases: &[Case]| {
+        let mut runs = cases.iter().flat_map(|c| &c.runs);
+        let mut stateful = runs.by_ref().filter(|r| r.bound == "stateful").peekable();
+        stateful.peek().is_some() && stateful.all(|r| r.alone)
+    };
+    if alone(after) {
+        out.push_str(
+            "The stateful engine ran its unbounded search alone (`ci/exhaustion.py \
+             --unbounded-only`: no bounded passes or random walks beside it, which look for \
+             violations early and prove nothing the search alone does not). ",
+        );
+    }
     if !before.is_empty() {
         let _ = write!(
             out,
-            "\"Before\" is an earlier run, `bench/exhaustion-before.json` (boxed at {} s).",
-            time_box(before)
+            "\"Before\" is an earlier run, `bench/exhaustion-before.json` (boxed at {} s{}).",
+            time_box(before),
+            if alone(after) && !alone(before) {
+                "; its stateful engine ran the deepening beside the unbounded search"
+            } else {
+                ""
+            }
         );
         if !compare {
             out.push_str(
@@ -469,6 +490,7 @@ mod tests {
             final_states: None,
             reduction: None,
             walks: None,
+            alone: false,
             requests: None,
             faults: None,
         }
@@ -589,5 +611,29 @@ mod tests {
         let remeasured = render(&[case], &[before]);
         assert!(remeasured.contains("bound 2 before"), "{remeasured}");
         assert!(!remeasured.contains("shown once"), "{remeasured}");
+    }
+
+    #[test]
+    fn the_header_says_when_the_stateful_engine_ran_its_search_alone() {
+        let case = |alone: bool| {
+            let mut stateful = run("stateful", 900, true, 1_000);
+            stateful.alone = alone;
+            Case {
+                scenario: "s".into(),
+                variant: "fixed".into(),
+                plan: "p".into(),
+                expected: "holds".into(),
+                runs: vec![run("2", 10, true, 5), stateful],
+                proven: None,
+            }
+        };
+        let said = "ran its unbounded search alone";
+        let now_alone = render(&[case(true)], &[case(false)]);
+        assert!(now_alone.contains(said), "{now_alone}");
+        assert!(now_alone.contains("the deepening beside"), "{now_alone}");
+        let both_alone = render(&[case(true)], &[case(true)]);
+        assert!(!both_alone.contains("the deepening beside"), "{both_alone}");
+        let neither = render(&[case(false)], &[]);
+        assert!(!neither.contains(said), "{neither}");
     }
 }
