@@ -677,26 +677,30 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The stateful engine's report on hdds-11453 `variant` on `crash`, with `extra` flags
+/// (the run must end as expected).
+fn stateful_crash_report(variant: &str, extra: &[&str]) -> serde_json::Value {
+    let args = [
+        "check",
+        "hdds-11453",
+        "--variant",
+        variant,
+        "--plan",
+        "crash",
+        "--engine",
+        "stateful",
+        "--json",
+        "--quiet",
+    ];
+    let out = cli(&[&args[..], extra].concat());
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0].clone()
+}
+
 #[test]
 fn the_unbounded_search_alone_meets_the_same_states_in_fewer_executions() {
-    let run = |variant: &str, extra: &[&str]| {
-        let args = [
-            "check",
-            "hdds-11453",
-            "--variant",
-            variant,
-            "--plan",
-            "crash",
-            "--engine",
-            "stateful",
-            "--json",
-            "--quiet",
-        ];
-        let out = cli(&[&args[..], extra].concat());
-        assert_eq!(out.status.code(), Some(0));
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v[0].clone()
-    };
+    let run = stateful_crash_report;
     let both = run("fixed", &[]);
     let alone = run("fixed", &["--unbounded-only"]);
     for report in [&both, &alone] {
@@ -720,27 +724,10 @@ fn the_unbounded_search_alone_meets_the_same_states_in_fewer_executions() {
 #[test]
 fn both_unbounded_searches_exhaust_a_case_to_the_same_final_states() {
     let run = |extra: &[&str]| {
-        let args = [
-            "check",
-            "hdds-11453",
-            "--variant",
-            "fixed",
-            "--plan",
-            "crash",
-            "--engine",
-            "stateful",
-            "--json",
-            "--quiet",
-        ];
-        let out = cli(&[&args[..], extra].concat());
-        assert_eq!(out.status.code(), Some(0));
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v[0]["verdict"], "held");
-        assert_eq!(v[0]["exhausted"], true);
-        (
-            v[0]["final_states"].as_u64().unwrap(),
-            v[0]["settings"].clone(),
-        )
+        let v = stateful_crash_report("fixed", extra);
+        assert_eq!(v["verdict"], "held");
+        assert_eq!(v["exhausted"], true);
+        (v["final_states"].as_u64().unwrap(), v["settings"].clone())
     };
     let (states, settings) = run(&[]);
     let (sources, source_settings) = run(&["--source-sets"]);
