@@ -13,10 +13,11 @@ Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
 
 `--unbounded-only` runs the stateful engine's unbounded search alone (`check
 --unbounded-only`: no bounded passes or random walks beside it; every run of that engine here
-is of a holding case, which only that search proves). `--no-loom` runs the stateful column alone (LOOM_BINARY is then not run); `--plan` keeps the
-cases of those plans (`--plan generated`: the workload spaces alone); `--join` puts the
-runs of several such files (loom's and the stateful engine's, or shards of scenarios) together,
-a case's runs in the order the files are given.
+is of a holding case, which only that search proves). `--no-loom` runs the stateful column
+alone (LOOM_BINARY is then not run); `--plan` keeps the cases of those plans (`--plan
+generated`: the workload spaces alone); `--join` puts the runs of several such files (loom's
+and the stateful engine's, or shards of scenarios) together, a case's runs in the order the
+files are given.
 
 With `--expect REFERENCE.json` (an earlier run, such as bench/exhaustion.json), a holding case
 that an engine exhausted without a bound in the reference and does not now, or a generated
