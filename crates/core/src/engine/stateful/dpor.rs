@@ -189,7 +189,8 @@ impl Trace {
         access: Access,
         acquire: bool,
     ) -> Option<Race> {
-        let clock = self.next.get(task).cloned().unwrap_or_default();
+        let none = Clock::default();
+        let clock = self.next.get(task).unwrap_or(&none);
         for &(k, other, release) in self.touched.get(&object)?.iter().rev() {
             let e = &self.events[k];
             if e.task == task || !other.conflicts(access) {
@@ -198,7 +199,7 @@ impl Trace {
             if (release && acquire) || e.woke.contains(&task) {
                 continue;
             }
-            if e.before(&clock) {
+            if e.before(clock) {
                 return None;
             }
             return Some(Race {
@@ -239,6 +240,14 @@ impl Trace {
 mod tests {
     use super::*;
 
+    /// The race with the transition at `decision`, reversed by running `initial` there.
+    fn race(decision: usize, initial: usize) -> Race {
+        Race {
+            decision,
+            initials: vec![initial],
+        }
+    }
+
     fn footprint(objects: &[(ObjectId, Access)]) -> Footprint {
         Footprint::of(objects.to_vec())
     }
@@ -253,23 +262,11 @@ mod tests {
         assert!(t.add(1, 2, &w(8), true).is_empty());
         // Task 2 writes 7 after task 1: a race with the decision of task 1's transition,
         // and task 2 could have gone first.
-        assert_eq!(
-            t.add(2, 2, &w(7), true),
-            vec![Race {
-                decision: 0,
-                initials: vec![2]
-            }]
-        );
+        assert_eq!(t.add(2, 2, &w(7), true), vec![race(0, 2)]);
         // Two reads commute; a read races with the last write only.
         assert!(t.add(3, 1, &r(9), true).is_empty());
         assert!(t.add(4, 2, &r(9), true).is_empty());
-        assert_eq!(
-            t.add(5, 1, &r(7), true),
-            vec![Race {
-                decision: 2,
-                initials: vec![1]
-            }]
-        );
+        assert_eq!(t.add(5, 1, &r(7), true), vec![race(2, 1)]);
     }
 
     #[test]
@@ -298,13 +295,7 @@ mod tests {
         t.add(1, 2, &footprint(&[(2, Access::Write)]), true);
         t.add(2, 3, &footprint(&[(2, Access::Read)]), true);
         let races = t.add(3, 3, &footprint(&[(1, Access::Write)]), true);
-        assert_eq!(
-            races,
-            vec![Race {
-                decision: 0,
-                initials: vec![2]
-            }]
-        );
+        assert_eq!(races, vec![race(0, 2)]);
     }
 
     #[test]
@@ -314,28 +305,19 @@ mod tests {
         take.acquired.push(7);
         t.add(0, 1, &take, true);
         // Task 2 stands before lock 7, taken by task 1: it could have taken it first.
-        let race = Some(Race {
-            decision: 0,
-            initials: vec![2],
-        });
-        assert_eq!(t.pending(2, 7, Access::Write, true), race);
+        let with_taking = Some(race(0, 2));
+        assert_eq!(t.pending(2, 7, Access::Write, true), with_taking);
         // Task 1 lets it go: the release is no race (the two are never both enabled), and
         // the taking before it still is one. (A task standing before a lock is not blocked,
         // so the release wakes no one.)
         let mut release = footprint(&[(7, Access::Write)]);
         release.released.push(7);
         t.add(1, 1, &release, true);
-        assert_eq!(t.pending(2, 7, Access::Write, true), race);
+        assert_eq!(t.pending(2, 7, Access::Write, true), with_taking);
         // Once task 2 has taken it after the release, the race is ordered.
         t.add(2, 2, &take, true);
         assert_eq!(t.pending(3, 8, Access::Write, true), None);
-        assert_eq!(
-            t.pending(1, 7, Access::Write, true),
-            Some(Race {
-                decision: 2,
-                initials: vec![1]
-            })
-        );
+        assert_eq!(t.pending(1, 7, Access::Write, true), Some(race(2, 1)));
     }
 
     #[test]
@@ -348,10 +330,7 @@ mod tests {
         // 3 was spawned after 1's write: no earlier transition than 2's could be 3's.
         assert_eq!(
             t.add(2, 3, &footprint(&[(1, Access::Write)]), true),
-            vec![Race {
-                decision: 0,
-                initials: vec![2]
-            }]
+            vec![race(0, 2)]
         );
     }
 }
