@@ -332,7 +332,14 @@ impl<T> Native<T> {
     ) -> R {
         super::points::count(self.lock.kind);
         let id = self.lock.stateful.id;
+        let ready = |value: &T| !self.lock.stateful.held.load(SeqCst) && op(value).is_some();
         let op = loop {
+            // Waiting before running: not offered while the operation cannot proceed, so
+            // that no transition only finds that out (a write of the value the search would
+            // order against every other step on it).
+            if !ready(&self.value()) {
+                stateful::wait_for(id);
+            }
             stateful::point();
             if !self.lock.stateful.held.load(SeqCst) {
                 if let Some(op) = op(&self.value()) {
@@ -690,20 +697,24 @@ impl Condvar {
 
     /// Wake one waiter or all, the point counted by `count` ([`super::points`]).
     fn notify(&self, one: bool, count: fn(&'static str)) {
-        // Finding no waiter reads the variable too: the stateful engine's footprint has it.
-        stateful::touch(self.id);
+        // Finding no waiter reads the variable, and changes nothing: the stateful engine's
+        // footprint has it as a read, which commutes with another notification that found
+        // none, not with a waiter's registration.
+        stateful::look(self.id);
         if self.waiters.load(SeqCst) == 0 {
             return;
         }
         count("condvar notify");
         if stateful_mode() {
             stateful::point();
-            stateful::touch(self.id);
             let mut r = self.registered();
             if r.waiters.iter().all(|(_, wake)| *wake == Wake::Broadcast) {
-                // No waiter, or every one already woken by a `notify_all`: nothing changes.
+                // No waiter, or every one already woken by a `notify_all`: nothing changes,
+                // so it is a look, as one that finds no waiter above.
+                stateful::look(self.id);
                 return;
             }
+            stateful::touch(self.id);
             let epoch = r.next_epoch;
             for (_, wake) in &mut r.waiters {
                 match wake {

@@ -549,11 +549,13 @@ fn long_sections() -> String {
 }
 
 /// A task whose operation cannot proceed is not run only to find that out: one about to
-/// take a lock taken against it is not offered, and a waiter just registered on a
-/// condition variable waits from its registration. The outcomes and states are the same
-/// (shuttle's enumeration agrees), with fewer executions: run to find the lock taken, or
-/// no notification yet, the searches took 42 and 194 executions for the same 19 and 48
-/// states.
+/// take a lock taken against it is not offered, a waiter just registered on a condition
+/// variable waits from its registration, and a join waits for the thread's exit (as a
+/// receive waits for a value). The outcomes and states are the same (shuttle's enumeration
+/// agrees), with fewer executions: run to find the lock taken, or no notification yet, the
+/// searches took 42 and 194 executions for the same 19 and 48 states; with joins run to
+/// find the thread running, and a thread's last step inside shuttle a decision of its own,
+/// 36 and 133.
 fn a_task_is_not_run_only_to_find_it_must_wait() {
     let seen = same_outcomes(long_sections);
     assert_eq!(
@@ -563,7 +565,7 @@ fn a_task_is_not_run_only_to_find_it_must_wait() {
     same_outcomes(two_handoffs);
     assert_eq!(
         (effort(long_sections), effort(two_handoffs)),
-        ((36, 19), (133, 48))
+        ((36, 19), (128, 48))
     );
 }
 

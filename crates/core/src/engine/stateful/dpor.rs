@@ -102,7 +102,9 @@ impl Trace {
     /// another task let it go is ordered after that release but does not race with it: the
     /// two could never both run next (the taker waits while the lock is held), and the race
     /// that matters is with the other task's taking, found from the taker's pending
-    /// operation ([`Trace::pending`]) or past the release here.
+    /// operation ([`Trace::pending`]) or past the release here. A join is ordered after the
+    /// exit it waits for in the same way (the exit lets the exit object go, the join takes
+    /// it).
     pub(super) fn add(
         &mut self,
         decision: usize,

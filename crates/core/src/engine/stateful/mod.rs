@@ -91,7 +91,8 @@
 //! exit object), each with the kind of the access ([`registry::Access`]). Two transitions of
 //! different tasks from one state are *independent* when no object is in both footprints
 //! with kinds that conflict; anything else is dependent. Kinds conflict unless both are
-//! reads (a read lock taken or let go, a volatile read) or one is a channel's send and the
+//! reads (a read lock taken or let go, a volatile read, a notification that found no waiter
+//! to wake, which changes nothing) or one is a channel's send and the
 //! other a receive that takes a value: that receive finds the channel non-empty, so a send
 //! behind it changes neither what it takes nor what is left (a receive that finds the
 //! channel empty and blocks is a write, and so is every other touch). A store's rows and
@@ -389,6 +390,22 @@
 //! decisions (hdds-16900's `SequenceRowsAgree` on `store-fails` and `expired` the most,
 //! 28,800 to 43,956).
 //!
+//! A receive from an empty channel whose senders are not all gone, and a join of a thread
+//! that has not exited, wait so too: the task finds it out just before it yields, touching
+//! nothing ([`registry::wait_for`]), and is not offered until a step on the channel, or the
+//! exit, wakes it. Run there, it would only find the channel empty or the thread running
+//! and block, a write of the channel or of the exit object. The argument is the lock's: the
+//! channel changes only by a step on it and the exit object only by the exit, each of which
+//! wakes the task, and the look before the yield changes nothing (run after a step that
+//! made the receive possible, the task's transition is the same and ends enabled). A
+//! notification that finds no waiter to wake, or only waiters a `notify_all` already woke,
+//! changes nothing either: it is a read of the variable ([`registry::look`]), which commutes
+//! with another such notification, not with a waiter's registration. The search over
+//! states meets the same states and final states in fewer executions; the search over
+//! source sets, which explored one execution for each order of such an attempt against the
+//! step that made it pointless, runs close to one execution per final state (README, "Every
+//! schedule, without a preemption bound", has the figures).
+//!
 //! *Exits.* A thread's exit is an operation (on the thread's exit object) with no decision
 //! before it: it is recorded in the thread's last transition, with the rest of its code
 //! after its last operation. Only a join touches the exit object, and a join waits for the
@@ -405,21 +422,29 @@
 //! 218,046 to 166,402); over the 142 violating cases, every one breaks the same invariant,
 //! in 676,294 executions in all against 752,920, none more.
 //!
-//! *Spawns and joins.* A spawn, and a join's first attempt, have no decision before them
-//! either ([`registry::left_mover`]): each is recorded in the task's transition that leads to
-//! it. A spawn touches only its spawner's own object and makes a task that has not run, so
-//! it commutes with every transition of another task. A join touches only the joined
-//! thread's exit object, which nothing but the thread's exit and this one join touches (the
-//! facade's `JoinHandle::join` takes the handle): run at the decision it no longer has, a
-//! transition of another task either commutes with it, or is the exit, which the join
-//! would then find and wake from, reaching the same state. A join that finds the thread
-//! running blocks, and its next attempt, after the exit wakes it, keeps its decision (but see
-//! "Exit steps" below). Measured
-//! over the 73 holding cases: 2,420,808 executions to 2,101,379 and 2,963,863 states to
-//! 2,931,848 (joins alone: 2,114,867 and 2,941,684), every case still exhausted, none taking
-//! more (hdds-16092 fixed/restart 166,402 executions to 138,529); over the 142 violating
-//! cases, every one breaks the same invariant, in 668,075 executions in all against 676,294,
-//! none more.
+//! The thread's last step inside shuttle (shuttle switches once more after the thread's
+//! code has returned, before the task ends) is no decision either: the engine runs an
+//! exited thread on to its end ([`registry::passing`]). That step touches only the exit
+//! object, and the one join, which shuttle holds until the thread has ended, cannot
+//! complete before it; so it moves left to the exit, and the exit and the thread's end are
+//! one transition. As a decision of its own it gave each transition of another task that
+//! could run there two orders that reach one state: the search over states met that state
+//! twice, the search over source sets ran an execution for each (on hdds-16900
+//! `through-ratis`/`first-start`, exactly two executions per final state).
+//!
+//! *Spawns and joins.* A spawn has no decision before it either
+//! ([`registry::left_mover`]): it is recorded in the task's transition that leads to it. A
+//! spawn touches only its spawner's own object and makes a task that has not run, so it
+//! commutes with every transition of another task (measured over the 73 holding cases with
+//! joins: 2,420,808 executions to 2,101,379 and 2,963,863 states to 2,931,848). A join has
+//! a decision before it, and waits before running (above): while the thread runs, the
+//! joiner is not offered. Its first attempt used to run in the transition that led to it,
+//! which then ended past the join when the thread had exited and at a blocked join when it
+//! had not: two transitions from one state, told apart by the exit, which the search over
+//! source sets had to order against it. Now the transition that leads to the join touches
+//! nothing of the thread, and the join runs after the exit, touching the exit object, and
+//! is ordered after the exit as a lock's taking is after its release (`dpor.rs`): the two
+//! are never both enabled.
 //!
 //! *Exit steps.* A join is no operation: it records nothing and touches the joined thread's
 //! exit object. It waits for the exit, which is recorded, and what it returns (the thread's
@@ -429,11 +454,11 @@
 //! second state of each: on hdds-16092 fixed/restart, a transition that joined first reached
 //! 11% of the states.
 //!
-//! After an exit, two kinds of transition touch nothing but exit objects: the exited
-//! thread's last step inside shuttle (it records nothing) and the transition of a joiner
-//! the exit woke, which ends at shuttle's own stop inside the join. Once a thread's join has
-//! begun, its exit object is touched by nothing but the thread's last steps and its one
-//! joiner (who took the handle). The unbounded search takes these *exit steps*
+//! After an exit, a joiner's transition touches nothing but exit objects: the join that
+//! finds the thread exited, which ends at shuttle's own stop inside the join (the exited
+//! thread's last step inside shuttle did too, before it became part of the exit: above).
+//! Once a thread's join has begun, its exit object is touched by nothing but the thread's
+//! last steps and its one joiner (who took the handle). The unbounded search takes these *exit steps*
 //! ([`registry::exit_steps`]) first at a decision, and once each has been run there and
 //! found to touch only exit objects of threads whose join has begun and spawners' own
 //! objects ([`registry::exit_private`]; one asleep there was found so where it ran), it

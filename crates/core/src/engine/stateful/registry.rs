@@ -224,7 +224,8 @@ pub(crate) struct Footprint {
     /// and those it unblocked, which could not run before it.
     pub(crate) children: Vec<usize>,
     pub(crate) woke: Vec<usize>,
-    /// The facade's locks it took, and those it let go.
+    /// The facade's locks it took, and those it let go; a join takes, and an exit lets
+    /// go, the thread's exit object.
     pub(crate) acquired: Vec<ObjectId>,
     pub(crate) released: Vec<ObjectId>,
 }
@@ -635,15 +636,16 @@ pub(crate) fn short_hold(mark: u64) -> bool {
 }
 
 /// Whether shuttle stopped the task with this shuttle id at a point that is not a decision:
-/// at the engine's lock ([`passing_engine_lock`]), or anywhere while it is alone and not
-/// blocked (before the execution's first spawn, [`point`]). The engine runs it on.
+/// at the engine's lock ([`passing_engine_lock`]), anywhere while it is alone and not
+/// blocked (before the execution's first spawn, [`point`]), or on its way out after its
+/// exit ([`finished`]; "Exits" in the module docs). The engine runs it on.
 /// Asked once per stop.
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn passing(task: usize) -> bool {
     with(|r| {
         let e = &mut r.execution;
         let at_lock = e.passing.take() == Some(task);
-        at_lock || e.alone(task)
+        at_lock || e.alone(task) || e.finished.contains(&e.name_of(task))
     })
     .unwrap_or(false)
 }
@@ -694,6 +696,12 @@ fn record_value(object: ObjectId, op: Op, value: u64) {
 /// a lock held, released one, or found a condition variable's waiters).
 pub(crate) fn touch(object: ObjectId) {
     with(|r| r.touch(object, Access::Write));
+}
+
+/// The running transition looked at `object` and changed nothing (a notification that found
+/// no waiter): it commutes with another such look, as neither changes what the other sees.
+pub(crate) fn look(object: ObjectId) {
+    with(|r| r.touch(object, Access::Read));
 }
 
 /// The current task exits, or joins, the thread whose exit object is `exit`: its
@@ -765,6 +773,14 @@ pub(crate) fn block(object: ObjectId) {
         r.touch(object, Access::Write);
         r.execution.blocked.insert(task, object)
     });
+}
+
+/// The current task stands before an operation on `object` that cannot proceed now (a
+/// receive from an empty channel whose senders are not all gone): the engine does not offer
+/// it until `object` changes. Finding that out touches nothing: see "Waiting before
+/// running" in the module docs.
+pub(crate) fn wait_for(object: ObjectId) {
+    within(|r, task| r.execution.blocked.insert(task, object));
 }
 
 /// The task with this shuttle id waits again until `object` changes (a `notify_one` it was
@@ -1012,7 +1028,12 @@ pub(crate) fn finished(name: u32) {
     };
     lifecycle(exit);
     record(exit, Op::Exit);
-    with(|r| r.execution.finished.push(name));
+    with(|r| {
+        r.execution.finished.push(name);
+        if r.tracking {
+            r.execution.footprint.released.push(exit);
+        }
+    });
     unblock(exit);
 }
 
@@ -1021,16 +1042,24 @@ pub(crate) fn await_exit(name: u32) {
     let Some(exit) = with(|r| exit_object(r, name)) else {
         return;
     };
-    left_mover();
     within(|r, task| r.execution.joins.insert(name, (task, false)));
+    let exited = || with(|r| r.execution.finished.contains(&name)).unwrap_or(true);
     loop {
+        if !exited() {
+            wait_for(exit);
+        }
+        point();
         touch(exit);
-        if with(|r| r.execution.finished.contains(&name)).unwrap_or(true) {
+        if exited() {
             lifecycle(exit);
-            within(|r, task| r.execution.joins.insert(name, (task, true)));
+            within(|r, task| {
+                r.execution.joins.insert(name, (task, true));
+                if r.tracking {
+                    r.execution.footprint.acquired.push(exit);
+                }
+            });
             return;
         }
         block(exit);
-        point();
     }
 }
