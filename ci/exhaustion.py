@@ -8,12 +8,13 @@ that file: `ozone-ha-check bench --merge bench/results.json` (crates/cli/src/ben
 Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
                         [--only SCENARIO ...] [--plan PLAN ...]
                         [--which all|holding|violating] [--no-loom]
-                        [--expect REFERENCE.json] [--unbounded-only]
+                        [--expect REFERENCE.json] [--unbounded-only] [--source-sets]
        ci/exhaustion.py --join OUT.json PART.json ...
 
 `--unbounded-only` runs the stateful engine's unbounded search alone (`check
 --unbounded-only`: no bounded passes or random walks beside it; every run of that engine here
-is of a holding case, which only that search proves). `--no-loom` runs the stateful column
+is of a holding case, which only that search proves). `--source-sets` has that search explore
+source sets instead of every state once (`check --source-sets`). `--no-loom` runs the stateful column
 alone (LOOM_BINARY is then not run); `--plan` keeps the cases of those plans (`--plan
 generated`: the workload spaces alone); `--join` puts the runs of several such files (loom's
 and the stateful engine's, or shards of scenarios) together, a case's runs in the order the
@@ -64,6 +65,7 @@ def explore(binary, s, v, p, bound, box, space=None, flags=()):
         **({"reduction": r["reduction"]} if r.get("reduction") is not None else {}),
         **({"walks": r["walks"]} if r.get("walks") is not None else {}),
         **({"alone": True} if "--unbounded-only" in flags else {}),
+        **({"sources": True} if "--source-sets" in flags else {}),
         **({"requests": space[0], "faults": space[1]} if space else {}),
     }
 
@@ -105,7 +107,7 @@ def frontier(runs):
 
 
 def measure(binary, stateful, box, only, which, progress, loom=True, plans=(), flags=()):
-    """`flags`: added to each stateful `check` (`--unbounded-only`)."""
+    """`flags`: added to each stateful `check` (`--unbounded-only`, `--source-sets`)."""
     # Under --no-loom the loom build is not needed: the default build lists the cases.
     listed = json.loads(subprocess.run([binary if loom else stateful, "list", "--json"],
                                        capture_output=True,
@@ -239,12 +241,15 @@ def main():
                          "space it proved) is no longer")
     ap.add_argument("--unbounded-only", action="store_true",
                     help="the stateful engine's unbounded search alone, no passes or walks")
+    ap.add_argument("--source-sets", action="store_true",
+                    help="the stateful engine's unbounded search over source sets")
     a = ap.parse_args()
     if a.no_loom and not a.stateful:
         sys.exit("--no-loom needs --stateful BINARY")
     rows = measure(a.binary, a.stateful, a.box, set(a.only), a.which,
                    lambda m: print(m, flush=True), loom=not a.no_loom, plans=set(a.plan),
-                   flags=["--unbounded-only"] if a.unbounded_only else [])
+                   flags=(["--unbounded-only"] if a.unbounded_only else [])
+                   + (["--source-sets"] if a.source_sets else []))
     json.dump(rows, open(a.out, "w"), indent=1)
     broken = [key(r) for r in rows if r["expected"] == "holds"
               and any(run["verdict"] == "violated" for run in r["runs"])]

@@ -68,6 +68,10 @@ pub struct Run {
     /// deepening's passes and walks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub alone: bool,
+    /// The stateful engine's unbounded search explored source sets (`--source-sets`) rather
+    /// than every state once.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sources: bool,
     /// The bounds of the generated space explored, when not its default ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<usize>,
@@ -426,16 +430,25 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
          joins were explored (persistent sets), each a subtree not explored. ",
         time_box(after)
     );
-    let alone = |cases: &[Case]| {
+    let every = |cases: &[Case], said: fn(&Run) -> bool| {
         let mut runs = cases.iter().flat_map(|c| &c.runs);
         let mut stateful = runs.by_ref().filter(|r| r.bound == "stateful").peekable();
-        stateful.peek().is_some() && stateful.all(|r| r.alone)
+        stateful.peek().is_some() && stateful.all(said)
     };
+    let alone = |cases: &[Case]| every(cases, |r| r.alone);
+    let sources = |cases: &[Case]| every(cases, |r| r.sources);
     if alone(after) {
         out.push_str(
             "The stateful engine ran its unbounded search alone (`ci/exhaustion.py \
              --unbounded-only`: no bounded passes or random walks beside it, which look for \
              violations early and prove nothing the search alone does not). ",
+        );
+    }
+    if sources(after) {
+        out.push_str(
+            "That search explored source sets (`--source-sets`: a dynamic partial-order \
+             reduction that keeps no states and aims at one execution per final state) \
+             rather than every state once; its states are those its executions passed. ",
         );
     }
     if !before.is_empty() {
@@ -445,6 +458,8 @@ pub fn render(after: &[Case], before: &[Case]) -> String {
             time_box(before),
             if alone(after) && !alone(before) {
                 "; its stateful engine ran the deepening beside the unbounded search"
+            } else if sources(after) && !sources(before) {
+                "; its stateful engine searched every state once"
             } else {
                 ""
             }
@@ -491,6 +506,7 @@ mod tests {
             reduction: None,
             walks: None,
             alone: false,
+            sources: false,
             requests: None,
             faults: None,
         }
@@ -633,6 +649,31 @@ mod tests {
         assert!(now_alone.contains("the deepening beside"), "{now_alone}");
         let both_alone = render(&[case(true)], &[case(true)]);
         assert!(!both_alone.contains("the deepening beside"), "{both_alone}");
+        let neither = render(&[case(false)], &[]);
+        assert!(!neither.contains(said), "{neither}");
+    }
+
+    #[test]
+    fn the_header_says_when_the_search_explored_source_sets() {
+        let case = |sources: bool| {
+            let mut stateful = run("stateful", 900, true, 1_000);
+            stateful.alone = true;
+            stateful.sources = sources;
+            Case {
+                scenario: "s".into(),
+                variant: "fixed".into(),
+                plan: "p".into(),
+                expected: "holds".into(),
+                runs: vec![run("2", 10, true, 5), stateful],
+                proven: None,
+            }
+        };
+        let said = "explored source sets";
+        let now = render(&[case(true)], &[case(false)]);
+        assert!(now.contains(said), "{now}");
+        assert!(now.contains("searched every state once"), "{now}");
+        let both = render(&[case(true)], &[case(true)]);
+        assert!(!both.contains("searched every state once"), "{both}");
         let neither = render(&[case(false)], &[]);
         assert!(!neither.contains(said), "{neither}");
     }
