@@ -629,20 +629,25 @@ mod tests {
         assert!(!remeasured.contains("shown once"), "{remeasured}");
     }
 
+    /// A holding case whose stateful run was made with `--unbounded-only` (`alone`) and
+    /// `--source-sets` (`sources`) or without.
+    fn stateful_case(alone: bool, sources: bool) -> Case {
+        let mut stateful = run("stateful", 900, true, 1_000);
+        stateful.alone = alone;
+        stateful.sources = sources;
+        Case {
+            scenario: "s".into(),
+            variant: "fixed".into(),
+            plan: "p".into(),
+            expected: "holds".into(),
+            runs: vec![run("2", 10, true, 5), stateful],
+            proven: None,
+        }
+    }
+
     #[test]
     fn the_header_says_when_the_stateful_engine_ran_its_search_alone() {
-        let case = |alone: bool| {
-            let mut stateful = run("stateful", 900, true, 1_000);
-            stateful.alone = alone;
-            Case {
-                scenario: "s".into(),
-                variant: "fixed".into(),
-                plan: "p".into(),
-                expected: "holds".into(),
-                runs: vec![run("2", 10, true, 5), stateful],
-                proven: None,
-            }
-        };
+        let case = |alone: bool| stateful_case(alone, false);
         let said = "ran its unbounded search alone";
         let now_alone = render(&[case(true)], &[case(false)]);
         assert!(now_alone.contains(said), "{now_alone}");
@@ -655,19 +660,7 @@ mod tests {
 
     #[test]
     fn the_header_says_when_the_search_explored_source_sets() {
-        let case = |sources: bool| {
-            let mut stateful = run("stateful", 900, true, 1_000);
-            stateful.alone = true;
-            stateful.sources = sources;
-            Case {
-                scenario: "s".into(),
-                variant: "fixed".into(),
-                plan: "p".into(),
-                expected: "holds".into(),
-                runs: vec![run("2", 10, true, 5), stateful],
-                proven: None,
-            }
-        };
+        let case = |sources: bool| stateful_case(true, sources);
         let said = "explored source sets";
         let now = render(&[case(true)], &[case(false)]);
         assert!(now.contains(said), "{now}");
