@@ -155,7 +155,9 @@ struct ExploreArgs {
     no_minimize: bool,
     /// With `--engine stateful`: its unbounded search explores source sets (a dynamic
     /// partial-order reduction that keeps no states) instead of every state once. Either
-    /// search's `exhausted` covers every interleaving; which is faster depends on the case.
+    /// search's `exhausted` covers every interleaving; source sets are faster on most large
+    /// cases (README, "Every schedule, without a preemption bound"), but pass fewer states, so
+    /// a race window's probe may go unmet (`vacuous`) where every state's search meets it.
     #[arg(long)]
     source_sets: bool,
     /// With `--engine stateful`: run its unbounded search alone, without the bounded passes
