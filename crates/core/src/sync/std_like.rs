@@ -332,19 +332,21 @@ impl<T> Native<T> {
     ) -> R {
         super::points::count(self.lock.kind);
         let id = self.lock.stateful.id;
-        let ready = |value: &T| !self.lock.stateful.held.load(SeqCst) && op(value).is_some();
+        // The operation the value allows now: none while another task holds it.
+        let allowed = || {
+            let held = self.lock.stateful.held.load(SeqCst);
+            (!held).then(|| op(&self.value())).flatten()
+        };
         let op = loop {
             // Waiting before running: not offered while the operation cannot proceed, so
             // that no transition only finds that out (a write of the value the search would
             // order against every other step on it).
-            if !ready(&self.value()) {
+            if allowed().is_none() {
                 stateful::wait_for(id);
             }
             stateful::point();
-            if !self.lock.stateful.held.load(SeqCst) {
-                if let Some(op) = op(&self.value()) {
-                    break op;
-                }
+            if let Some(op) = allowed() {
+                break op;
             }
             stateful::block(id);
         };

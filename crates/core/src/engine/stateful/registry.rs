@@ -699,7 +699,7 @@ pub(crate) fn touch(object: ObjectId) {
 }
 
 /// The running transition looked at `object` and changed nothing (a notification that found
-/// no waiter): it commutes with another such look, as neither changes what the other sees.
+/// no waiter to wake): it commutes with another such look, as neither changes what the other sees.
 pub(crate) fn look(object: ObjectId) {
     with(|r| r.touch(object, Access::Read));
 }
@@ -776,8 +776,8 @@ pub(crate) fn block(object: ObjectId) {
 }
 
 /// The current task stands before an operation on `object` that cannot proceed now (a
-/// receive from an empty channel whose senders are not all gone): the engine does not offer
-/// it until `object` changes. Finding that out touches nothing: see "Waiting before
+/// receive from an empty channel whose senders are not all gone, a join of a thread that has
+/// not exited): the engine does not offer it until `object` changes. Finding that out touches nothing: see "Waiting before
 /// running" in the module docs.
 pub(crate) fn wait_for(object: ObjectId) {
     within(|r, task| r.execution.blocked.insert(task, object));
