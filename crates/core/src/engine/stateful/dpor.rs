@@ -131,6 +131,11 @@ impl Trace {
                 }
             }
         }
+        // A release of a lock this transition takes is no race on any object: this one could
+        // not run before it, the lock being held until then. Left among the conflicts for
+        // another object the two touch (a release followed, in its transition, by a write
+        // this one reads), it would order away, unreversed, the race with that task's taking.
+        conflicting.retain(|k| !ordered.contains(k));
         conflicting.sort_unstable();
         conflicting.dedup();
         // Its order after the others: everything it conflicts with comes before it.
@@ -320,6 +325,23 @@ mod tests {
         t.add(2, 2, &take, true);
         assert_eq!(t.pending(3, 8, Access::Write, true), None);
         assert_eq!(t.pending(1, 7, Access::Write, true), Some(race(2, 1)));
+    }
+
+    /// Task 1 takes lock 7, then lets it go and writes object 3 in one transition; task 2
+    /// takes the lock and reads 3 in one. The release is no race, though the two conflict on
+    /// 3 too (task 2 could not have run before it): the race is with task 1's taking.
+    #[test]
+    fn a_release_that_also_writes_what_the_taker_reads_hides_no_race() {
+        let mut t = Trace::default();
+        let mut take = footprint(&[(7, Access::Write)]);
+        take.acquired.push(7);
+        t.add(0, 1, &take, true);
+        let mut release = footprint(&[(3, Access::Write), (7, Access::Write)]);
+        release.released.push(7);
+        t.add(1, 1, &release, true);
+        let mut take_and_read = footprint(&[(3, Access::Read), (7, Access::Write)]);
+        take_and_read.acquired.push(7);
+        assert_eq!(t.add(2, 2, &take_and_read, true), vec![race(0, 2)]);
     }
 
     #[test]
