@@ -156,8 +156,9 @@ struct ExploreArgs {
     /// With `--engine stateful`: its unbounded search explores source sets (a dynamic
     /// partial-order reduction that keeps no states) instead of every state once. Either
     /// search's `exhausted` covers every interleaving; source sets are faster on most large
-    /// cases (README, "Every schedule, without a preemption bound"), but pass fewer states, so
-    /// a race window's probe may go unmet (`vacuous`) where every state's search meets it.
+    /// cases (README, "Every schedule, without a preemption bound"). Where either search
+    /// exhausts a case with a required probe unmet, the search over source sets runs again
+    /// with witness cells ordered, until the probe fires (or no interleaving fires it).
     #[arg(long)]
     source_sets: bool,
     /// With `--engine stateful`: run its unbounded search alone, without the bounded passes

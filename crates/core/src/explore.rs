@@ -157,6 +157,11 @@ pub struct Report {
     /// ([`engine::Driven::walks`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walks: Option<usize>,
+    /// With the stateful engine: the executions of its search over source sets with witness
+    /// cells ordered, run after the first search exhausted the case without meeting every
+    /// required probe; it stops once they are met (`None`: not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness_search: Option<usize>,
     /// The distinct states the stateful engine met, by what reached each
     /// ([`engine::Driven::state_origins`]): where the state space comes from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -440,6 +445,10 @@ struct Run {
     stop_at_first: bool,
     deadline: Option<Instant>,
     tally: Ghost<Tally>,
+    /// Probes that end the exploration once each has fired: the search over source sets run
+    /// again, ordering witnesses, to meet those its first run left unmet
+    /// ([`witnessed_search`]). Empty for every other run.
+    awaited: Vec<&'static str>,
 }
 
 impl Exploration for Run {
@@ -477,8 +486,13 @@ impl Exploration for Run {
                 *t.probes.entry(name).or_default() += hits;
                 *t.probe_executions.entry(name).or_default() += 1;
             }
+            let met = !self.awaited.is_empty()
+                && self
+                    .awaited
+                    .iter()
+                    .all(|p| t.probes.get(p).is_some_and(|&n| n > 0));
             if outcome.violation.is_none() {
-                return if out_of_time {
+                return if out_of_time || met {
                     Flow::Stop
                 } else {
                     Flow::Continue
@@ -498,6 +512,10 @@ impl Exploration for Run {
 
     fn settled(&self) -> bool {
         self.recorder.violated()
+    }
+
+    fn orders_witnesses(&self) -> bool {
+        !self.awaited.is_empty()
     }
 }
 
@@ -546,8 +564,8 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     let driven = engine::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
     let elapsed_ms = started.elapsed().as_millis();
-    let tally = run.tally.with(std::mem::take);
-    if let Some(name) = tally.unlisted {
+    let mut tally = run.tally.with(std::mem::take);
+    if let Some(name) = &tally.unlisted {
         return Err(ExploreError::Drive(DriveError::ModelFailure(format!(
             "the model reported property `{name}`, which {} does not list",
             scenario.name()
@@ -585,6 +603,8 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     if !beyond.is_empty() && beyond.len() == expected_invariants.len() {
         required.extend(beyond.iter().flat_map(|b| b.window.iter().map(|p| p.name)));
     }
+    let witness_search =
+        witnessed_search(scenario, request, watch, &driven, &mut tally, &required)?;
     let verdict = if tally.first.is_some() {
         Verdict::Violated
     } else if required
@@ -679,6 +699,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         final_states: driven.final_states,
         reduction: driven.reduction,
         walks: driven.walks,
+        witness_search,
         state_origins: driven.state_origins.unwrap_or_default(),
         out_of_time: tally.out_of_time,
         tasks: (tally.tasks > 0).then_some(tally.tasks),
@@ -707,7 +728,80 @@ fn new_run(
         stop_at_first: request.stop_at_first,
         deadline: request.deadline,
         tally: Ghost::default(),
+        awaited: Vec::new(),
     }))
+}
+
+/// After the stateful engine exhausted a case without meeting every probe in `required`,
+/// its search over source sets with witness cells ordered
+/// ([`Exploration::orders_witnesses`]), alone and stopped once each of them has fired; its
+/// probes are added to `tally`, and its executions returned (`None`: it was not needed).
+///
+/// A witness is in no state and, unless ordered, in no footprint. So a probe's read is
+/// never reordered against the writes that open and close its window: the search over
+/// source sets takes one of the two orders, and the search over states has the two reach
+/// one state, the witness being in none. Either may leave a window
+/// unmet that an interleaving reaches (`a_probe_of_a_window_is_met_once_witnesses_are_ordered`
+/// in the shuttle tests; README, "Every schedule, without a preemption bound"). Ordering
+/// witnesses makes more classes of executions, hence a second search only where needed;
+/// run to its end without meeting a probe, it shows that no interleaving reaches the window.
+/// It has every conflict the first search had, so it cannot break what the first
+/// exhausted: a violation there is an engine failure, reported as one.
+fn witnessed_search(
+    scenario: &dyn AnyScenario,
+    request: &Request<'_>,
+    watch: Option<&'static str>,
+    driven: &engine::Driven,
+    tally: &mut Tally,
+    required: &[&'static str],
+) -> Result<Option<usize>, ExploreError> {
+    let Strategy::Stateful {
+        executions, part, ..
+    } = &request.strategy
+    else {
+        return Ok(None);
+    };
+    let unmet: Vec<&'static str> = required
+        .iter()
+        .copied()
+        .filter(|p| tally.probes.get(p).copied().unwrap_or(0) == 0)
+        .collect();
+    if !driven.exhausted || tally.first.is_some() || unmet.is_empty() {
+        return Ok(None);
+    }
+    let mut again = request.clone();
+    again.strategy = Strategy::Stateful {
+        executions: *executions,
+        part: part.clone(),
+        deepening: None,
+        sources: true,
+    };
+    let mut run = new_run(scenario, &again, watch, false)?;
+    Arc::get_mut(&mut run)
+        .expect("a new run is not shared yet")
+        .awaited = unmet;
+    engine::drive(&again.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
+        .map_err(ExploreError::Drive)?;
+    let second = run.tally.with(std::mem::take);
+    if let Some((n, outcome, _)) = second.first {
+        let broken = outcome
+            .violation
+            .map_or_else(String::new, |v| v.invariant.to_string());
+        return Err(ExploreError::Drive(DriveError::ModelFailure(format!(
+            "{}: the search over source sets with witnesses ordered broke {broken} at its \
+             execution {n}, after the stateful engine exhausted the case: the engine missed \
+             an interleaving",
+            scenario.name()
+        ))));
+    }
+    for (name, hits) in second.probes {
+        *tally.probes.entry(name).or_default() += hits;
+    }
+    for (name, n) in second.probe_executions {
+        *tally.probe_executions.entry(name).or_default() += n;
+    }
+    tally.out_of_time |= second.out_of_time;
+    Ok(Some(second.executions))
 }
 
 /// The failure found again with the trace kept, by replaying its schedule: the exploration

@@ -105,6 +105,10 @@ fn join_case(mut parts: Vec<Report>) -> Report {
         .filter_map(|r| r.reduction)
         .reduce(|a, b| a + b);
     out.walks = parts.iter().filter_map(|r| r.walks).reduce(|a, b| a + b);
+    out.witness_search = parts
+        .iter()
+        .filter_map(|r| r.witness_search)
+        .reduce(|a, b| a + b);
     out.state_origins = summed(parts.iter().map(|r| &r.state_origins));
     out.out_of_time = parts.iter().any(|r| r.out_of_time);
     out.probes = summed(parts.iter().map(|r| &r.probes));

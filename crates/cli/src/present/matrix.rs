@@ -778,6 +778,7 @@ mod tests {
             final_states: None,
             reduction: None,
             walks: None,
+            witness_search: None,
             state_origins: BTreeMap::new(),
             out_of_time: false,
             decisions_per_execution: None,

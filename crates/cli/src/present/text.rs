@@ -203,7 +203,7 @@ fn how_far(r: &Report) -> String {
                     };
                     format!(
                         " (exhausted: {states} states{finals}, {:.2} executions per \
-                         state{per_final}{}{})",
+                         state{per_final}{}{}{})",
                         searched / states as f64,
                         r.walks
                             .filter(|&w| w > 0)
@@ -220,6 +220,9 @@ fn how_far(r: &Report) -> String {
                             } else {
                                 String::new()
                             }
+                        )),
+                        r.witness_search.map_or_else(String::new, |n| format!(
+                            "; then {n} ordering witnesses, to meet the required probes"
                         ))
                     )
                 }

@@ -298,6 +298,13 @@ pub trait Exploration: Send + Sync + 'static {
     /// Whether the current execution may be abandoned now (its outcome is already known).
     /// Engines that cannot stop an execution midway ignore it.
     fn settled(&self) -> bool;
+    /// Whether the stateful engine's search over source sets is to order witness cells
+    /// ([`crate::sync::ghost::Witness`]), so that it meets every probe a model can fire, at
+    /// the cost of more executions: asked once, when the engine starts. The other engines
+    /// ignore it.
+    fn orders_witnesses(&self) -> bool {
+        false
+    }
 }
 
 /// Whether to go on exploring.

@@ -77,8 +77,8 @@ impl<T: Clone> Ghost<T> {
 }
 
 /// A cell a model writes only so that a probe can fire, or for a check at the end of the
-/// run: state that no decision and no invariant reads while threads run. The stateful engine does
-/// not record it, so two executions that differ only in it are one state.
+/// run: state that no decision and no invariant reads while threads run. The stateful engine
+/// keeps it out of the state, so two executions that differ only in it are one state.
 ///
 /// Its interface keeps it that way: a write returns nothing ([`Witness::update`]); a read
 /// fires a probe ([`Witness::probe_if`]) and gives the model no value to branch on. The one read that returns the value,
@@ -86,6 +86,13 @@ impl<T: Clone> Ghost<T> {
 /// model failure before; it is sound when what it is used for does not depend on the order
 /// in which different threads wrote (each thread's writes follow from its own history, which
 /// the state determines; a map keyed by thread, or a list sorted before use).
+///
+/// The stateful engine's search over source sets explores one execution per class of
+/// executions, and a class is made by the footprints of its transitions: there a probe's
+/// read and every write touch the cell, so that a race window's probe is reordered against
+/// the writes that open and close the window. A cell only read at the end
+/// ([`Witness::unprobed`]) is not touched: the order of its writes is the model's to argue
+/// away, as for `settled`.
 ///
 /// ```
 /// use ozone_ha_check::properties::Probe;
@@ -104,13 +111,28 @@ impl<T: Clone> Ghost<T> {
 #[derive(Debug)]
 pub struct Witness<T> {
     cell: std::sync::Mutex<T>,
+    /// The object a probe's read and every write touch; `None`: read only at the end.
+    #[cfg(not(ohc_threads))]
+    id: Option<crate::engine::stateful::facade::ObjectId>,
 }
 
 impl<T> Witness<T> {
-    /// A new witness cell.
+    /// A new witness cell, which probes may read.
     pub fn new(value: T) -> Self {
         Self {
             cell: std::sync::Mutex::new(value),
+            #[cfg(not(ohc_threads))]
+            id: Some(crate::engine::stateful::facade::new_object()),
+        }
+    }
+
+    /// A new witness cell read only at the end of the run ([`Witness::settled`]): its writes
+    /// are ordered by nothing, and a probe of it is a model failure.
+    pub fn unprobed(value: T) -> Self {
+        Self {
+            cell: std::sync::Mutex::new(value),
+            #[cfg(not(ohc_threads))]
+            id: None,
         }
     }
 
@@ -122,14 +144,30 @@ impl<T> Witness<T> {
         f(&mut guard)
     }
 
+    /// Tell the stateful engine that the running transition writes (`true`) or reads the cell.
+    fn touched(&self, _write: bool) {
+        #[cfg(not(ohc_threads))]
+        if let Some(id) = self.id {
+            use crate::engine::stateful::facade::{witness, Access};
+            witness(id, if _write { Access::Write } else { Access::Read });
+        }
+    }
+
     /// Change the value.
     pub fn update(&self, f: impl FnOnce(&mut T)) {
+        self.touched(true);
         self.with(f)
     }
 
-    /// Fire `probe` for `actor` if `when` holds of the value (which `when` may also change).
-    pub fn probe_if(&self, actor: &Actor, probe: &Probe, when: impl FnOnce(&mut T) -> bool) {
-        if self.with(when) {
+    /// Fire `probe` for `actor` if `when` holds of the value.
+    pub fn probe_if(&self, actor: &Actor, probe: &Probe, when: impl FnOnce(&T) -> bool) {
+        #[cfg(not(ohc_threads))]
+        assert!(
+            self.id.is_some(),
+            "a witness made with Witness::unprobed was probed: make it with Witness::new"
+        );
+        self.touched(false);
+        if self.with(|v| when(v)) {
             actor.probe(probe);
         }
     }
@@ -193,7 +231,7 @@ impl<T: Ord + std::hash::Hash + Clone> Facts<T> {
     /// A set holding `initial`, known before any thread runs.
     pub fn new(initial: impl IntoIterator<Item = T>) -> Self {
         Self {
-            set: Witness::new(initial.into_iter().collect()),
+            set: Witness::unprobed(initial.into_iter().collect()),
             #[cfg(not(ohc_threads))]
             id: crate::engine::stateful::facade::new_object(),
         }

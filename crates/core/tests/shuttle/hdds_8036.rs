@@ -4,7 +4,7 @@
 // Reference: HDDS-8036, fix b831d8e6fb1 (PR #4319).
 
 use crate::support::{pct, run};
-use ozone_ha_check::engine::run_once;
+use ozone_ha_check::engine::{run_once, Strategy};
 use ozone_ha_check::explore::Verdict;
 use ozone_ha_check::kit::tx_info::stored_index;
 use ozone_ha_check::models::scm::tx_buffer::Revision;
@@ -23,6 +23,32 @@ fn fixed_holds_over_many_seeds_with_a_put_and_a_flush_during_the_download_flush(
             assert!(r.probes["AddDuringFlush"] > 0, "seed {seed} {plan}");
             assert!(r.probes["FlushDuringFlush"] > 0, "seed {seed} {plan}");
         }
+    }
+}
+
+/// The stateful engine's search over source sets, alone, exhausts the fix on every plan
+/// without meeting `AddDuringFlush`: the apply's probe and the flush's count are ordered by
+/// no footprint. The search ordering witnesses that `explore` runs after it meets the window
+/// within a few executions, so the fix holds, not vacuously.
+fn fixed_holds_under_source_sets_once_witnesses_are_ordered() {
+    for plan in ["download", "save-configuration", "generated"] {
+        let r = run(
+            S,
+            "fixed",
+            plan,
+            Strategy::Stateful {
+                executions: 100_000,
+                part: None,
+                deepening: None,
+                sources: true,
+            },
+            None,
+        );
+        assert_eq!(r.verdict, Verdict::Held, "{plan}");
+        assert!(r.exhausted, "{plan}");
+        let second = r.witness_search.expect("the probe needs witnesses ordered");
+        assert!((1..=100).contains(&second), "{plan}: {second}");
+        assert!(r.probes["AddDuringFlush"] > 0, "{plan}");
     }
 }
 
@@ -100,6 +126,7 @@ fn staged_the_fixs_put_after_a_flush_lands_in_the_new_batch() {
 pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
     crate::trials![
         fixed_holds_over_many_seeds_with_a_put_and_a_flush_during_the_download_flush,
+        fixed_holds_under_source_sets_once_witnesses_are_ordered,
         staged_the_parents_put_after_a_flush_closed_its_batch_is_lost,
         staged_the_fixs_put_after_a_flush_lands_in_the_new_batch
     ]

@@ -2,9 +2,11 @@
 //! must reach exactly the final states the enumeration reaches (it skips states, never
 //! outcomes), run out of states, and report a deadlock as a model failure.
 
-use crate::support::{collect, Collected};
+use crate::support::{collect, collect_ordering, Collected};
 use ozone_ha_check::engine::{Budget, DriveError, Driven, Reduction, Strategy, Yields};
 use ozone_ha_check::kit::replica::SharedLog;
+use ozone_ha_check::properties::Probe;
+use ozone_ha_check::recorder::{Actor, Recorder};
 use ozone_ha_check::sync::ghost::{Facts, Ghost, Witness};
 use ozone_ha_check::sync::{channel, choose, thread, Arc, Condvar, Mutex, RwLock, Volatile};
 use std::collections::BTreeSet;
@@ -717,6 +719,70 @@ fn a_witness_is_not_part_of_the_state() {
     );
 }
 
+/// The window [`probed_window`]'s probe watches.
+const WINDOW: Probe = Probe::new("Window", "the probe ran while the other task was inside");
+
+/// A task opens a window (a witness's count up), passes a decision (a lock of its own),
+/// and closes it; the main task only probes the window, touching nothing the task touches. The outcome
+/// is whether the probe fired. Only the witness orders the probe against the window: a search
+/// that left it out of the footprints would take one order of the two tasks and could miss
+/// the window.
+fn probed_window() -> String {
+    let recorder = Arc::new(Recorder::new(None));
+    let open = Arc::new(Witness::new(0u8));
+    let t = {
+        let (recorder, open) = (Arc::clone(&recorder), Arc::clone(&open));
+        thread::spawn("t", move || {
+            let _me = Actor::new("t", &recorder);
+            open.update(|n| *n += 1);
+            let inside = Mutex::new(());
+            drop(inside.lock());
+            open.update(|n| *n -= 1);
+        })
+    };
+    // A decision after the spawn, which does not yield: `t` may run before the probe.
+    let before = Mutex::new(());
+    drop(before.lock());
+    open.probe_if(&Actor::new("main", &recorder), &WINDOW, |n| *n > 0);
+    t.join();
+    recorder.quiesce();
+    let fired = recorder.take().probes.get("Window").copied().unwrap_or(0);
+    format!("fired {fired}")
+}
+
+/// The search over source sets ordering witnesses meets the window's probe, and reaches the
+/// outcome where it is not met. The unbounded searches that leave witnesses out, alone,
+/// reach that outcome and nothing else: the probe's read commutes with the task's
+/// transitions there, so the search over source sets takes one order of the two tasks, and
+/// the search over states has the two orders reach one state, the witness being in none
+/// (`explore` runs the search ordering witnesses after either when a required probe went
+/// unmet). The deepening's
+/// bounded passes happen to meet it here.
+fn a_probe_of_a_window_is_met_once_witnesses_are_ordered() {
+    let both = BTreeSet::from(["fired 0".to_string(), "fired 1".to_string()]);
+    let c = collect_ordering(
+        &Strategy::Stateful {
+            executions: 1_000,
+            part: None,
+            deepening: None,
+            sources: true,
+        },
+        probed_window,
+        true,
+    );
+    assert!(c.driven.as_ref().is_ok_and(|d| d.exhausted));
+    assert_eq!(c.states(), both);
+    for sources in [false, true] {
+        let c = search_with(&probed_window, false, sources);
+        assert!(c.driven.as_ref().is_ok_and(|d| d.exhausted));
+        assert_eq!(
+            c.states(),
+            BTreeSet::from(["fired 0".to_string()]),
+            "source sets: {sources}"
+        );
+    }
+}
+
 /// Facts added in either order are one state (the additions commute), where a ghost's two
 /// orders are two: 54 states with the ghost, 40 with the facts (an addition is still an
 /// operation of its task; a witness, not recorded at all, makes 26).
@@ -1088,12 +1154,13 @@ fn a_choosing_transition_never_sleeps_on_another_values_footprint() {
 /// reach exactly the final states (or the deadlock) that shuttle's depth-first enumeration
 /// reaches.
 mod programs {
-    use crate::support::collect;
+    use crate::support::collect_ordering;
     use ozone_ha_check::citation::Label;
     use ozone_ha_check::engine::{Budget, DriveError, Strategy as Engine};
     use ozone_ha_check::kit::store::{Store, WriteBatch};
+    use ozone_ha_check::properties::Probe;
     use ozone_ha_check::recorder::{Actor, Recorder};
-    use ozone_ha_check::sync::ghost::Ghost;
+    use ozone_ha_check::sync::ghost::{Ghost, Witness};
     use ozone_ha_check::sync::{
         channel, choose, thread, Arc, Concurrent, Condvar, Mutex, RwLock, Volatile,
     };
@@ -1130,6 +1197,12 @@ mod programs {
         Await(u8),
         /// Append to a ghost cell.
         Ghost(u8),
+        /// Append to a witness cell: no outcome depends on it.
+        Witness(u8),
+        /// Probe whether a witness cell holds anything.
+        Probe(u8),
+        /// Under a mutex, commit a row of the store and append to a witness cell.
+        GuardedWitness(u8, u8),
         /// Add one under a mutex and append to a ghost cell in that hold, then append again
         /// after the release. A ghost access is no yield point: both appends are in the
         /// holder's transitions, one on each side of the release's stop, so another task's
@@ -1178,6 +1251,9 @@ mod programs {
             (k.clone(), any::<bool>()).prop_map(|(cv, all)| Op::Notify { cv, all }),
             k.clone().prop_map(Op::Await),
             k.clone().prop_map(Op::Ghost),
+            k.clone().prop_map(Op::Witness),
+            k.clone().prop_map(Op::Probe),
+            (k.clone(), k.clone()).prop_map(|(i, w)| Op::GuardedWitness(i, w)),
             (k.clone(), k.clone()).prop_map(|(i, g)| Op::Guarded(i, g)),
             (k.clone(), 1..3u8).prop_map(|(r, x)| Op::Row(r, x)),
             (1..3u8).prop_map(Op::Rows),
@@ -1253,6 +1329,9 @@ mod programs {
         }
     }
 
+    /// What [`Op::Probe`] fires.
+    const WRITTEN: Probe = Probe::new("Written", "a witness cell was written before the probe");
+
     /// The store's table and its rows.
     const TABLE: &str = "t";
     const ROWS: [&str; 2] = ["k0", "k1"];
@@ -1272,6 +1351,7 @@ mod programs {
         channels: Vec<(channel::Sender<u8>, channel::Receiver<u8>)>,
         monitors: Vec<(Mutex<Tokens>, Condvar)>,
         ghosts: Vec<Ghost<Vec<usize>>>,
+        witnesses: Vec<Witness<Vec<usize>>>,
         store: Store<u8>,
         map: Concurrent<BTreeMap<&'static str, u8>>,
         recorder: Arc<Recorder>,
@@ -1318,6 +1398,17 @@ mod programs {
                     g.1.push(me);
                 }
                 Op::Ghost(i) => world.ghosts[k(i)].with(|g| g.push(me)),
+                Op::Witness(i) => world.witnesses[k(i)].update(|w| w.push(me)),
+                Op::GuardedWitness(i, w) => {
+                    let _held = world.locks[k(i)].lock();
+                    let mut batch = WriteBatch::new();
+                    batch.put(TABLE, ROWS[k(w)], 1);
+                    world.store.commit(&actor(world), AT, batch);
+                    world.witnesses[k(w)].update(|v| v.push(me));
+                }
+                Op::Probe(i) => {
+                    world.witnesses[k(i)].probe_if(&actor(world), &WRITTEN, |w| !w.is_empty())
+                }
                 Op::Row(r, x) => {
                     let mut batch = WriteBatch::new();
                     batch.put(TABLE, ROWS[k(r)], *x);
@@ -1400,6 +1491,7 @@ mod programs {
                 .map(|_| (Mutex::new((0, Vec::new())), Condvar::new()))
                 .collect(),
             ghosts: (0..n).map(|_| Ghost::new(Vec::new())).collect(),
+            witnesses: (0..n).map(|_| Witness::new(Vec::new())).collect(),
             store: Store::new(),
             map: Concurrent::new("map", BTreeMap::new()),
             recorder: Arc::new(Recorder::with_tracing(None, false)),
@@ -1454,21 +1546,23 @@ mod programs {
         tasks: &[Vec<Op>],
         fixed: Option<Vec<usize>>,
     ) -> Option<Result<BTreeSet<String>, String>> {
-        finals_reached(strategy, tasks, fixed).map(|r| r.map(|(seen, _)| seen))
+        finals_reached(strategy, tasks, fixed, false).map(|r| r.map(|(seen, _)| seen))
     }
 
     /// A program's outcomes and the final states the engine counted (the stateful one's), or
     /// its deadlock.
     type Finals = Result<(BTreeSet<String>, Option<usize>), String>;
 
-    /// As [`reached`], with the final states the stateful engine counted.
+    /// As [`reached`], with the final states the stateful engine counted; its search over
+    /// source sets orders witness cells if `witnesses`.
     fn finals_reached(
         strategy: Engine,
         tasks: &[Vec<Op>],
         fixed: Option<Vec<usize>>,
+        witnesses: bool,
     ) -> Option<Finals> {
         let tasks = tasks.to_vec();
-        let c = collect(&strategy, move || execute(&tasks, fixed.clone()));
+        let c = collect_ordering(&strategy, move || execute(&tasks, fixed.clone()), witnesses);
         let seen = c.states();
         match c.driven {
             Ok(d) if d.exhausted => Some(Ok((seen, d.final_states))),
@@ -1572,10 +1666,13 @@ mod programs {
             }
             // With the bounded passes, and without them: the unbounded search alone, whose
             // reductions (sleep sets, or source sets) the passes would otherwise cover for on
-            // small programs. Without a deadlock, all three count the same final states, at
-            // least one per outcome.
+            // small programs; and the search over source sets once more, ordering witnesses
+            // (more conflicts, the same outcomes). Without a deadlock, all four count the same
+            // final states, at least one per outcome.
             let mut finals = BTreeSet::new();
-            for (deepening, sources) in super::SEARCHES {
+            let searches = super::SEARCHES.map(|(d, s)| (d, s, false));
+            for (deepening, sources, witnesses) in searches.into_iter().chain([(false, true, true)])
+            {
                 let stateful = finals_reached(
                     Engine::Stateful {
                         executions: LIMIT,
@@ -1585,6 +1682,7 @@ mod programs {
                     },
                     &tasks,
                     None,
+                    witnesses,
                 )
                 .expect("the stateful search finishes where the enumeration does");
                 if let Ok((seen, f)) = &stateful {
@@ -1601,9 +1699,10 @@ mod programs {
                 prop_assert_eq!(
                     &stateful,
                     &dfs,
-                    "deepening: {}, source sets: {}",
+                    "deepening: {}, source sets: {}, witnesses ordered: {}",
                     deepening,
-                    sources
+                    sources,
+                    witnesses
                 );
             }
             prop_assert!(finals.len() <= 1, "final states: {:?}", finals);
@@ -1722,6 +1821,7 @@ pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
         the_main_task_alone_takes_no_decision,
         a_main_task_that_waits_alone_is_a_deadlock,
         a_witness_is_not_part_of_the_state,
+        a_probe_of_a_window_is_met_once_witnesses_are_ordered,
         facts_added_in_either_order_are_one_state,
         a_report_that_records_an_operation_is_a_model_failure,
         a_section_that_touched_a_cell_is_not_one_step,

@@ -70,6 +70,8 @@ struct Collector<F> {
     last: Mutex<Option<String>>,
     seen: Mutex<Vec<(String, Option<Schedule>)>>,
     cut: Mutex<Vec<(String, Schedule)>>,
+    /// Whether the stateful engine's search over source sets orders witness cells.
+    witnesses: bool,
 }
 
 impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Collector<F> {
@@ -101,6 +103,9 @@ impl<F: Fn() -> String + Send + Sync + 'static> Exploration for Collector<F> {
     fn settled(&self) -> bool {
         false
     }
+    fn orders_witnesses(&self) -> bool {
+        self.witnesses
+    }
 }
 
 /// What [`collect`] found.
@@ -127,11 +132,22 @@ pub fn collect<F: Fn() -> String + Send + Sync + 'static>(
     strategy: &Strategy,
     model: F,
 ) -> Collected {
+    collect_ordering(strategy, model, false)
+}
+
+/// [`collect`], the stateful engine's search over source sets ordering witness cells if
+/// `witnesses` ([`Exploration::orders_witnesses`]).
+pub fn collect_ordering<F: Fn() -> String + Send + Sync + 'static>(
+    strategy: &Strategy,
+    model: F,
+    witnesses: bool,
+) -> Collected {
     let x = Arc::new(Collector {
         model,
         last: Mutex::new(None),
         seen: Mutex::new(Vec::new()),
         cut: Mutex::new(Vec::new()),
+        witnesses,
     });
     let driven = drive(strategy, Arc::clone(&x) as Arc<dyn Exploration>);
     let seen = x.seen.lock().unwrap().clone();

@@ -128,6 +128,7 @@ pub(super) fn drive(
                     part.clone(),
                     *deepening,
                     *sources,
+                    exploration.orders_witnesses(),
                     Rc::clone(&end),
                 ),
                 exploration,

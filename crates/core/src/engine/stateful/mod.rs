@@ -43,8 +43,10 @@
 //!    [`Witness`](crate::sync::ghost::Witness) is not recorded either: it holds what only a
 //!    probe reads while threads run, or a check after the run quiesced whose result does not
 //!    depend on the order in which different tasks wrote it. Merging two executions that
-//!    differ only in a witness can hide a probe's hit, never a violation. *Caught:* a
-//!    witness has no read that returns its value but
+//!    differ only in a witness can hide a probe's hit, never a violation; where a required
+//!    probe went unmet, `explore` runs the search over source sets again with witnesses
+//!    ordered ("Source sets" below), which meets every probe an interleaving can fire.
+//!    *Caught:* a witness has no read that returns its value but
 //!    [`Witness::settled`](crate::sync::ghost::Witness::settled), which is a model failure
 //!    before the recorder is quiesced; the order-independence of that last read is the
 //!    model's to argue at the cell (each one says why).
@@ -580,7 +582,10 @@
 //!   spawned), every option is (Flanagan and Godefroid, POPL 2005).
 //! - Blocking hides races. A lock taken after another task let it go happens after that
 //!   release, yet never races with it (the two are never both enabled); the race is with
-//!   the other task's *taking*, which the release orders away. Likewise a waiter that
+//!   the other task's *taking*, which the release orders away. That holds on every object
+//!   the two transitions touch: a release whose transition goes on to write what the
+//!   taker's transition reads is no race either (counted as one, it hid the race with the
+//!   taking; found with witnesses ordered, `dpor.rs` tests it). Likewise a waiter that
 //!   consumed a `notify_one` shows no race with the waiter left behind. So at every new
 //!   state the search also looks at each task whose next operation is known and not run:
 //!   a task standing before a lock taken against it, or blocked (a waiter, a receive on an
@@ -602,9 +607,23 @@
 //! reaches the same final states as the search over states wherever both end, with about
 //! 1.7 executions per final state over the holding cases both exhaust (the search over
 //! states: 6.4), and is the faster on most large cases: README ("Every schedule, without a
-//! preemption bound") has the figures. It passes fewer states than there are, so a probe
-//! of a race window (which reads a witness, in no footprint) may go unmet where the search
-//! over states meets it. The search over states stays the default.
+//! preemption bound") has the figures. The search over states stays the default.
+//!
+//! Probes and witnesses. A witness cell is in no state, and in no footprint either unless
+//! the search orders witnesses ([`registry::order_witnesses`]): then a probe's read of one is
+//! a read, and every write a write, of the cell in the footprints (not an event: no stop
+//! depends on it, so an execution takes the same decisions either way and its schedule
+//! replays in both). Without that, a probe's read is never reordered against the writes that
+//! open and close its window, and either search may leave a window unmet that an
+//! interleaving reaches: hdds-8036 `fixed` under source sets, and a two-task model in the
+//! shuttle tests (`a_probe_of_a_window_is_met_once_witnesses_are_ordered`) under both.
+//! Ordering them always would cost much (hdds-16900 `through-ratis`/`restart`: 14,906
+//! executions -> 47,917; hdds-8681 `batched-cleanup`'s generated space: 31,274 -> 89,023),
+//! so `explore` orders them in a second search, over source sets alone, only
+//! when the first exhausted a case with a required probe unmet, and stops it once every
+//! such probe fired (hdds-8036 `fixed`: 10 executions). It has every conflict the first had,
+//! so a violation there would be the engine's failure, reported as one; run to its end with
+//! a probe still unmet, it shows that no interleaving reaches the window.
 //!
 //! # Where it lives
 //!

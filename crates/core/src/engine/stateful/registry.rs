@@ -377,6 +377,8 @@ struct Registry {
     execution: Execution,
     /// Whether the running transition's footprint is kept ([`track`]).
     tracking: bool,
+    /// Whether a witness's accesses enter the footprints ([`order_witnesses`]).
+    witnessing: bool,
 }
 
 impl Registry {
@@ -393,6 +395,13 @@ impl Registry {
 #[cfg(not(any(loom, ohc_threads)))]
 pub(crate) fn track(on: bool) {
     with(|r| r.tracking = on);
+}
+
+/// Whether this execution orders witness cells: a probe's read and every write of one are
+/// in the footprints ([`witness`]). Set for every execution of a search that asked for it.
+#[cfg(not(any(loom, ohc_threads)))]
+pub(crate) fn order_witnesses(on: bool) {
+    with(|r| r.witnessing = on);
 }
 
 thread_local! {
@@ -702,6 +711,20 @@ pub(crate) fn touch(object: ObjectId) {
 /// no waiter to wake): it commutes with another such look, as neither changes what the other sees.
 pub(crate) fn look(object: ObjectId) {
     with(|r| r.touch(object, Access::Read));
+}
+
+/// The running transition read (a probe, [`Access::Read`]) or wrote a witness cell, which is
+/// in no state. Where the search orders witnesses ([`order_witnesses`]: the search over
+/// source sets run to meet a probe, "Source sets" in the module docs), the access enters
+/// the footprint, so that the probe's read is reordered against the writes that open and
+/// close its window. It is no event: it decides no stop, so an execution takes the same
+/// decisions whether witnesses are ordered or not, and its schedule replays either way.
+pub(crate) fn witness(object: ObjectId, access: Access) {
+    with(|r| {
+        if r.witnessing && r.tracking {
+            r.execution.footprint.objects.push((object, access));
+        }
+    });
 }
 
 /// The current task exits, or joins, the thread whose exit object is `exit`: its

@@ -425,6 +425,8 @@ pub(crate) struct Stateful {
     /// Whether the unbounded search explores source sets (a dynamic partial-order
     /// reduction) rather than every state with sleep sets.
     sources: bool,
+    /// With source sets: witness cells are ordered ([`registry::witness`]).
+    witnesses: bool,
     /// The current execution's transitions, when it is the unbounded search's and that
     /// explores source sets.
     trace: Trace,
@@ -505,12 +507,15 @@ pub(crate) struct SearchEnd {
 impl Stateful {
     /// A search of at most `executions` executions, over `part` of a generated space if
     /// given; with a `deepening` budget, the deepening and the random walks beside the
-    /// unbounded search ([`Walk::for_budget`]), without, the unbounded search alone.
+    /// unbounded search ([`Walk::for_budget`]), without, the unbounded search alone. The
+    /// unbounded search explores source sets if `sources`, with witness cells ordered if
+    /// `witnesses` too.
     pub(crate) fn new(
         executions: usize,
         part: Option<Part>,
         deepening: Option<Budget>,
         sources: bool,
+        witnesses: bool,
         end: Rc<RefCell<SearchEnd>>,
     ) -> Self {
         Self {
@@ -538,6 +543,7 @@ impl Stateful {
             states: States::default(),
             reduction: crate::engine::Reduction::default(),
             sources,
+            witnesses: sources && witnesses,
             trace: Trace::default(),
         }
     }
@@ -859,6 +865,7 @@ impl Scheduler for Stateful {
             self.walks[w].start();
         }
         registry::reset();
+        registry::order_witnesses(self.witnesses);
         // The run to the first decision belongs to no decision's options.
         registry::track(false);
         Some(ShuttleSchedule::new(0))

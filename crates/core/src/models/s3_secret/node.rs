@@ -142,11 +142,11 @@ impl Shared {
             ),
             design,
             issued: Ghost::new(issued.iter().copied().collect()),
-            terminations: Witness::new(Vec::new()),
+            terminations: Witness::unprobed(Vec::new()),
             decisions: Ghost::new(BTreeMap::new()),
             deleted_at: Ghost::new(BTreeMap::new()),
-            outcomes: Witness::new(BTreeMap::new()),
-            answers: Witness::new(Vec::new()),
+            outcomes: Witness::unprobed(BTreeMap::new()),
+            answers: Witness::unprobed(Vec::new()),
         }
     }
 

@@ -503,7 +503,8 @@ impl<R: TxRow + std::fmt::Display> TransactionBuffer<R> {
     fn flush_under_write_lock(&self, b: &mut Batch<R>, actor: &Actor, why: &str) {
         b.pending = 0;
         self.staged_mid_apply
-            .probe_if(actor, &STAGED_FLUSHED_MID_APPLY, std::mem::take);
+            .probe_if(actor, &STAGED_FLUSHED_MID_APPLY, |staged| *staged);
+        self.staged_mid_apply.update(|staged| *staged = false);
         let citation = &java::SCMHADBTransactionBufferImpl::flushUnderWriteLock;
         self.commit_staged(b, actor, why, citation);
     }
