@@ -437,6 +437,13 @@ struct Tally {
     unlisted: Option<String>,
 }
 
+impl Tally {
+    /// Whether `probe` fired at least once.
+    fn fired(&self, probe: &str) -> bool {
+        self.probes.get(probe).is_some_and(|&n| n > 0)
+    }
+}
+
 struct Run {
     case: Box<dyn Case>,
     recorder: Arc<Recorder>,
@@ -486,11 +493,7 @@ impl Exploration for Run {
                 *t.probes.entry(name).or_default() += hits;
                 *t.probe_executions.entry(name).or_default() += 1;
             }
-            let met = !self.awaited.is_empty()
-                && self
-                    .awaited
-                    .iter()
-                    .all(|p| t.probes.get(p).is_some_and(|&n| n > 0));
+            let met = !self.awaited.is_empty() && self.awaited.iter().all(|p| t.fired(p));
             if outcome.violation.is_none() {
                 return if out_of_time || met {
                     Flow::Stop
@@ -607,10 +610,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
         witnessed_search(scenario, request, watch, &driven, &mut tally, &required)?;
     let verdict = if tally.first.is_some() {
         Verdict::Violated
-    } else if required
-        .iter()
-        .all(|p| tally.probes.get(*p).copied().unwrap_or(0) > 0)
-    {
+    } else if required.iter().all(|p| tally.fired(p)) {
         Verdict::Held
     } else {
         Verdict::Vacuous
@@ -764,7 +764,7 @@ fn witnessed_search(
     let unmet: Vec<&'static str> = required
         .iter()
         .copied()
-        .filter(|p| tally.probes.get(p).copied().unwrap_or(0) == 0)
+        .filter(|p| !tally.fired(p))
         .collect();
     if !driven.exhausted || tally.first.is_some() || unmet.is_empty() {
         return Ok(None);

@@ -88,11 +88,12 @@ impl<T: Clone> Ghost<T> {
 /// the state determines; a map keyed by thread, or a list sorted before use).
 ///
 /// The stateful engine's search over source sets explores one execution per class of
-/// executions, and a class is made by the footprints of its transitions: there a probe's
-/// read and every write touch the cell, so that a race window's probe is reordered against
-/// the writes that open and close the window. A cell only read at the end
-/// ([`Witness::unprobed`]) is not touched: the order of its writes is the model's to argue
-/// away, as for `settled`.
+/// executions, and a class is made by the footprints of its transitions. A witness is in
+/// none of them, unless the search orders witnesses (`explore`'s second search, run only
+/// where a required probe went unmet): then a probe's read and every write touch the cell,
+/// so that a race window's probe is reordered against the writes that open and close the
+/// window. A cell only read at the end ([`Witness::unprobed`]) is never touched: the order
+/// of its writes is the model's to argue away, as for `settled`.
 ///
 /// ```
 /// use ozone_ha_check::properties::Probe;

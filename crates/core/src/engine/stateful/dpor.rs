@@ -259,6 +259,20 @@ mod tests {
         Footprint::of(objects.to_vec())
     }
 
+    /// A transition that takes `lock` and touches `objects` besides.
+    fn taking(lock: ObjectId, objects: &[(ObjectId, Access)]) -> Footprint {
+        let mut f = footprint(&[objects, &[(lock, Access::Write)]].concat());
+        f.acquired.push(lock);
+        f
+    }
+
+    /// A transition that lets `lock` go and touches `objects` besides.
+    fn releasing(lock: ObjectId, objects: &[(ObjectId, Access)]) -> Footprint {
+        let mut f = footprint(&[objects, &[(lock, Access::Write)]].concat());
+        f.released.push(lock);
+        f
+    }
+
     #[test]
     fn conflicting_transitions_race_and_commuting_ones_do_not() {
         let mut t = Trace::default();
@@ -308,8 +322,7 @@ mod tests {
     #[test]
     fn a_task_waiting_for_a_lock_races_with_its_taking_not_its_release() {
         let mut t = Trace::default();
-        let mut take = footprint(&[(7, Access::Write)]);
-        take.acquired.push(7);
+        let take = taking(7, &[]);
         t.add(0, 1, &take, true);
         // Task 2 stands before lock 7, taken by task 1: it could have taken it first.
         let with_taking = Some(race(0, 2));
@@ -317,9 +330,7 @@ mod tests {
         // Task 1 lets it go: the release is no race (the two are never both enabled), and
         // the taking before it still is one. (A task standing before a lock is not blocked,
         // so the release wakes no one.)
-        let mut release = footprint(&[(7, Access::Write)]);
-        release.released.push(7);
-        t.add(1, 1, &release, true);
+        t.add(1, 1, &releasing(7, &[]), true);
         assert_eq!(t.pending(2, 7, Access::Write, true), with_taking);
         // Once task 2 has taken it after the release, the race is ordered.
         t.add(2, 2, &take, true);
@@ -333,14 +344,9 @@ mod tests {
     #[test]
     fn a_release_that_also_writes_what_the_taker_reads_hides_no_race() {
         let mut t = Trace::default();
-        let mut take = footprint(&[(7, Access::Write)]);
-        take.acquired.push(7);
-        t.add(0, 1, &take, true);
-        let mut release = footprint(&[(3, Access::Write), (7, Access::Write)]);
-        release.released.push(7);
-        t.add(1, 1, &release, true);
-        let mut take_and_read = footprint(&[(3, Access::Read), (7, Access::Write)]);
-        take_and_read.acquired.push(7);
+        t.add(0, 1, &taking(7, &[]), true);
+        t.add(1, 1, &releasing(7, &[(3, Access::Write)]), true);
+        let take_and_read = taking(7, &[(3, Access::Read)]);
         assert_eq!(t.add(2, 2, &take_and_read, true), vec![race(0, 2)]);
     }
 
