@@ -677,6 +677,62 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The nightly job splits each generated space across runners with the search over source
+/// sets: each part explores the executions whose workload begins with its prefixes, so the
+/// parts' executions and final states add up to the whole search's, and the merge says the
+/// whole space was exhausted.
+#[test]
+fn the_parts_of_a_search_over_source_sets_add_up_to_the_whole() {
+    let args = [
+        "check",
+        "hdds-8973",
+        "--variant",
+        "fixed",
+        "--plan",
+        "generated",
+        "--requests",
+        "2",
+        "--faults",
+        "1",
+        "--engine",
+        "stateful",
+        "--unbounded-only",
+        "--source-sets",
+        "--json",
+        "--quiet",
+    ];
+    let report = |extra: &[&str]| {
+        let out = cli(&[&args[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0));
+        out.stdout
+    };
+    let whole: serde_json::Value = serde_json::from_slice(&report(&[])).unwrap();
+    let dir = std::env::temp_dir().join(format!("ohc-source-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<String> = (1..=3)
+        .map(|i| {
+            let file = dir.join(format!("part-{i}.json"));
+            std::fs::write(&file, report(&["--shard", &format!("{i}/3")])).unwrap();
+            file.to_string_lossy().into_owned()
+        })
+        .collect();
+    let mut merge = vec!["report", "--format", "json", "--merge"];
+    merge.extend(files.iter().map(String::as_str));
+    let out = cli(&merge);
+    assert_eq!(out.status.code(), Some(0));
+    let joined: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (whole, joined) = (&whole[0], &joined[0]);
+    assert_eq!(whole["verdict"], "held");
+    assert_eq!(joined["verdict"], "held");
+    assert_eq!(whole["exhausted"], true);
+    assert_eq!(joined["exhausted"], true);
+    assert!(whole["executions"].as_u64().unwrap() > 100, "{whole}");
+    for figure in ["executions", "final_states"] {
+        assert_eq!(whole[figure], joined[figure], "{figure}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// The stateful engine's report on hdds-11453 `variant` on `crash`, with `extra` flags
 /// (the run must end as expected).
 fn stateful_crash_report(variant: &str, extra: &[&str]) -> serde_json::Value {
