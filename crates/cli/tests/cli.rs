@@ -575,42 +575,29 @@ fn shards_are_disjoint_and_their_merge_is_the_whole_run() {
     };
     let key = |r: &serde_json::Value| format!("{} {} {}", r["variant"], r["plan"], r["seed"]);
     let whole: Vec<String> = run(&[]).iter().map(key).collect();
-    let dir = std::env::temp_dir().join(format!("ohc-shards-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut parts: Vec<String> = Vec::new();
-    let mut files = Vec::new();
+    let mut outputs = Vec::new();
     for i in 1..=3 {
         let shard = format!("{i}/3");
         let part = run(&["--shard", &shard]);
         parts.extend(part.iter().map(key));
-        let file = dir.join(format!("part{i}.json"));
-        std::fs::write(&file, serde_json::to_string(&part).unwrap()).unwrap();
-        files.push(file);
+        outputs.push(serde_json::to_vec(&part).unwrap());
     }
     let (mut a, mut b) = (whole.clone(), parts.clone());
     a.sort();
     b.sort();
     assert_eq!(a, b, "the shards' union is the whole run, each item once");
-    let mut args = vec!["report", "--format", "json", "--merge"];
-    let names: Vec<String> = files
-        .iter()
-        .map(|f| f.to_string_lossy().into_owned())
-        .collect();
-    args.extend(names.iter().map(String::as_str));
-    let merged = cli(&args);
+    let merged = merge_outputs("shards", &outputs);
     assert_eq!(merged.status.code(), Some(0));
     let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
     assert_eq!(merged.as_array().unwrap().len(), whole.len());
-    let _ = std::fs::remove_dir_all(dir);
     assert_usage_error(&["check", "--shard", "3/2"], "need 1 <= I <= N");
     assert_usage_error(&["check", "--shard", "0/2"], "need 1 <= I <= N");
 }
 
 #[test]
 fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
-    let dir = std::env::temp_dir().join(format!("ohc-generated-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut files = Vec::new();
+    let mut outputs = Vec::new();
     for i in 1..=2 {
         let shard = format!("{i}/2");
         let out = cli(&[
@@ -635,16 +622,9 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
             .as_str()
             .unwrap()
             .starts_with(&format!("part {i}/2 (")));
-        let file = dir.join(format!("generated-{i}.json"));
-        std::fs::write(&file, &out.stdout).unwrap();
-        files.push(file.to_string_lossy().into_owned());
+        outputs.push(out.stdout);
     }
-    let merge = |files: &[String]| {
-        let mut args = vec!["report", "--format", "json", "--merge"];
-        args.extend(files.iter().map(String::as_str));
-        cli(&args)
-    };
-    let both = merge(&files);
+    let both = merge_outputs("generated", &outputs);
     assert_eq!(both.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&both.stdout).unwrap();
     assert_eq!(
@@ -666,7 +646,7 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
         v[0]["states"].as_u64(),
         "the parts' sums add up"
     );
-    let one = merge(&files[..1]);
+    let one = merge_outputs("generated", &outputs[..1]);
     let stderr = String::from_utf8_lossy(&one.stderr);
     assert!(stderr.contains("part [2] of 2 missing"), "{stderr}");
     let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
@@ -674,7 +654,27 @@ fn the_stateful_shards_of_a_generated_plan_merge_into_one_verdict() {
         .as_str()
         .unwrap()
         .contains("part 2 of 2 missing"));
+}
+
+/// `report --format json --merge` over `outputs` (each a `check --json` output), written to
+/// files in a directory of their own, removed after.
+fn merge_outputs(label: &str, outputs: &[Vec<u8>]) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("ohc-{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<String> = outputs
+        .iter()
+        .enumerate()
+        .map(|(i, output)| {
+            let file = dir.join(format!("part-{}.json", i + 1));
+            std::fs::write(&file, output).unwrap();
+            file.to_string_lossy().into_owned()
+        })
+        .collect();
+    let mut args = vec!["report", "--format", "json", "--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let out = cli(&args);
     let _ = std::fs::remove_dir_all(dir);
+    out
 }
 
 /// The nightly job splits each generated space across runners with the search over source
@@ -707,18 +707,10 @@ fn the_parts_of_a_search_over_source_sets_add_up_to_the_whole() {
         out.stdout
     };
     let whole: serde_json::Value = serde_json::from_slice(&report(&[])).unwrap();
-    let dir = std::env::temp_dir().join(format!("ohc-source-parts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let files: Vec<String> = (1..=3)
-        .map(|i| {
-            let file = dir.join(format!("part-{i}.json"));
-            std::fs::write(&file, report(&["--shard", &format!("{i}/3")])).unwrap();
-            file.to_string_lossy().into_owned()
-        })
+    let outputs: Vec<Vec<u8>> = (1..=3)
+        .map(|i| report(&["--shard", &format!("{i}/3")]))
         .collect();
-    let mut merge = vec!["report", "--format", "json", "--merge"];
-    merge.extend(files.iter().map(String::as_str));
-    let out = cli(&merge);
+    let out = merge_outputs("source-parts", &outputs);
     assert_eq!(out.status.code(), Some(0));
     let joined: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (whole, joined) = (&whole[0], &joined[0]);
@@ -730,7 +722,6 @@ fn the_parts_of_a_search_over_source_sets_add_up_to_the_whole() {
     for figure in ["executions", "final_states"] {
         assert_eq!(whole[figure], joined[figure], "{figure}");
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The stateful engine's report on hdds-11453 `variant` on `crash`, with `extra` flags

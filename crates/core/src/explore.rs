@@ -562,7 +562,7 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     // does the stateful search, whose schedules only it can replay (its tasks also yield at
     // the facade's operations): they are replayed here, in its mode.
     let retrace = replayable || matches!(request.strategy, Strategy::Stateful { .. });
-    let run = new_run(scenario, request, watch, !retrace)?;
+    let run = new_run(scenario, request, watch, !retrace, Vec::new())?;
     let started = Instant::now();
     let driven = engine::drive(&request.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
@@ -714,11 +714,14 @@ pub fn explore(scenario: &dyn AnyScenario, request: &Request<'_>) -> Result<Repo
     })
 }
 
+/// A run of `request`'s case; `awaited`: the probes that end it once each has fired
+/// ([`witnessed_search`]; empty for every other run).
 fn new_run(
     scenario: &dyn AnyScenario,
     request: &Request<'_>,
     watch: Option<&'static str>,
     tracing: bool,
+    awaited: Vec<&'static str>,
 ) -> Result<Arc<Run>, ExploreError> {
     let case = scenario.prepare(request.variant, request.plan, request.size, request.bounds)?;
     Ok(Arc::new(Run {
@@ -728,7 +731,7 @@ fn new_run(
         stop_at_first: request.stop_at_first,
         deadline: request.deadline,
         tally: Ghost::default(),
-        awaited: Vec::new(),
+        awaited,
     }))
 }
 
@@ -776,10 +779,7 @@ fn witnessed_search(
         deepening: None,
         sources: true,
     };
-    let mut run = new_run(scenario, &again, watch, false)?;
-    Arc::get_mut(&mut run)
-        .expect("a new run is not shared yet")
-        .awaited = unmet;
+    let run = new_run(scenario, &again, watch, false, unmet)?;
     engine::drive(&again.strategy, Arc::clone(&run) as Arc<dyn Exploration>)
         .map_err(ExploreError::Drive)?;
     let second = run.tally.with(std::mem::take);
@@ -816,7 +816,7 @@ fn traced(
     replay.strategy = Strategy::Replay {
         schedule: schedule.clone(),
     };
-    let run = new_run(scenario, &replay, watch, true)?;
+    let run = new_run(scenario, &replay, watch, true, Vec::new())?;
     let not_deterministic = |how: &str| {
         ExploreError::Drive(DriveError::ModelFailure(format!(
             "{}: the failing schedule {how} when replayed: the model is not deterministic",

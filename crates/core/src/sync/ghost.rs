@@ -117,6 +117,13 @@ pub struct Witness<T> {
     id: Option<crate::engine::stateful::facade::ObjectId>,
 }
 
+/// How a transition touches a [`Witness`]: a probe reads it, an update writes it.
+#[derive(Clone, Copy)]
+enum Touch {
+    Read,
+    Write,
+}
+
 impl<T> Witness<T> {
     /// A new witness cell, which probes may read.
     pub fn new(value: T) -> Self {
@@ -145,18 +152,24 @@ impl<T> Witness<T> {
         f(&mut guard)
     }
 
-    /// Tell the stateful engine that the running transition writes (`true`) or reads the cell.
-    fn touched(&self, _write: bool) {
+    /// Tell the stateful engine how the running transition touches the cell (nothing to
+    /// tell under real threads).
+    #[cfg_attr(ohc_threads, allow(unused_variables))]
+    fn touched(&self, touch: Touch) {
         #[cfg(not(ohc_threads))]
         if let Some(id) = self.id {
             use crate::engine::stateful::facade::{witness, Access};
-            witness(id, if _write { Access::Write } else { Access::Read });
+            let access = match touch {
+                Touch::Read => Access::Read,
+                Touch::Write => Access::Write,
+            };
+            witness(id, access);
         }
     }
 
     /// Change the value.
     pub fn update(&self, f: impl FnOnce(&mut T)) {
-        self.touched(true);
+        self.touched(Touch::Write);
         self.with(f)
     }
 
@@ -167,7 +180,7 @@ impl<T> Witness<T> {
             self.id.is_some(),
             "a witness made with Witness::unprobed was probed: make it with Witness::new"
         );
-        self.touched(false);
+        self.touched(Touch::Read);
         if self.with(|v| when(v)) {
             actor.probe(probe);
         }
