@@ -53,6 +53,9 @@ struct Event {
     clock: Clock,
     /// The tasks it woke (unblocked).
     woke: Vec<usize>,
+    /// The clocks of the next transitions it changed, each as it was before, in the order
+    /// changed: what [`Trace::truncate`] restores.
+    undo: Vec<(usize, Clock)>,
 }
 
 impl Event {
@@ -83,11 +86,29 @@ pub(super) struct Trace {
 }
 
 impl Trace {
-    /// Forget the execution: a new one starts.
-    pub(super) fn clear(&mut self) {
-        self.events.clear();
-        self.next.clear();
-        self.touched.clear();
+    /// Forget the transitions taken at decisions from `decision` on, keeping those before as
+    /// if only they had been added. An execution that replays its path up to `decision`
+    /// takes the same transitions before it, so their clocks and races need not be found
+    /// again ([`Trace::has`]).
+    pub(super) fn truncate(&mut self, decision: usize) {
+        let keep = self.events.partition_point(|e| e.decision < decision);
+        while self.events.len() > keep {
+            let event = self.events.pop().expect("an event past the kept ones");
+            for (task, clock) in event.undo.into_iter().rev() {
+                self.next[task] = clock;
+            }
+        }
+        for accesses in self.touched.values_mut() {
+            while accesses.last().is_some_and(|&(k, _, _)| k >= keep) {
+                accesses.pop();
+            }
+        }
+    }
+
+    /// Whether the transition taken at `decision` is traced already (kept by
+    /// [`Trace::truncate`]).
+    pub(super) fn has(&self, decision: usize) -> bool {
+        self.events.last().is_some_and(|e| e.decision >= decision)
     }
 
     fn next_of(&mut self, task: usize) -> &mut Clock {
@@ -169,16 +190,21 @@ impl Trace {
                 .push((index, access, release));
         }
         // A task spawned or woken here could not run before: its next transition comes after.
+        let mut undo = Vec::new();
         for &t in footprint.children.iter().chain(&footprint.woke) {
-            self.next_of(t).join(&whole);
+            let next = self.next_of(t);
+            undo.push((t, next.clone()));
+            next.join(&whole);
         }
-        *self.next_of(task) = whole.clone();
+        let next = self.next_of(task);
+        undo.push((task, std::mem::replace(next, whole.clone())));
         self.events.push(Event {
             decision,
             task,
             seq,
             clock: whole,
             woke: footprint.woke.clone(),
+            undo,
         });
         racing
     }
@@ -348,6 +374,46 @@ mod tests {
         t.add(1, 1, &releasing(7, &[(3, Access::Write)]), true);
         let take_and_read = taking(7, &[(3, Access::Read)]);
         assert_eq!(t.add(2, 2, &take_and_read, true), vec![race(0, 2)]);
+    }
+
+    /// A path replayed up to a decision keeps what was traced before it: the races after it
+    /// are those of a trace built from the root, spawns and wake-ups undone with the rest.
+    #[test]
+    fn a_truncated_trace_finds_the_races_of_one_built_again() {
+        let w = |o| footprint(&[(o, Access::Write)]);
+        let mut spawn = w(2);
+        spawn.children.push(3);
+        let mut wake = w(5);
+        wake.woke.push(3);
+        let prefix = [(0, 1, w(1)), (1, 2, spawn)];
+        let mut kept = Trace::default();
+        for (decision, task, f) in &prefix {
+            kept.add(*decision, *task, f, true);
+        }
+        // A first continuation: 1 wakes 3, which writes 1 and 2.
+        kept.add(2, 1, &wake, true);
+        kept.add(3, 3, &w(1), true);
+        kept.add(4, 3, &w(2), true);
+        kept.truncate(2);
+        assert!(kept.has(1) && !kept.has(2));
+        // Another from decision 2: 3 runs first, so nothing orders it after 1's wake-up.
+        let mut again = Trace::default();
+        for (decision, task, f) in &prefix {
+            again.add(*decision, *task, f, true);
+        }
+        let mut found = Vec::new();
+        for trace in [&mut kept, &mut again] {
+            found.push((
+                trace.add(2, 3, &w(2), true),
+                trace.add(3, 3, &w(1), true),
+                trace.add(4, 1, &w(5), true),
+                trace.pending(2, 1, Access::Write, false),
+            ));
+        }
+        assert_eq!(found[0], found[1]);
+        // Not ordered after 1's write by the wake-up undone: 3's write of 1 races with it,
+        // and 2 (which spawned 3) could have gone first.
+        assert_eq!(found[0].1, vec![race(0, 2)]);
     }
 
     #[test]

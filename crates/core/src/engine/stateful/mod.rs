@@ -598,6 +598,10 @@
 //! - It cuts no path at a state met before (the races past the cut would be hidden from the
 //!   decisions above it), nor at a state the deepening completed, and takes no exit steps
 //!   first: the states are only counted.
+//! - An execution replays its path up to the first decision it changes, so it keeps the
+//!   transitions the execution before traced there, with their clocks, and traces only
+//!   those after (`Trace::truncate`): the same races, found in 8 to 23% less time on the
+//!   cases measured (README, "Every schedule, without a preemption bound").
 //!
 //! Checked as the other searches are: the models compared with shuttle's enumeration and
 //! the random programs run it too (alone, without the deepening that would cover for

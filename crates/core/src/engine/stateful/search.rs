@@ -569,6 +569,11 @@ impl Stateful {
         let frame = &self.search.stack[start];
         let task = frame.options[frame.chosen];
         let fresh = start >= self.track_from;
+        if self.trace.has(start) {
+            // Kept from the execution before, which took the same transition.
+            debug_assert!(!fresh, "a new transition traced before");
+            return;
+        }
         let mut races = self.trace.add(start, task, done, fresh);
         if fresh {
             races.extend(registry::pending().into_iter().filter_map(
@@ -819,7 +824,6 @@ impl Scheduler for Stateful {
                 self.trace_transition(&done);
             }
         }
-        self.trace.clear();
         {
             let mut end = self.end.borrow_mut();
             end.reduction = self.reduction;
@@ -861,6 +865,12 @@ impl Scheduler for Stateful {
             .unwrap_or(0);
         self.looked_up_at = None;
         self.finishing = false;
+        // Only the unbounded search's executions trace (walks and passes between them leave
+        // the trace as it was), and this one replays that search's path before `track_from`:
+        // the transitions traced there are kept.
+        if self.tracing() {
+            self.trace.truncate(self.track_from);
+        }
         if let Some(w) = self.walking {
             self.walks[w].start();
         }
