@@ -6,7 +6,7 @@ bench/exhaustion-before.json), they are written into bench/RESULTS.md by the one
 that file: `ozone-ha-check bench --merge bench/results.json` (crates/cli/src/bench/exhaustion.rs).
 
 Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
-                        [--only SCENARIO ...] [--plan PLAN ...]
+                        [--only SCENARIO ...] [--variant VARIANT ...] [--plan PLAN ...]
                         [--which all|holding|violating] [--no-loom]
                         [--expect REFERENCE.json] [--unbounded-only] [--source-sets]
        ci/exhaustion.py --join OUT.json PART.json ...
@@ -15,14 +15,16 @@ Usage: ci/exhaustion.py LOOM_BINARY OUT.json [--stateful BINARY] [--box SECONDS]
 --unbounded-only`: no bounded passes or random walks beside it; every run of that engine here
 is of a holding case, which only that search proves). `--source-sets` has that search explore
 source sets instead of every state once (`check --source-sets`). `--no-loom` runs the stateful column
-alone (LOOM_BINARY is then not run); `--plan` keeps the cases of those plans (`--plan
-generated`: the workload spaces alone); `--join` puts the runs of several such files (loom's
-and the stateful engine's, or shards of scenarios) together, a case's runs in the order the
-files are given.
+alone (LOOM_BINARY is then not run); `--variant` and `--plan` keep the cases of those
+variants and plans (`--plan generated`: the workload spaces alone); `--join` puts the runs of
+several such files (loom's and the stateful engine's, or shards of scenarios) together, a
+case's runs in the order the files are given.
 
 With `--expect REFERENCE.json` (an earlier run, such as bench/exhaustion.json), a holding case
 that an engine exhausted without a bound in the reference and does not now, or a generated
 space proven there that no space proven now covers, is a regression: listed, and exit 1.
+Filters that select no case are an error (exit 1), so a case renamed or removed is not
+passed over in silence.
 
 LOOM_BINARY is a loom build of ozone-ha-check (`RUSTFLAGS="--cfg loom"`), BINARY a default
 build. A holding `generated` plan (a scenario's vocabulary) that the stateful engine does not
@@ -106,7 +108,8 @@ def frontier(runs):
     return [b for b in spaces if not covers([o for o in spaces if o != b], b)]
 
 
-def measure(binary, stateful, box, only, which, progress, loom=True, plans=(), flags=()):
+def measure(binary, stateful, box, only, which, progress, loom=True, plans=(), flags=(),
+            variants=()):
     """`flags`: added to each stateful `check` (`--unbounded-only`, `--source-sets`)."""
     # Under --no-loom the loom build is not needed: the default build lists the cases.
     listed = json.loads(subprocess.run([binary if loom else stateful, "list", "--json"],
@@ -119,7 +122,7 @@ def measure(binary, stateful, box, only, which, progress, loom=True, plans=(), f
             continue
         for case in scenario["expected"]:
             v, p, holds = case["variant"], case["plan"], case["expected"] == "holds"
-            if plans and p not in plans:
+            if (plans and p not in plans) or (variants and v not in variants):
                 continue
             if which != "all" and holds != (which == "holding"):
                 continue
@@ -233,6 +236,7 @@ def main():
     ap.add_argument("--stateful", help="a default build, for the stateful engine's column")
     ap.add_argument("--box", type=float, default=60.0)
     ap.add_argument("--only", nargs="*", default=[], help="only these scenarios")
+    ap.add_argument("--variant", nargs="*", default=[], help="only these variants")
     ap.add_argument("--plan", nargs="*", default=[], help="only these plans")
     ap.add_argument("--which", choices=["all", "holding", "violating"], default="all")
     ap.add_argument("--no-loom", action="store_true", help="the stateful column alone")
@@ -248,8 +252,12 @@ def main():
         sys.exit("--no-loom needs --stateful BINARY")
     rows = measure(a.binary, a.stateful, a.box, set(a.only), a.which,
                    lambda m: print(m, flush=True), loom=not a.no_loom, plans=set(a.plan),
+                   variants=set(a.variant),
                    flags=(["--unbounded-only"] if a.unbounded_only else [])
                    + (["--source-sets"] if a.source_sets else []))
+    if not rows:
+        # A filter that names no case (a case renamed or removed) would otherwise pass.
+        sys.exit("no case matches --only, --variant, --plan and --which")
     json.dump(rows, open(a.out, "w"), indent=1)
     broken = [key(r) for r in rows if r["expected"] == "holds"
               and any(run["verdict"] == "violated" for run in r["runs"])]

@@ -43,7 +43,7 @@ bash ci/scaffold.sh
 stage "the bench scripts' own tests (ci/test_*.py)"
 python3 -m unittest discover -s ci -p 'test_*.py'
 
-stage "the GitHub action and the example Ozone workflow: YAML keys and actionlint"
+stage "the GitHub action and the example Ozone workflow: YAML keys; actionlint on it and ci.yml"
 bash ci/action-check.sh
 
 stage "done"

@@ -3,10 +3,31 @@ reference run. Run: python3 -m unittest discover -s ci -p 'test_*.py'"""
 import copy
 import json
 import os
+import stat
+import subprocess
+import sys
 import tempfile
 import unittest
 
-from exhaustion import frontier, join, regressions
+from exhaustion import frontier, join, measure, regressions
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# A stand-in for ozone-ha-check: `list --json` names two holding cases and a violating one;
+# `check` holds every case, exhausted, and logs the case it was asked for.
+FAKE = """#!/usr/bin/env python3
+import json, sys
+a = sys.argv[1:]
+if a[0] == "list":
+    print(json.dumps([{"scenario": "s", "expected": [
+        {"variant": "fixed", "plan": "p", "expected": "holds"},
+        {"variant": "other", "plan": "p", "expected": "holds"},
+        {"variant": "buggy", "plan": "p", "expected": "violates"}]}]))
+else:
+    open(sys.argv[0] + ".log", "a").write(" ".join(a[1:6]) + "\\n")
+    print(json.dumps([{"verdict": "held", "executions": 3, "exhausted": True,
+                       "elapsed_ms": 1, "states": 4, "final_states": 2}]))
+"""
 
 
 def run(bound, exhausted, verdict="held", space=None):
@@ -52,6 +73,54 @@ class Frontier(unittest.TestCase):
             joined = join([path])
         self.assertEqual(joined[0]["proven"], [])
         self.assertEqual(joined[1]["proven"], [])
+
+
+class Filters(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.binary = os.path.join(self.dir.name, "ohc")
+        with open(self.binary, "w") as f:
+            f.write(FAKE)
+        os.chmod(self.binary, os.stat(self.binary).st_mode | stat.S_IEXEC)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def checked(self):
+        with open(self.binary + ".log") as f:
+            return f.read().splitlines()
+
+    def test_a_variant_filter_runs_only_that_variants_cases(self):
+        rows = measure(self.binary, self.binary, 5, set(), "holding", lambda _: None,
+                       loom=False, plans={"p"}, flags=["--source-sets"], variants={"fixed"})
+        self.assertEqual([(r["variant"], r["plan"]) for r in rows], [("fixed", "p")])
+        self.assertEqual(rows[0]["runs"][0]["final_states"], 2)
+        self.assertTrue(rows[0]["runs"][0]["sources"])
+        self.assertEqual(self.checked(), ["s --variant fixed --plan p"])
+
+    def test_filters_that_select_no_case_fail_the_run(self):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "exhaustion.py"), self.binary,
+                              os.path.join(self.dir.name, "out.json"), "--no-loom",
+                              "--stateful", self.binary, "--variant", "renamed"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 1, out.stderr)
+        self.assertIn("no case matches", out.stderr)
+        self.assertFalse(os.path.exists(self.binary + ".log"), "nothing was checked")
+
+
+class LongReference(unittest.TestCase):
+    def test_each_long_case_was_a_holding_case_proven_as_the_nightly_job_runs_it(self):
+        # The nightly long-proofs job compares each case with this file: a row whose stateful
+        # run was not exhausted (or was not run as the job runs it) would guard nothing.
+        with open(os.path.join(HERE, "..", "bench", "exhaustion-long.json")) as f:
+            rows = json.load(f)
+        self.assertTrue(rows)
+        for row in rows:
+            runs = [r for r in row["runs"] if r["bound"] == "stateful"]
+            self.assertEqual(row["expected"], "holds", row)
+            self.assertEqual(len(runs), 1, row)
+            self.assertEqual((runs[0]["verdict"], runs[0]["exhausted"]), ("held", True), row)
+            self.assertTrue(runs[0].get("alone") and runs[0].get("sources"), row)
 
 
 class Regressions(unittest.TestCase):

@@ -98,7 +98,7 @@ impl Case {
 }
 
 /// `n` with a comma between thousands.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -154,7 +154,7 @@ fn counted(n: usize, thing: &str) -> String {
 /// As [`cell`], with the states and executions per state of an exhausted stateful run
 /// (its searches' executions: those of its random walks, which look no state up, are
 /// counted apart).
-fn with_states(run: Option<&Run>) -> String {
+pub(super) fn with_states(run: Option<&Run>) -> String {
     let mut text = cell(run);
     if let Some(r) = run.filter(|r| r.exhausted) {
         if let Some(states) = r.states.filter(|&n| n > 0) {
@@ -263,7 +263,7 @@ fn smallest(case: Option<&Case>) -> String {
 }
 
 /// The time box of a run, in seconds: its longest exploration that was stopped.
-fn time_box(cases: &[Case]) -> u64 {
+pub(super) fn time_box(cases: &[Case]) -> u64 {
     let stopped = cases
         .iter()
         .flat_map(|c| &c.runs)
@@ -275,7 +275,7 @@ fn time_box(cases: &[Case]) -> u64 {
 }
 
 /// A Markdown table's heading and rule.
-fn head(out: &mut String, names: &[String]) {
+pub(super) fn head(out: &mut String, names: &[String]) {
     let _ = writeln!(
         out,
         "| {} |\n|{}",

@@ -10,6 +10,7 @@
 pub mod budgets;
 pub mod exhaustion;
 mod floor;
+pub mod long_proofs;
 pub mod render;
 
 pub use floor::Floor;

@@ -779,11 +779,12 @@ fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<O
 
 /// The sections of `RESULTS.md` measured by other runs, each written from its JSON in
 /// `dir`: the exhaustion section from `exhaustion.json` (beside `exhaustion-before.json`
-/// when there is one, see [`super::exhaustion`]) and the budgets section from
+/// when there is one, see [`super::exhaustion`]), the long proofs from
+/// `exhaustion-long.json` ([`super::long_proofs`]) and the budgets section from
 /// `budgets.json` (`bench --budgets`). A section whose JSON is missing is carried over
 /// from the earlier `RESULTS.md`, `old`.
 fn measured_sections(dir: &Path, old: &str) -> Result<Vec<String>, String> {
-    use super::{budgets, exhaustion};
+    use super::{budgets, exhaustion, long_proofs};
     let exhaustion = match read_json::<Vec<exhaustion::Case>>(dir, "exhaustion.json")? {
         Some(after) => {
             let before: Vec<exhaustion::Case> =
@@ -792,11 +793,15 @@ fn measured_sections(dir: &Path, old: &str) -> Result<Vec<String>, String> {
         }
         None => kept(old, "<!-- exhaustion: begin", exhaustion::END),
     };
+    let long = match read_json::<Vec<exhaustion::Case>>(dir, "exhaustion-long.json")? {
+        Some(cases) => Some(long_proofs::render(&cases)),
+        None => kept(old, long_proofs::BEGIN, long_proofs::END),
+    };
     let budgets = match read_json::<Vec<budgets::Budget>>(dir, "budgets.json")? {
         Some(rows) => Some(budgets::render(&rows)),
         None => kept(old, budgets::BEGIN, budgets::END),
     };
-    Ok([exhaustion, budgets].into_iter().flatten().collect())
+    Ok([exhaustion, long, budgets].into_iter().flatten().collect())
 }
 
 /// The whole of `RESULTS.md`: the tables of `rows`, the figures' links, and the sections
@@ -819,9 +824,10 @@ fn results_md(dir: &Path, rows: &[Row], figures: &[Figure]) -> Result<String, St
 }
 
 /// Write `RESULTS.md`, `results.json` and the [`figures`] into `dir`. Returns the files
-/// written. This is the one writer of the whole `RESULTS.md`: the exhaustion and budgets
-/// sections are written from `exhaustion.json` and `budgets.json` in `dir` (carried over
-/// from the earlier `RESULTS.md` where those are missing).
+/// written. This is the one writer of the whole `RESULTS.md`: the exhaustion, long proofs
+/// and budgets sections are written from `exhaustion.json`, `exhaustion-long.json` and
+/// `budgets.json` in `dir` (carried over from the earlier `RESULTS.md` where those are
+/// missing).
 pub fn write_results(dir: &Path, rows: &[Row]) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut written = Vec::new();
