@@ -600,7 +600,7 @@
 //!   first: the states are only counted.
 //! - An execution replays its path up to the first decision it changes, so it keeps the
 //!   transitions the execution before traced there, with their clocks, and traces only
-//!   those after (`Trace::truncate`): the same races, found in 8 to 27% less time on the
+//!   those after (`Trace::truncate`): the same races, found in 6 to 27% less time on the
 //!   cases measured (README, "Every schedule, without a preemption bound").
 //!
 //! Checked as the other searches are: the models compared with shuttle's enumeration and
