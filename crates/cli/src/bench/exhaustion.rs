@@ -86,7 +86,7 @@ impl Case {
     }
 
     /// The exploration at `bound`, over the default space.
-    fn at(&self, bound: &str) -> Option<&Run> {
+    pub(super) fn at(&self, bound: &str) -> Option<&Run> {
         self.runs
             .iter()
             .find(|r| r.bound == bound && r.requests.is_none())

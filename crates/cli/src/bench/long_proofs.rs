@@ -36,7 +36,7 @@ pub fn render(cases: &[Case]) -> String {
     let mut executions = 0;
     let mut ms = 0;
     for case in cases {
-        let run = case.runs.iter().find(|r| r.bound == "stateful");
+        let run = case.at("stateful");
         executions += run.map_or(0, |r| r.executions);
         ms += run.map_or(0, |r| r.ms);
         let _ = writeln!(
